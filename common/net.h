@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/* Socket set-up for zcs: destination parsing, UDP senders and receivers (unicast, any-source and
+ * source-specific multicast, IPv4 and IPv6) and TCP helpers.  In the manner of redis anet.c:
+ * every function returns >= 0 or -errno and writes a human message into err; none prints. */
+#ifndef ZCS_NET_H
+#define ZCS_NET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#define ZCS_NET_ERR_LEN 256
+
+struct zcs_addr {
+	struct sockaddr_storage ss;
+	socklen_t len;
+};
+
+/* Parses "HOST", "HOST:PORT", "[V6]", "[V6]:PORT", ":PORT" (wildcard) or "" (wildcard, default
+ * port).  HOST may be a name (resolved, first result) or a literal; an IPv6 literal with a
+ * zone ("fe80::1%eth0") is accepted.  Returns 0 or -EINVAL/-ENOENT with err set. */
+int zcs_net_parse_addr(struct zcs_addr *a, const char *spec, uint16_t default_port,
+		       char *err, size_t errlen);
+
+bool zcs_net_is_multicast(const struct zcs_addr *a);
+bool zcs_net_is_ipv6(const struct zcs_addr *a);
+uint16_t zcs_net_port(const struct zcs_addr *a);
+/* "198.18.0.1:5391" or "[ff02::1]:5391" into buf; returns buf. */
+const char *zcs_net_addr_str(const struct zcs_addr *a, char *buf, size_t len);
+
+struct zcs_net_tx_opts {
+	int ttl;             /* multicast hop limit; 0 means the default of 1 */
+	const char *iface;   /* interface name for multicast (and SO_BINDTODEVICE for unicast), or NULL */
+	bool mcast_loop;     /* IP_MULTICAST_LOOP; off unless asked */
+	int sndbuf;          /* SO_SNDBUF bytes, 0 = leave */
+};
+
+/* A UDP socket connect()ed to dst with the options applied.  Returns the fd or -errno. */
+int zcs_net_udp_sender(const struct zcs_addr *dst, const struct zcs_net_tx_opts *opt,
+		       char *err, size_t errlen);
+
+struct zcs_net_rx_opts {
+	const char *iface;          /* interface to join on / bind to, or NULL */
+	const struct zcs_addr *source; /* source-specific join (and filter) when not NULL */
+	int rcvbuf;                 /* SO_RCVBUF bytes wanted; SO_RCVBUFFORCE is tried first */
+	bool rxq_ovfl;              /* enable SO_RXQ_OVFL drop counting */
+};
+
+/* A UDP socket bound to addr (a unicast address, a wildcard, or a multicast group, which is then
+ * joined with MCAST_JOIN_GROUP or MCAST_JOIN_SOURCE_GROUP; IP_MULTICAST_ALL is turned off).
+ * Returns the fd or -errno. */
+int zcs_net_udp_receiver(const struct zcs_addr *addr, const struct zcs_net_rx_opts *opt,
+			 char *err, size_t errlen);
+
+/* The receive buffer the kernel actually granted, in bytes, or -errno. */
+int zcs_net_rcvbuf(int fd);
+
+/* A listening TCP socket (SO_REUSEADDR, non-blocking).  Returns the fd or -errno. */
+int zcs_net_tcp_listen(const struct zcs_addr *addr, int backlog, char *err, size_t errlen);
+/* A non-blocking connect; returns the fd (connection may still be in progress) or -errno. */
+int zcs_net_tcp_connect(const struct zcs_addr *addr, char *err, size_t errlen);
+
+#endif

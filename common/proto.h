@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/* The zcs wire protocol: host forms of the sample and metadata datagrams, the writers that turn
+ * them into wire bytes and the parser that validates wire bytes.  docs/protocol.md is the spec. */
+#ifndef ZCS_PROTO_H
+#define ZCS_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wire.h"
+
+#define ZCS_PROTO_VERSION 1
+#define ZCS_DEFAULT_PORT 5391
+
+/* Sizes on the wire (docs/protocol.md). */
+#define ZCS_PROTO_SAMPLE_HDR_SIZE 32
+#define ZCS_PROTO_META_SIZE 128
+#define ZCS_PROTO_MAX_DGRAM 65507       /* largest UDP payload over IPv4 */
+#define ZCS_PROTO_DEFAULT_MTU 1500
+#define ZCS_PROTO_MIN_MTU 576
+
+enum zcs_dgram_type {
+	ZCS_DGRAM_SAMPLES = 0,
+	ZCS_DGRAM_META = 1,
+};
+
+/* Sample datagram flags: append only. */
+#define ZCS_FLAG_EOS 0x01     /* last datagram of this stream id */
+#define ZCS_FLAG_ZSTD 0x02    /* payload is one zstd frame holding the samples */
+#define ZCS_FLAG_DISCONT 0x04 /* samples were lost at the source before first_sample */
+#define ZCS_FLAGS_KNOWN 0x07
+
+/* Host form of a sample datagram's header. */
+struct zcs_sample_hdr {
+	uint32_t stream_id;     /* random per sender start */
+	uint64_t seq;           /* +1 per sample datagram */
+	uint64_t first_sample;  /* index of the first I/Q pair in this datagram */
+	uint16_t samples;       /* I/Q pairs carried */
+	uint16_t payload_len;   /* payload bytes after the header (compressed size if ZSTD) */
+	uint8_t format;         /* enum zcs_wire_format */
+	uint8_t flags;          /* ZCS_FLAG_* */
+};
+
+enum zcs_gain_mode {
+	ZCS_GAIN_MANUAL = 0,
+	ZCS_GAIN_SLOW = 1,
+	ZCS_GAIN_FAST = 2,
+	ZCS_GAIN_HYBRID = 3,
+	ZCS_GAIN_UNKNOWN = 255,
+};
+
+/* Host form of a metadata datagram: what a late joiner and a SigMF recording need. */
+struct zcs_meta {
+	uint32_t stream_id;
+	uint32_t meta_version;     /* +1 whenever any setting below changes */
+	uint64_t next_seq;         /* sequence number of the next sample datagram */
+	uint64_t ref_sample;       /* a sample index ... */
+	uint64_t ref_time_ns;      /* ... and its wall-clock time, ns since 1970 (0: unknown) */
+	uint64_t sample_rate;      /* I/Q pairs per second */
+	uint64_t center_freq;      /* Hz, 0: unknown or baseband */
+	uint64_t bandwidth;        /* Hz, 0: unknown */
+	int32_t gain_mdb;          /* gain in thousandths of a dB */
+	uint8_t gain_mode;         /* enum zcs_gain_mode */
+	uint8_t channel;           /* 0 = rx1, 1 = rx2 */
+	uint8_t format;            /* enum zcs_wire_format of the sample datagrams */
+	uint8_t flags;             /* ZCS_META_FLAG_* */
+	uint16_t samples_per_dgram;/* pairs in a full sample datagram */
+	char sender[32];           /* sender host name, NUL terminated */
+	char version[16];          /* sender version, NUL terminated */
+	char source[16];           /* "iio", "tone", "noise", "file", "stdin" */
+};
+
+#define ZCS_META_FLAG_ZSTD 0x01 /* the stream may carry ZCS_FLAG_ZSTD datagrams */
+#define ZCS_META_FLAGS_KNOWN 0x01
+
+/* Why a datagram was rejected: each counted separately by receivers.  Append only. */
+enum zcs_proto_err {
+	ZCS_PERR_NONE = 0,
+	ZCS_PERR_TRUNCATED,     /* shorter than the fixed header of its type */
+	ZCS_PERR_BAD_MAGIC,
+	ZCS_PERR_BAD_VERSION,
+	ZCS_PERR_BAD_TYPE,
+	ZCS_PERR_BAD_FORMAT,
+	ZCS_PERR_BAD_LENGTH,    /* payload_len disagrees with the datagram's real length */
+	ZCS_PERR_BAD_COUNT,     /* sample count disagrees with the payload, or exceeds the maximum */
+	ZCS_PERR_RESERVED,      /* a reserved bit or field is not zero */
+	ZCS_PERR_BAD_META,      /* a metadata field out of range (rate 0, unterminated string, ...) */
+	ZCS_PERR_DECOMPRESS,    /* zstd payload does not decode to exactly the samples announced */
+	ZCS_PERR_COUNT
+};
+
+/* A parsed datagram: type says which of hdr/meta is filled; payload points into the buffer. */
+struct zcs_dgram {
+	enum zcs_dgram_type type;
+	struct zcs_sample_hdr hdr;
+	struct zcs_meta meta;
+	const uint8_t *payload;
+};
+
+/* UDP payload bytes that fit a path MTU: mtu - 28 (IPv4) or mtu - 48 (IPv6). */
+size_t zcs_proto_udp_payload(size_t mtu, bool ipv6);
+
+/* Most I/Q pairs of a format that fit in a datagram of udp_payload bytes (header included). */
+size_t zcs_proto_max_samples(int format, size_t udp_payload);
+
+/* Writes the 32-byte sample header to buf (which must hold ZCS_PROTO_SAMPLE_HDR_SIZE bytes). */
+void zcs_proto_write_sample_hdr(uint8_t *buf, const struct zcs_sample_hdr *hdr);
+
+/* Writes a metadata datagram to buf (ZCS_PROTO_META_SIZE bytes); returns its size. */
+size_t zcs_proto_write_meta(uint8_t *buf, const struct zcs_meta *meta);
+
+/* Validates len bytes at buf and fills *out.  Never reads past len.
+ * Returns 0, or -enum zcs_proto_err naming why the datagram is bad.
+ * A ZSTD payload is checked for framing only; see zcs_codec_decompress(). */
+int zcs_proto_parse(const uint8_t *buf, size_t len, struct zcs_dgram *out);
+
+/* Short stable name of a reason ("truncated", "bad_magic", ...), used in statistics and JSON. */
+const char *zcs_proto_err_name(int err);
+
+#endif

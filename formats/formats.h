@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/* Sample conversion kernels: radio int16 -> wire (i8, p12, i16) and wire -> consumer
+ * (cs8, cu8, cs16, cf32, native).  One table of function pointers, chosen once at start-up. */
+#ifndef ZCS_FORMATS_H
+#define ZCS_FORMATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wire.h"
+
+/* Consumer sample types, as the receiver's --out-format names them. */
+enum zcs_sample_type {
+	ZCS_SAMPLE_CS8 = 0,   /* int8 I, Q  = v >> 4 */
+	ZCS_SAMPLE_CU8 = 1,   /* uint8 I, Q = (v >> 4) + 128 (rtl_tcp, gqrx) */
+	ZCS_SAMPLE_CS16 = 2,  /* int16 LE I, Q = v << 4 */
+	ZCS_SAMPLE_CF32 = 3,  /* float32 LE I, Q = v / 2048.0f */
+	ZCS_SAMPLE_NATIVE = 4,/* the wire bytes unchanged */
+};
+#define ZCS_SAMPLE_TYPES 5
+
+/* v above is the 12-bit signed sample.  Radio input outside [-2048, 2047] saturates. */
+
+/* Packs pairs I/Q pairs of radio samples (int16 holding 12-bit values, I first) to a wire format.
+ * dst and src may have any alignment; they must not overlap. */
+typedef void (*zcs_pack_fn)(void *dst, const int16_t *src, size_t pairs);
+/* Converts pairs I/Q pairs from a wire format to a consumer type. */
+typedef void (*zcs_unpack_fn)(void *dst, const void *src, size_t pairs);
+
+enum zcs_isa {
+	ZCS_ISA_SCALAR = 0,
+	ZCS_ISA_SSE2 = 1,
+	ZCS_ISA_AVX2 = 2,
+	ZCS_ISA_NEON = 3,
+	ZCS_ISA_BEST = 255,   /* the best the CPU supports */
+};
+
+struct zcs_kernels {
+	enum zcs_isa isa;
+	zcs_pack_fn pack[ZCS_WIRE_MAX + 1];                       /* index: enum zcs_wire_format */
+	zcs_unpack_fn unpack[ZCS_WIRE_MAX + 1][ZCS_SAMPLE_TYPES]; /* [wire][sample type] */
+};
+
+/* Fills k with the kernels of isa (ZCS_ISA_BEST: probe the CPU).  Returns 0, or -ENOTSUP when
+ * this build or CPU lacks that isa (k is then left unchanged). */
+int zcs_kernels_init(struct zcs_kernels *k, enum zcs_isa isa);
+
+const char *zcs_isa_name(enum zcs_isa isa);
+
+/* Bytes of one I/Q pair of a consumer type given the wire format (native = wire size). */
+size_t zcs_sample_pair_bytes(enum zcs_sample_type t, int wire_format);
+const char *zcs_sample_name(enum zcs_sample_type t);
+/* "cs8", "cu8", "cs16", "cf32", "native" -> type, or -1. */
+int zcs_sample_from_name(const char *name);
+
+/* File and stdin import for the sender: consumer type -> radio int16 (12-bit, saturated).
+ * cs16 input is taken as 12-bit LSB-aligned values (the radio's own layout, a raw capture);
+ * cs8/cu8 are scaled << 4, cf32 by 2048 with rounding.  Scalar: files are not the fast path. */
+void zcs_import(enum zcs_sample_type t, int16_t *dst, const void *src, size_t pairs);
+
+#endif

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/* The boundary between zcs-recv's receive thread and its outputs.  The receive thread converts
+ * samples straight into a shared block; full blocks go by reference to every output's bounded
+ * queue; each output drains its queue on its own writer thread.  Nothing here ever blocks the
+ * receive thread: an output whose queue is full loses whole blocks, counted as its overruns. */
+#ifndef ZCS_OUTPUT_H
+#define ZCS_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats.h"
+#include "proto.h"
+
+/* Bytes of samples in one block: big enough to amortise a write(), small enough that a block
+ * spans ~1 ms at 20 MS/s cs16 (80 MB/s) so latency stays low. */
+#define ZCS_BLOCK_BYTES (64 * 1024)
+
+struct zcs_outputs;
+
+/* Per-output counters, for statistics. */
+struct zcs_output_stats {
+	char name[64];        /* the spec as given, e.g. "fifo:/tmp/iq" */
+	uint64_t bytes;       /* bytes delivered to consumers */
+	uint64_t blocks;      /* blocks delivered */
+	uint64_t overruns;    /* blocks dropped because this output's queue was full */
+	uint64_t connects;    /* consumers that came (FIFO readers, TCP clients) */
+	uint32_t consumers;   /* consumers now attached */
+	uint32_t queued;      /* blocks now queued */
+};
+
+/* Creates an empty set; type is the consumer sample type all outputs receive. Returns 0/-errno. */
+int zcs_outputs_create(struct zcs_outputs **out, enum zcs_sample_type type);
+/* Adds an output from its spec: "fifo:PATH", "tcp:[ADDR:]PORT", "tcp-connect:HOST:PORT",
+ * "udp:HOST:PORT", "file:PATH", "-", "rtl_tcp:[ADDR:]PORT", "sigmf:PATH".  Opens sockets and
+ * files now, so a bad spec fails before anything starts.  Returns 0 or -errno with err set. */
+int zcs_outputs_add(struct zcs_outputs *o, const char *spec, char *err, size_t errlen);
+/* Starts the writer threads.  Returns 0 or -errno. */
+int zcs_outputs_start(struct zcs_outputs *o);
+
+/* --- receive thread only, never blocking --- */
+
+/* A stream started, or its settings changed: every output sees this before the samples after it. */
+void zcs_outputs_meta(struct zcs_outputs *o, const struct zcs_meta *meta);
+/* Space for at least len bytes at the end of the current block (len <= ZCS_BLOCK_BYTES); the
+ * caller writes converted samples there and then calls commit. */
+void *zcs_outputs_reserve(struct zcs_outputs *o, size_t len);
+/* Commits len bytes (pairs I/Q pairs, the first at stream index first_sample) written at the
+ * pointer reserve returned. */
+void zcs_outputs_commit(struct zcs_outputs *o, uint64_t first_sample, size_t pairs, size_t len);
+/* pairs samples from stream index first_sample were lost; filled says whether the caller already
+ * committed that many zero samples in their place (--gap zero) or skipped them (--gap drop). */
+void zcs_outputs_gap(struct zcs_outputs *o, uint64_t first_sample, uint64_t pairs, bool filled);
+/* Queues the current partial block now (call when the socket has nothing more ready). */
+void zcs_outputs_flush(struct zcs_outputs *o);
+/* The stream ended (end-of-stream flag, or the program is exiting). */
+void zcs_outputs_eos(struct zcs_outputs *o);
+
+/* --- any thread --- */
+
+size_t zcs_outputs_count(const struct zcs_outputs *o);
+/* Copies output i's counters into *st. */
+void zcs_outputs_stats(struct zcs_outputs *o, size_t i, struct zcs_output_stats *st);
+/* Waits up to timeout_ms for every queue to drain (for --count / end of stream), stops the writer
+ * threads, closes everything and frees o. */
+void zcs_outputs_destroy(struct zcs_outputs *o, int timeout_ms);
+
+#endif
