@@ -68,8 +68,11 @@ struct zcs_meta {
 	uint16_t samples_per_dgram;/* pairs in a full sample datagram */
 	char sender[32];           /* sender host name, NUL terminated */
 	char version[16];          /* sender version, NUL terminated */
-	char source[16];           /* "iio", "tone", "noise", "file", "stdin" */
+	char source[16];           /* "iio", "tone", "noise", "file", "stdin" (at most 7 on the wire) */
 };
+
+/* The wire's source field is 8 bytes (docs/protocol.md): writers keep 7 characters of source. */
+#define ZCS_PROTO_META_SOURCE_LEN 8
 
 #define ZCS_META_FLAG_ZSTD 0x01 /* the stream may carry ZCS_FLAG_ZSTD datagrams */
 #define ZCS_META_FLAGS_KNOWN 0x01
@@ -104,6 +107,10 @@ size_t zcs_proto_udp_payload(size_t mtu, bool ipv6);
 /* Most I/Q pairs of a format that fit in a datagram of udp_payload bytes (header included). */
 size_t zcs_proto_max_samples(int format, size_t udp_payload);
 
+/* Bytes the samples of hdr take uncompressed: samples * pair bytes of its format (0 if unknown).
+ * A ZSTD payload must decompress to exactly this many bytes (else ZCS_PERR_DECOMPRESS). */
+size_t zcs_proto_sample_bytes(const struct zcs_sample_hdr *hdr);
+
 /* Writes the 32-byte sample header to buf (which must hold ZCS_PROTO_SAMPLE_HDR_SIZE bytes). */
 void zcs_proto_write_sample_hdr(uint8_t *buf, const struct zcs_sample_hdr *hdr);
 
@@ -111,7 +118,7 @@ void zcs_proto_write_sample_hdr(uint8_t *buf, const struct zcs_sample_hdr *hdr);
 size_t zcs_proto_write_meta(uint8_t *buf, const struct zcs_meta *meta);
 
 /* Validates len bytes at buf and fills *out.  Never reads past len.
- * Returns 0, or -enum zcs_proto_err naming why the datagram is bad.
+ * Returns 0, or -enum zcs_proto_err naming why the datagram is bad (then *out is unspecified).
  * A ZSTD payload is checked for framing only; see zcs_codec_decompress(). */
 int zcs_proto_parse(const uint8_t *buf, size_t len, struct zcs_dgram *out);
 

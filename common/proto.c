@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: MIT
+/* Writers and the validating parser of zcs datagrams.  docs/protocol.md is the spec: every offset
+ * below is a row of one of its tables, and every rejection is one of its reasons. */
+#include <string.h>
+
+#include "bytes.h"
+#include "proto.h"
+
+/* Common prefix of every datagram. */
+#define OFF_MAGIC 0
+#define OFF_VERSION 2
+#define OFF_TYPE 3
+#define OFF_STREAM 4
+#define MAGIC0 0x5A /* 'Z' */
+#define MAGIC1 0x53 /* 'S' */
+
+/* Sample datagram header. */
+#define S_SEQ 8
+#define S_FIRST 16
+#define S_FORMAT 24
+#define S_FLAGS 25
+#define S_SAMPLES 26
+#define S_PAYLOAD_LEN 28
+#define S_RESERVED 30
+
+/* Metadata datagram: u64 fields on 8-byte boundaries of the datagram. */
+#define M_META_VERSION 8
+#define M_GAIN_MDB 12
+#define M_NEXT_SEQ 16
+#define M_REF_SAMPLE 24
+#define M_REF_TIME 32
+#define M_RATE 40
+#define M_CENTER 48
+#define M_BANDWIDTH 56
+#define M_GAIN_MODE 64
+#define M_CHANNEL 65
+#define M_FORMAT 66
+#define M_FLAGS 67
+#define M_SPD 68
+#define M_RESERVED 70
+#define M_SENDER 72
+#define M_SENDER_LEN 32
+#define M_VERSION 104
+#define M_VERSION_LEN 16
+#define M_SOURCE 120
+#define M_SOURCE_LEN ZCS_PROTO_META_SOURCE_LEN
+
+_Static_assert(M_SOURCE + M_SOURCE_LEN == ZCS_PROTO_META_SIZE, "metadata layout must fill 128");
+_Static_assert(S_RESERVED + 2 == ZCS_PROTO_SAMPLE_HDR_SIZE, "sample header layout must fill 32");
+_Static_assert(sizeof(((struct zcs_meta *)0)->sender) >= M_SENDER_LEN, "host sender too small");
+_Static_assert(sizeof(((struct zcs_meta *)0)->version) >= M_VERSION_LEN, "host version too small");
+_Static_assert(sizeof(((struct zcs_meta *)0)->source) >= M_SOURCE_LEN, "host source too small");
+
+/* IPv4 header 20 + UDP 8; IPv6 header 40 + UDP 8 (no extension headers). */
+#define IPV4_UDP_OVERHEAD 28
+#define IPV6_UDP_OVERHEAD 48
+
+size_t zcs_proto_udp_payload(size_t mtu, bool ipv6)
+{
+	const size_t overhead = ipv6 ? IPV6_UDP_OVERHEAD : IPV4_UDP_OVERHEAD;
+
+	if (mtu <= overhead)
+		return 0;
+	/* loopback's 64 KiB MTU would otherwise exceed what one datagram can carry */
+	if (mtu - overhead > ZCS_PROTO_MAX_DGRAM)
+		return ZCS_PROTO_MAX_DGRAM;
+	return mtu - overhead;
+}
+
+size_t zcs_proto_max_samples(int format, size_t udp_payload)
+{
+	const size_t pair = zcs_wire_pair_bytes(format);
+	size_t n;
+
+	if (pair == 0 || udp_payload <= ZCS_PROTO_SAMPLE_HDR_SIZE)
+		return 0;
+	if (udp_payload > ZCS_PROTO_MAX_DGRAM)
+		udp_payload = ZCS_PROTO_MAX_DGRAM;
+	n = (udp_payload - ZCS_PROTO_SAMPLE_HDR_SIZE) / pair;
+	return n > UINT16_MAX ? UINT16_MAX : n;
+}
+
+size_t zcs_proto_sample_bytes(const struct zcs_sample_hdr *hdr)
+{
+	return (size_t)hdr->samples * zcs_wire_pair_bytes(hdr->format);
+}
+
+static void write_prefix(uint8_t *buf, enum zcs_dgram_type type, uint32_t stream_id)
+{
+	buf[OFF_MAGIC] = MAGIC0;
+	buf[OFF_MAGIC + 1] = MAGIC1;
+	buf[OFF_VERSION] = ZCS_PROTO_VERSION;
+	buf[OFF_TYPE] = (uint8_t)type;
+	zcs_put_le32(buf + OFF_STREAM, stream_id);
+}
+
+void zcs_proto_write_sample_hdr(uint8_t *buf, const struct zcs_sample_hdr *hdr)
+{
+	write_prefix(buf, ZCS_DGRAM_SAMPLES, hdr->stream_id);
+	zcs_put_le64(buf + S_SEQ, hdr->seq);
+	zcs_put_le64(buf + S_FIRST, hdr->first_sample);
+	buf[S_FORMAT] = hdr->format;
+	buf[S_FLAGS] = hdr->flags;
+	zcs_put_le16(buf + S_SAMPLES, hdr->samples);
+	zcs_put_le16(buf + S_PAYLOAD_LEN, hdr->payload_len);
+	zcs_put_le16(buf + S_RESERVED, 0);
+}
+
+/* Copies a host string into a wire field, always NUL terminated and zero padded (the parser
+ * rejects non-zero bytes after the NUL); a string longer than the field allows is cut. */
+static void put_str(uint8_t *field, size_t field_len, const char *s, size_t host_len)
+{
+	size_t n = strnlen(s, host_len);
+
+	if (n > field_len - 1)
+		n = field_len - 1;
+	memset(field, 0, field_len);
+	memcpy(field, s, n);
+}
+
+size_t zcs_proto_write_meta(uint8_t *buf, const struct zcs_meta *m)
+{
+	write_prefix(buf, ZCS_DGRAM_META, m->stream_id);
+	zcs_put_le32(buf + M_META_VERSION, m->meta_version);
+	zcs_put_le32(buf + M_GAIN_MDB, (uint32_t)m->gain_mdb);
+	zcs_put_le64(buf + M_NEXT_SEQ, m->next_seq);
+	zcs_put_le64(buf + M_REF_SAMPLE, m->ref_sample);
+	zcs_put_le64(buf + M_REF_TIME, m->ref_time_ns);
+	zcs_put_le64(buf + M_RATE, m->sample_rate);
+	zcs_put_le64(buf + M_CENTER, m->center_freq);
+	zcs_put_le64(buf + M_BANDWIDTH, m->bandwidth);
+	buf[M_GAIN_MODE] = m->gain_mode;
+	buf[M_CHANNEL] = m->channel;
+	buf[M_FORMAT] = m->format;
+	buf[M_FLAGS] = m->flags;
+	zcs_put_le16(buf + M_SPD, m->samples_per_dgram);
+	zcs_put_le16(buf + M_RESERVED, 0);
+	put_str(buf + M_SENDER, M_SENDER_LEN, m->sender, sizeof(m->sender));
+	put_str(buf + M_VERSION, M_VERSION_LEN, m->version, sizeof(m->version));
+	put_str(buf + M_SOURCE, M_SOURCE_LEN, m->source, sizeof(m->source));
+	return ZCS_PROTO_META_SIZE;
+}
+
+/* A wire string must end within its field (else BAD_META) and be zero padded after its NUL
+ * (else RESERVED), so that each string has exactly one encoding. */
+static int get_str(char *dst, size_t dst_len, const uint8_t *field, size_t field_len)
+{
+	const uint8_t *nul = memchr(field, 0, field_len);
+
+	if (!nul)
+		return -ZCS_PERR_BAD_META;
+	for (const uint8_t *p = nul + 1; p < field + field_len; p++)
+		if (*p)
+			return -ZCS_PERR_RESERVED;
+	memset(dst, 0, dst_len);
+	memcpy(dst, field, (size_t)(nul - field));
+	return 0;
+}
+
+static int parse_samples(const uint8_t *buf, size_t len, struct zcs_dgram *out)
+{
+	struct zcs_sample_hdr *const h = &out->hdr;
+	size_t pair, raw;
+
+	if (len < ZCS_PROTO_SAMPLE_HDR_SIZE)
+		return -ZCS_PERR_TRUNCATED;
+	h->stream_id = zcs_get_le32(buf + OFF_STREAM);
+	h->seq = zcs_get_le64(buf + S_SEQ);
+	h->first_sample = zcs_get_le64(buf + S_FIRST);
+	h->format = buf[S_FORMAT];
+	h->flags = buf[S_FLAGS];
+	h->samples = zcs_get_le16(buf + S_SAMPLES);
+	h->payload_len = zcs_get_le16(buf + S_PAYLOAD_LEN);
+
+	if ((h->flags & ~ZCS_FLAGS_KNOWN) || zcs_get_le16(buf + S_RESERVED) != 0)
+		return -ZCS_PERR_RESERVED;
+	pair = zcs_wire_pair_bytes(h->format);
+	if (pair == 0)
+		return -ZCS_PERR_BAD_FORMAT;
+	if (len != ZCS_PROTO_SAMPLE_HDR_SIZE + (size_t)h->payload_len)
+		return -ZCS_PERR_BAD_LENGTH;
+	raw = (size_t)h->samples * pair;
+	if (raw > ZCS_PROTO_MAX_DGRAM - ZCS_PROTO_SAMPLE_HDR_SIZE)
+		return -ZCS_PERR_BAD_COUNT;
+	if (h->samples == 0 && !(h->flags & ZCS_FLAG_EOS))
+		return -ZCS_PERR_BAD_COUNT;
+	if (h->flags & ZCS_FLAG_ZSTD) {
+		/* compressed only when it shrinks: an empty or non-shrinking frame is a framing error */
+		if (h->payload_len == 0 || h->payload_len >= raw)
+			return -ZCS_PERR_BAD_COUNT;
+	} else if (h->payload_len != raw) {
+		return -ZCS_PERR_BAD_COUNT;
+	}
+	out->type = ZCS_DGRAM_SAMPLES;
+	out->payload = buf + ZCS_PROTO_SAMPLE_HDR_SIZE;
+	return 0;
+}
+
+static int parse_meta(const uint8_t *buf, size_t len, struct zcs_dgram *out)
+{
+	struct zcs_meta *const m = &out->meta;
+	int ret;
+
+	if (len < ZCS_PROTO_META_SIZE)
+		return -ZCS_PERR_TRUNCATED;
+	if (len > ZCS_PROTO_META_SIZE)
+		return -ZCS_PERR_BAD_LENGTH;
+	m->stream_id = zcs_get_le32(buf + OFF_STREAM);
+	m->meta_version = zcs_get_le32(buf + M_META_VERSION);
+	m->gain_mdb = (int32_t)zcs_get_le32(buf + M_GAIN_MDB);
+	m->next_seq = zcs_get_le64(buf + M_NEXT_SEQ);
+	m->ref_sample = zcs_get_le64(buf + M_REF_SAMPLE);
+	m->ref_time_ns = zcs_get_le64(buf + M_REF_TIME);
+	m->sample_rate = zcs_get_le64(buf + M_RATE);
+	m->center_freq = zcs_get_le64(buf + M_CENTER);
+	m->bandwidth = zcs_get_le64(buf + M_BANDWIDTH);
+	m->gain_mode = buf[M_GAIN_MODE];
+	m->channel = buf[M_CHANNEL];
+	m->format = buf[M_FORMAT];
+	m->flags = buf[M_FLAGS];
+	m->samples_per_dgram = zcs_get_le16(buf + M_SPD);
+
+	if ((m->flags & ~ZCS_META_FLAGS_KNOWN) || zcs_get_le16(buf + M_RESERVED) != 0)
+		return -ZCS_PERR_RESERVED;
+	if (zcs_wire_pair_bytes(m->format) == 0)
+		return -ZCS_PERR_BAD_FORMAT;
+	if (m->sample_rate == 0 || m->channel > 1 || m->samples_per_dgram == 0 ||
+	    (m->gain_mode > ZCS_GAIN_HYBRID && m->gain_mode != ZCS_GAIN_UNKNOWN) ||
+	    (size_t)m->samples_per_dgram * zcs_wire_pair_bytes(m->format) >
+		    ZCS_PROTO_MAX_DGRAM - ZCS_PROTO_SAMPLE_HDR_SIZE)
+		return -ZCS_PERR_BAD_META;
+	ret = get_str(m->sender, sizeof(m->sender), buf + M_SENDER, M_SENDER_LEN);
+	if (ret == 0)
+		ret = get_str(m->version, sizeof(m->version), buf + M_VERSION, M_VERSION_LEN);
+	if (ret == 0)
+		ret = get_str(m->source, sizeof(m->source), buf + M_SOURCE, M_SOURCE_LEN);
+	if (ret)
+		return ret;
+	out->type = ZCS_DGRAM_META;
+	out->payload = NULL;
+	return 0;
+}
+
+int zcs_proto_parse(const uint8_t *buf, size_t len, struct zcs_dgram *out)
+{
+	/* Each prefix field is judged as soon as its byte is there, and the version right after the
+	 * magic: a datagram of a later version is counted as such, whatever follows. */
+	if (len < 2)
+		return -ZCS_PERR_TRUNCATED;
+	if (buf[OFF_MAGIC] != MAGIC0 || buf[OFF_MAGIC + 1] != MAGIC1)
+		return -ZCS_PERR_BAD_MAGIC;
+	if (len < 3)
+		return -ZCS_PERR_TRUNCATED;
+	if (buf[OFF_VERSION] != ZCS_PROTO_VERSION)
+		return -ZCS_PERR_BAD_VERSION;
+	if (len < 4)
+		return -ZCS_PERR_TRUNCATED;
+	switch (buf[OFF_TYPE]) {
+	case ZCS_DGRAM_SAMPLES:
+		return parse_samples(buf, len, out);
+	case ZCS_DGRAM_META:
+		return parse_meta(buf, len, out);
+	default:
+		return -ZCS_PERR_BAD_TYPE;
+	}
+}
+
+const char *zcs_proto_err_name(int err)
+{
+	static const char *const names[ZCS_PERR_COUNT] = {
+		[ZCS_PERR_NONE] = "none",
+		[ZCS_PERR_TRUNCATED] = "truncated",
+		[ZCS_PERR_BAD_MAGIC] = "bad_magic",
+		[ZCS_PERR_BAD_VERSION] = "bad_version",
+		[ZCS_PERR_BAD_TYPE] = "bad_type",
+		[ZCS_PERR_BAD_FORMAT] = "bad_format",
+		[ZCS_PERR_BAD_LENGTH] = "bad_length",
+		[ZCS_PERR_BAD_COUNT] = "bad_count",
+		[ZCS_PERR_RESERVED] = "reserved",
+		[ZCS_PERR_BAD_META] = "bad_meta",
+		[ZCS_PERR_DECOMPRESS] = "decompress",
+	};
+
+	/* accept the reason either as returned (negative) or as an enum value */
+	if (err < 0 && err > -ZCS_PERR_COUNT)
+		err = -err;
+	if (err < 0 || err >= ZCS_PERR_COUNT)
+		return "unknown";
+	return names[err];
+}
