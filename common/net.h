@@ -19,7 +19,9 @@ struct zcs_addr {
 
 /* Parses "HOST", "HOST:PORT", "[V6]", "[V6]:PORT", ":PORT" (wildcard) or "" (wildcard, default
  * port).  HOST may be a name (resolved, first result) or a literal; an IPv6 literal with a
- * zone ("fe80::1%eth0") is accepted.  Returns 0 or -EINVAL/-ENOENT with err set. */
+ * zone ("fe80::1%eth0") is accepted.  The wildcard is IPv4 0.0.0.0 ("[::]" is the IPv6 one).
+ * A given port must be 1-65535; with default_port 0 and no port given the port stays 0 (as for
+ * the source of a source-specific join).  Returns 0 or -EINVAL/-ENOENT with err set. */
 int zcs_net_parse_addr(struct zcs_addr *a, const char *spec, uint16_t default_port,
 		       char *err, size_t errlen);
 

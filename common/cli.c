@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+/* Number parsing for the programs' options: an end pointer, SI suffixes (k/K, M, G: decimal) and
+ * a range check.  Integers are parsed in exact decimal so "2.4M" is 2400000, not 2399999. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* Decimal exponent of a suffix letter, or -1 if c is not one. */
+static int suffix_exp(char c)
+{
+	switch (c) {
+	case 'k': case 'K': return 3;
+	case 'M': return 6;
+	case 'G': return 9;
+	default: return -1;
+	}
+}
+
+/* Appends decimal digit d to *v; false when the result would not fit. */
+static bool push_digit(uint64_t *v, int d)
+{
+	if (*v > (UINT64_MAX - (uint64_t)d) / 10)
+		return false;
+	*v = *v * 10 + (uint64_t)d;
+	return true;
+}
+
+/* digits [. digits] [e [+-] digits] [k|K|M|G], all exact: the significant digits are collected
+ * into a uint64_t and the decimal point, exponent and suffix move one decimal exponent.  More
+ * significant digits than a uint64_t holds is -ERANGE, whatever the exponent. */
+static int parse_exact_u64(const char *s, uint64_t *out)
+{
+	uint64_t mant = 0;
+	long exp10 = 0;
+	bool digits = false;
+	const char *p = s;
+
+	if (*p == '+')
+		p++;
+	for (; isdigit((unsigned char)*p); p++) {
+		digits = true;
+		if (!push_digit(&mant, *p - '0'))
+			return -ERANGE;
+	}
+	if (*p == '.') {
+		for (p++; isdigit((unsigned char)*p); p++) {
+			digits = true;
+			if (!push_digit(&mant, *p - '0'))
+				return -ERANGE;
+			exp10--;
+		}
+	}
+	if (!digits)
+		return -EINVAL;
+	if (*p == 'e' || *p == 'E') {
+		char *end;
+		long e;
+
+		p++;
+		if (!isdigit((unsigned char)*p) && !((*p == '+' || *p == '-') &&
+						      isdigit((unsigned char)p[1])))
+			return -EINVAL;
+		errno = 0;
+		e = strtol(p, &end, 10);
+		if (errno || e > 1000 || e < -1000)
+			return -ERANGE;
+		exp10 += e;
+		p = end;
+	}
+	if (*p && suffix_exp(*p) >= 0)
+		exp10 += suffix_exp(*p++);
+	if (*p)
+		return -EINVAL;
+	if (mant == 0) {
+		*out = 0;
+		return 0;
+	}
+	for (; exp10 < 0; exp10++) {
+		if (mant % 10)
+			return -EINVAL; /* not a whole number */
+		mant /= 10;
+	}
+	for (; exp10 > 0; exp10--)
+		if (!push_digit(&mant, 0))
+			return -ERANGE;
+	*out = mant;
+	return 0;
+}
+
+int zcs_cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	uint64_t v;
+	int ret;
+
+	if (!s || !*s)
+		return -EINVAL;
+	ret = parse_exact_u64(s, &v);
+	if (ret < 0)
+		return ret;
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int zcs_cli_parse_double(const char *s, double min, double max, double *out)
+{
+	char buf[128];
+	char *end;
+	double v;
+	int sx;
+
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s)
+		return -EINVAL;
+	if (errno == ERANGE && fabs(v) > 1.0)
+		return -ERANGE;
+	if (!isfinite(v))
+		return -EINVAL; /* "nan", "inf" are not settings */
+	sx = *end ? suffix_exp(*end) : 0;
+	if (sx < 0 || (*end && end[1]))
+		return -EINVAL;
+	if (sx > 0) {
+		const size_t n = (size_t)(end - s);
+
+		/* "915.2M" read as "915.2e6" rounds once, where 915.2 * 1e6 would round twice */
+		if (!memchr(s, 'e', n) && !memchr(s, 'E', n) && !memchr(s, 'x', n) &&
+		    !memchr(s, 'X', n) && n + 4 < sizeof(buf)) {
+			snprintf(buf, sizeof(buf), "%.*se%d", (int)n, s, sx);
+			v = strtod(buf, NULL);
+		} else {
+			v *= sx == 3 ? 1e3 : sx == 6 ? 1e6 : 1e9;
+		}
+		if (!isfinite(v))
+			return -ERANGE;
+	}
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
