@@ -42,7 +42,7 @@ struct zcs_kernels {
 };
 
 /* Fills k with the kernels of isa (ZCS_ISA_BEST: probe the CPU).  Returns 0, or -ENOTSUP when
- * this build or CPU lacks that isa (k is then left unchanged). */
+ * this build or CPU lacks that isa, or isa is not one of the above (k is then left unchanged). */
 int zcs_kernels_init(struct zcs_kernels *k, enum zcs_isa isa);
 
 const char *zcs_isa_name(enum zcs_isa isa);
@@ -55,7 +55,8 @@ int zcs_sample_from_name(const char *name);
 
 /* File and stdin import for the sender: consumer type -> radio int16 (12-bit, saturated).
  * cs16 input is taken as 12-bit LSB-aligned values (the radio's own layout, a raw capture);
- * cs8/cu8 are scaled << 4, cf32 by 2048 with rounding.  Scalar: files are not the fast path. */
+ * cs8/cu8 are scaled << 4, cf32 by 2048 with rounding (half away from zero; NaN -> 0), and
+ * native is taken as cs16 (a file has no wire format).  Scalar: files are not the fast path. */
 void zcs_import(enum zcs_sample_type t, int16_t *dst, const void *src, size_t pairs);
 
 #endif

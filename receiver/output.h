@@ -28,7 +28,14 @@ struct zcs_output_stats {
 	uint64_t connects;    /* consumers that came (FIFO readers, TCP clients) */
 	uint32_t consumers;   /* consumers now attached */
 	uint32_t queued;      /* blocks now queued */
+	/* appended after the first version: */
+	uint64_t unread;      /* blocks discarded because no consumer was attached (not overruns) */
+	uint64_t commands;    /* commands consumers sent (rtl_tcp clients) */
 };
+
+/* Optional news from the writer threads (a consumer came or left, an rtl_tcp command): called on
+ * those threads, so fn must be thread-safe; msg is one line without a newline. */
+typedef void (*zcs_outputs_log_fn)(void *ctx, const char *msg);
 
 /* Creates an empty set; type is the consumer sample type all outputs receive. Returns 0/-errno. */
 int zcs_outputs_create(struct zcs_outputs **out, enum zcs_sample_type type);
@@ -36,6 +43,8 @@ int zcs_outputs_create(struct zcs_outputs **out, enum zcs_sample_type type);
  * "udp:HOST:PORT", "file:PATH", "-", "rtl_tcp:[ADDR:]PORT", "sigmf:PATH".  Opens sockets and
  * files now, so a bad spec fails before anything starts.  Returns 0 or -errno with err set. */
 int zcs_outputs_add(struct zcs_outputs *o, const char *spec, char *err, size_t errlen);
+/* Sets the news callback (before start; NULL: silent). */
+void zcs_outputs_set_log(struct zcs_outputs *o, zcs_outputs_log_fn fn, void *ctx);
 /* Starts the writer threads.  Returns 0 or -errno. */
 int zcs_outputs_start(struct zcs_outputs *o);
 
@@ -56,12 +65,24 @@ void zcs_outputs_gap(struct zcs_outputs *o, uint64_t first_sample, uint64_t pair
 void zcs_outputs_flush(struct zcs_outputs *o);
 /* The stream ended (end-of-stream flag, or the program is exiting). */
 void zcs_outputs_eos(struct zcs_outputs *o);
+/* Appended after the first version.  Defers writer wake-ups: a block queued from now on wakes
+ * its writer only at the next zcs_outputs_flush() (or when a queue is half full), so a burst of
+ * blocks costs one wake-up instead of one each.  Off by default; a caller that turns it on must
+ * flush within its latency budget (zcs-recv: at most ZCS_RX_HANDON_NS after the data). */
+void zcs_outputs_defer_wakes(struct zcs_outputs *o, bool on);
+/* Blocks not yet handed to a writer: queued with the wake-up deferred, plus the partial block
+ * being filled (counted as one when it holds data). */
+size_t zcs_outputs_pending(const struct zcs_outputs *o);
 
 /* --- any thread --- */
 
 size_t zcs_outputs_count(const struct zcs_outputs *o);
 /* Copies output i's counters into *st. */
 void zcs_outputs_stats(struct zcs_outputs *o, size_t i, struct zcs_output_stats *st);
+/* Queues the partial block and waits up to timeout_ms until every attached consumer has written
+ * everything queued, without stopping anything: call it before reading the final statistics.
+ * Returns 0, or -ETIMEDOUT when a consumer still had blocks. */
+int zcs_outputs_drain(struct zcs_outputs *o, int timeout_ms);
 /* Waits up to timeout_ms for every queue to drain (for --count / end of stream), stops the writer
  * threads, closes everything and frees o. */
 void zcs_outputs_destroy(struct zcs_outputs *o, int timeout_ms);

@@ -52,7 +52,9 @@ struct zcs_source_ops {
 	/* Fills s->priv; returns 0 or -errno with a message in err. */
 	int (*open)(struct zcs_source *s, const struct zcs_source_config *cfg, char *err, size_t errlen);
 	/* Up to max_pairs pairs by pointer (valid until the next read).  Returns pairs > 0, 0 at the
-	 * end of the source, or -errno with err set.  *events gets ZCS_SRC_* bits. */
+	 * end of the source, or -errno with err set.  *events gets ZCS_SRC_* bits.
+	 * -EAGAIN (err not set) means "nothing yet, call again": a source waiting on a pipe or a
+	 * device returns it now and then (~5 times a second) so the caller can notice a stop. */
 	ssize_t (*read)(struct zcs_source *s, const int16_t **pairs, size_t max_pairs,
 			uint32_t *events, char *err, size_t errlen);
 	/* Reads the radio's settings back; may be called about once a second to notice retuning

@@ -14,6 +14,7 @@
 # Addresses (interface eth0 in every host):
 #   tx   198.18.0.1/24   fd00:5a::1/64
 #   rxI  198.18.0.(10+I) fd00:5a::(10+I)   e.g. rx1 = 198.18.0.11, fd00:5a::11
+#   txJ  198.18.0.J      fd00:5a::J        J = 2..9: extra senders added by lab_add_host
 # Routes in every host: 224.0.0.0/4 (so 239/8 and the SSM range 232/8) and ff00::/8 via eth0.
 # IPv6 duplicate address detection is off (accept_dad=0, nodad): v6 works at once.
 # The bridge br0 floods multicast (mcast_snooping 0) unless LAB_SNOOPING=1, which turns
@@ -23,6 +24,8 @@
 # Functions:
 #   lab_up NAME NRECV [v6]    build the lab; sets LAB (the unique prefix) and LAB_NRECV
 #   lab_down [LAB]            kill processes left in the lab's namespaces, delete them
+#   lab_add_host HOST         after lab_up: one more host on the switch, tx2 .. tx9 (a second
+#                             sender, e.g. for source-specific joins) or rxI with I > NRECV
 #   lab_exec HOST CMD...      run CMD in HOST's namespace (ip netns exec)
 #   lab_ns HOST               print HOST's namespace name
 #   lab_addr HOST [4|6]       print HOST's address (no prefix length)
@@ -54,6 +57,7 @@ lab_addr() {
 	local host=$1 fam=${2:-4} n
 	case $host in
 	tx) n=1 ;;
+	tx[2-9]) n=${host#tx} ;;
 	rx*) n=$((10 + ${host#rx})) ;;
 	*) echo "lab_addr: no address for '$host'" >&2; return 1 ;;
 	esac
@@ -111,6 +115,9 @@ lab_up() {
 	trap _lab_on_exit EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
+	# a closed terminal or output pipe must still tear the lab down
+	trap 'exit 129' HUP
+	trap 'exit 141' PIPE
 	[ "${LAB_SNOOPING:-0}" = 1 ] && snoop=1
 	ip netns add "$LAB-br" || { _lab_log "cannot create namespaces (root needed)"; return 1; }
 	LAB_HOSTS+=(br)
@@ -126,10 +133,23 @@ lab_up() {
 	return 0
 }
 
+lab_add_host() {
+	local host=$1
+	if [ -z "$LAB" ]; then
+		echo "lab_add_host: no lab is up" >&2
+		return 2
+	fi
+	if ! [[ "$host" =~ ^(tx[2-9]|rx[0-9]+)$ ]] || [ -e "/run/netns/$LAB-$host" ]; then
+		echo "lab_add_host: '$host' is not a new tx2..tx9 or rxI" >&2
+		return 2
+	fi
+	_lab_host_up "$host" || { _lab_log "set-up of $host failed"; return 1; }
+}
+
 lab_down() {
 	local lab=${1:-$LAB} ns pids
 	[ -n "$lab" ] || return 0
-	for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^$lab-(br|tx|rx[0-9]+)$"); do
+	for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^$lab-(br|tx[0-9]*|rx[0-9]+)$"); do
 		# processes we started in the lab; a namespace lives on while one remains
 		pids=$(ip netns pids "$ns" 2>/dev/null)
 		if [ -n "$pids" ]; then

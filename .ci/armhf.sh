@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The board's CI leg: cross-build for armhf (Cortex-A9, NEON, hard-float), run the unit, fuzz-replay
+# and board suites under qemu-arm, then check the binary's glibc imports and kernel-header needs.
+#
+#   .ci/armhf.sh [BUILD_DIR]        (default build-armhf; run as root on Debian 12; ~3-6 min)
+#
+# Libraries come from an armhf sysroot unpacked from Debian's armhf .debs into a cache directory
+# (ZCS_ARMHF_CACHE, default /var/cache/zcs-armhf) with a private apt index, instead of multiarch
+# `apt-get install libiio-dev:armhf ...`: Multi-Arch: same packages must have the identical version
+# for amd64 and armhf, and whenever a security update of the amd64 one (libzstd1, linux-libc-dev,
+# libssl3...) is installed but the armhf index lags or fails (it does on this registry mirror), apt
+# refuses the whole set.  The private index also leaves the machine's dpkg and apt state untouched.
+# The same sysroot then exercises cross/pluto-sysroot.ini.in, the recipe for the real board.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+build=${1:-build-armhf}
+cache=${ZCS_ARMHF_CACHE:-/var/cache/zcs-armhf}
+export DEBIAN_FRONTEND=noninteractive
+t0=$(date +%s)
+step() { printf '\n=== armhf: %s (%ss)\n' "$*" "$(($(date +%s) - t0))"; }
+
+step "host packages"
+host_pkgs=(crossbuild-essential-armhf qemu-user meson ninja-build pkg-config python3 gcc git)
+missing=()
+for p in "${host_pkgs[@]}"; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	apt-get update -q || true
+	apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+step "armhf sysroot in $cache"
+roots=(libc6-dev libiio-dev liburing-dev libzstd-dev check)
+# Alternatives apt-cache lists beside the one actually needed, and tools that are not libraries.
+skip='^(mawk|libc-dev-bin|rpcsvc-proto|libelogind0|libsystemd-shared)$'
+mkdir -p "$cache/apt/lists/partial" "$cache/apt/cache/archives/partial" "$cache/debs"
+[ -f "$cache/apt/status" ] || : >"$cache/apt/status"
+apt_opts=(-o "Dir::State::Lists=$cache/apt/lists" -o "Dir::Cache=$cache/apt/cache"
+	-o "Dir::State::status=$cache/apt/status" -o APT::Architecture=armhf
+	-o APT::Architectures::=armhf -o Debug::NoLocking=1 -q)
+# A failing index (here: bookworm-security armhf, size mismatch on the mirror) is tolerated: the
+# sysroot only has to be consistent with itself, and bookworm's main index is enough for that.
+apt-get "${apt_opts[@]}" update >"$cache/apt-update.log" 2>&1 ||
+	echo "armhf: apt index update reported errors (tolerated, see $cache/apt-update.log):" \
+		"$(grep -c '^E:' "$cache/apt-update.log") lines"
+mapfile -t pkgs < <(apt-cache "${apt_opts[@]}" depends --recurse --no-recommends --no-suggests \
+	--no-conflicts --no-breaks --no-replaces --no-enhances "${roots[@]}" |
+	grep -E '^[a-z0-9]' | sed 's/:armhf$//' | grep -Ev "$skip" | sort -u)
+# One line per .deb: the file name carries package, version and architecture, so it is the stamp.
+want=$(apt-get "${apt_opts[@]}" --print-uris download "${pkgs[@]}" | awk '{ print $2 }' | sort)
+sysroot="$cache/sysroot"
+if [ "$(cat "$cache/sysroot.stamp" 2>/dev/null)" != "$want" ] || [ ! -e "$sysroot/lib/ld-linux-armhf.so.3" ]; then
+	rm -rf "$cache/debs" "$sysroot"
+	mkdir -p "$cache/debs" "$sysroot"
+	(cd "$cache/debs" && apt-get "${apt_opts[@]}" download "${pkgs[@]}" >"$cache/apt-download.log" 2>&1) || {
+		cat "$cache/apt-download.log"; exit 1; }
+	for d in "$cache"/debs/*.deb; do dpkg-deb -x "$d" "$sysroot"; done
+	printf '%s\n' "$want" >"$cache/sysroot.stamp"
+fi
+echo "armhf: sysroot of $(wc -l <<<"$want") packages:" \
+	"$(grep -E '^(libiio0|liburing2|libzstd1|libc6)_' <<<"$want" | paste -sd' ')"
+
+step "configure $build (cross/armhf-debian.ini + cross/pluto-sysroot.ini.in on the Debian sysroot)"
+mkdir -p "$cache/cross"
+sed "s|@SYSROOT@|$sysroot|g" cross/pluto-sysroot.ini.in >"$cache/cross/debian-sysroot.ini"
+if [ -f "$build/build.ninja" ]; then
+	meson setup --reconfigure "$build" >/dev/null
+else
+	meson setup "$build" --cross-file cross/armhf-debian.ini --cross-file "$cache/cross/debian-sysroot.ini" \
+		-Diio=enabled -During=enabled -Dzstd=enabled -Dtests=enabled -Dfuzz=false -Dwerror=true
+fi
+
+step "build"
+ninja -C "$build"
+
+step "tests under qemu-arm -cpu cortex-a9 (suites unit, fuzz, board)"
+# qemu-user is several times slower than the host: give each test's own timeout room.
+meson test -C "$build" --suite unit --suite fuzz --suite board --print-errorlogs \
+	--timeout-multiplier 4 --num-processes 2
+
+step "glibc 2.25 import check"
+send="$build/sender/zcs-send"
+if [ ! -x "$send" ]; then
+	echo "armhf: $send was not built" >&2
+	exit 1
+fi
+/usr/bin/python3 .ci/glibc-check.py --readelf arm-linux-gnueabihf-readelf "$send"
+
+step "kernel headers 4.10 check"
+bash .ci/kernel-compat-check.sh
+
+step "done"

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+/* NEON conversion kernels for ARMv7 (the board's Cortex-A9).  vld2/vld3/vst2/vst3 split and
+ * join I, Q and the three bytes of a p12 pair in the load or store itself. */
+#include <arm_neon.h>
+
+#include "convert.h"
+
+/* All loads and stores go through the element-sized VLDn/VSTn forms without an alignment
+ * qualifier, which ARMv7 Linux executes at any address. */
+
+static inline int16x8_t clamp12(int16x8_t x)
+{
+	return vminq_s16(vmaxq_s16(x, vdupq_n_s16(ZCS_S12_MIN)), vdupq_n_s16(ZCS_S12_MAX));
+}
+
+static inline const int16_t *s16p(const void *p)
+{
+	return (const int16_t *)p;
+}
+
+/* ---- radio int16 -> wire, 8 pairs a step ---- */
+
+/* sat12(x) >> 4 == clamp(x >> 4, -128, 127): a saturating narrowing shift does both. */
+static void pack_i8(void *dst, const int16_t *src, size_t pairs)
+{
+	uint8_t *d = dst;
+	size_t n = 0;
+
+	for (; n + 8 <= pairs; n += 8) {
+		const int16x8_t a = vld1q_s16(src + 2 * n);
+		const int16x8_t b = vld1q_s16(src + 2 * n + 8);
+
+		vst1q_s8((int8_t *)(void *)(d + 2 * n),
+			 vcombine_s8(vqshrn_n_s16(a, 4), vqshrn_n_s16(b, 4)));
+	}
+	zcs_formats_scalar_pack_i8(d + 2 * n, src + 2 * n, pairs - n);
+}
+
+static void pack_i16(void *dst, const int16_t *src, size_t pairs)
+{
+	uint8_t *d = dst;
+	size_t n = 0;
+
+	for (; n + 8 <= pairs; n += 8) {
+		vst1q_s16((int16_t *)(void *)(d + 4 * n), clamp12(vld1q_s16(src + 2 * n)));
+		vst1q_s16((int16_t *)(void *)(d + 4 * n + 16), clamp12(vld1q_s16(src + 2 * n + 8)));
+	}
+	zcs_formats_scalar_pack_i16(d + 4 * n, src + 2 * n, pairs - n);
+}
+
+/* byte0 = I[7:0], byte1 = Q[3:0] << 4 | I[11:8], byte2 = Q[11:4]; vst3 interleaves them. */
+static void pack_p12(void *dst, const int16_t *src, size_t pairs)
+{
+	uint8_t *d = dst;
+	size_t n = 0;
+
+	for (; n + 8 <= pairs; n += 8) {
+		const int16x8x2_t v = vld2q_s16(src + 2 * n);
+		const uint16x8_t i = vreinterpretq_u16_s16(clamp12(v.val[0]));
+		const uint16x8_t q = vreinterpretq_u16_s16(clamp12(v.val[1]));
+		uint8x8x3_t o;
+
+		o.val[0] = vmovn_u16(i);
+		/* shift-left-and-insert keeps the low nibble of I >> 8 under Q << 4 */
+		o.val[1] = vmovn_u16(vsliq_n_u16(vshrq_n_u16(i, 8), q, 4));
+		o.val[2] = vshrn_n_u16(q, 4);
+		vst3_u8(d + 3 * n, o);
+	}
+	zcs_formats_scalar_pack_p12(d + 3 * n, src + 2 * n, pairs - n);
+}
+
+/* ---- wire -> s16 (= v << 4) as separate I and Q vectors, 8 pairs a step ---- */
+
+#define STEP 8
+#define SLACK_i8 0
+#define SLACK_p12 0 /* vld3 reads exactly the step's 24 bytes */
+#define SLACK_i16 0
+
+static inline int16x8x2_t load_i8(const uint8_t *p)
+{
+	const int8x8x2_t b = vld2_s8((const int8_t *)p);
+	int16x8x2_t r;
+
+	r.val[0] = vshll_n_s8(b.val[0], 8);
+	r.val[1] = vshll_n_s8(b.val[1], 8);
+	return r;
+}
+
+/* (b0 | b1 << 8) << 4 is I << 4 (b1's Q nibble falls off the top); (b1 | b2 << 8) with the low
+ * nibble (I's top bits) cleared is Q << 4. */
+static inline int16x8x2_t load_p12(const uint8_t *p)
+{
+	const uint8x8x3_t b = vld3_u8(p);
+	const uint16x8_t lo = vorrq_u16(vmovl_u8(b.val[0]), vshll_n_u8(b.val[1], 8));
+	const uint16x8_t hi = vorrq_u16(vmovl_u8(b.val[1]), vshll_n_u8(b.val[2], 8));
+	int16x8x2_t r;
+
+	r.val[0] = vreinterpretq_s16_u16(vshlq_n_u16(lo, 4));
+	r.val[1] = vreinterpretq_s16_u16(vandq_u16(hi, vdupq_n_u16(0xfff0)));
+	return r;
+}
+
+static inline int16x8x2_t load_i16(const uint8_t *p)
+{
+	int16x8x2_t r = vld2q_s16(s16p(p));
+
+	r.val[0] = vshlq_n_s16(clamp12(r.val[0]), 4);
+	r.val[1] = vshlq_n_s16(clamp12(r.val[1]), 4);
+	return r;
+}
+
+/* ---- s16 -> consumer types ---- */
+
+static inline int8x8x2_t to_s8(int16x8x2_t s)
+{
+	int8x8x2_t o;
+
+	o.val[0] = vshrn_n_s16(s.val[0], 8);
+	o.val[1] = vshrn_n_s16(s.val[1], 8);
+	return o;
+}
+
+static inline void store_cs8(uint8_t *d, int16x8x2_t s)
+{
+	vst2_s8((int8_t *)d, to_s8(s));
+}
+
+static inline void store_cu8(uint8_t *d, int16x8x2_t s)
+{
+	const int8x8x2_t c = to_s8(s);
+	const uint8x8_t bias = vdup_n_u8(0x80);
+	uint8x8x2_t o;
+
+	o.val[0] = veor_u8(vreinterpret_u8_s8(c.val[0]), bias);
+	o.val[1] = veor_u8(vreinterpret_u8_s8(c.val[1]), bias);
+	vst2_u8(d, o);
+}
+
+static inline void store_cs16(uint8_t *d, int16x8x2_t s)
+{
+	vst2q_s16((int16_t *)(void *)d, s);
+}
+
+static inline float32x4_t to_f32(int16x4_t v)
+{
+	return vmulq_n_f32(vcvtq_f32_s32(vmovl_s16(v)), 1.0f / 32768.0f);
+}
+
+static inline void store_cf32(uint8_t *d, int16x8x2_t s)
+{
+	float32x4x2_t lo, hi;
+
+	lo.val[0] = to_f32(vget_low_s16(s.val[0]));
+	lo.val[1] = to_f32(vget_low_s16(s.val[1]));
+	hi.val[0] = to_f32(vget_high_s16(s.val[0]));
+	hi.val[1] = to_f32(vget_high_s16(s.val[1]));
+	vst2q_f32((float *)(void *)d, lo);
+	vst2q_f32((float *)(void *)(d + 32), hi);
+}
+
+ZCS_SIMD_UNPACK_W(i8)
+ZCS_SIMD_UNPACK_W(p12)
+ZCS_SIMD_UNPACK_W(i16)
+
+/* cu8 of i8 wire is the wire byte with its top bit flipped ((v >> 4) + 128 == i8 ^ 0x80). */
+static void unpack_i8_cu8_xor(void *dst, const void *src, size_t pairs)
+{
+	const uint8x16_t bias = vdupq_n_u8(0x80);
+	const uint8_t *s = src;
+	uint8_t *d = dst;
+	size_t n = 0;
+
+	for (; n + 8 <= pairs; n += 8)
+		vst1q_u8(d + 2 * n, veorq_u8(vld1q_u8(s + 2 * n), bias));
+	zcs_formats_scalar_unpack_i8_cu8(d + 2 * n, s + 2 * n, pairs - n);
+}
+
+void zcs_formats_fill_neon(struct zcs_kernels *k)
+{
+	k->pack[ZCS_WIRE_I8] = pack_i8;
+	k->pack[ZCS_WIRE_P12] = pack_p12;
+	k->pack[ZCS_WIRE_I16] = pack_i16;
+	ZCS_FILL_UNPACK_ROW(k, ZCS_WIRE_I8, unpack, i8);
+	ZCS_FILL_UNPACK_ROW(k, ZCS_WIRE_P12, unpack, p12);
+	ZCS_FILL_UNPACK_ROW(k, ZCS_WIRE_I16, unpack, i16);
+	k->unpack[ZCS_WIRE_I8][ZCS_SAMPLE_CU8] = unpack_i8_cu8_xor;
+}

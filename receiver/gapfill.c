@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+/* Gap filling and conversion into the outputs (see gapfill.h).  Gaps are measured in samples
+ * from the datagrams' first_sample, never estimated from sequence numbers, so a consumer's time
+ * stays exact; the only estimate is for datagrams lost before the first one of a stream. */
+#include <string.h>
+
+#include "gapfill.h"
+#include "seq.h"
+
+/* A source discontinuity longer than this (2^32 pairs: minutes at any rate) is not filled: it is
+ * a sender that jumped, and filling it would write gigabytes of zeros. */
+#define MAX_SOURCE_GAP (1ULL << 32)
+
+void zcs_gapfill_init(struct zcs_gapfill *g, struct zcs_outputs *out, const struct zcs_kernels *k,
+		      enum zcs_sample_type type, bool drop, uint64_t limit)
+{
+	memset(g, 0, sizeof(*g));
+	g->out = out;
+	g->k = k;
+	g->type = type;
+	g->drop = drop;
+	g->limit = limit;
+}
+
+void zcs_gapfill_restart(struct zcs_gapfill *g, uint64_t spd)
+{
+	g->have_pos = false;
+	g->lost_dgrams = 0;
+	g->spd = spd;
+}
+
+void zcs_gapfill_lost(struct zcs_gapfill *g, uint64_t count)
+{
+	g->lost_dgrams += count;
+}
+
+/* Pairs still allowed by --count. */
+static uint64_t room(const struct zcs_gapfill *g, uint64_t want)
+{
+	if (g->limit == 0)
+		return want;
+	return g->limit - g->st.samples < want ? g->limit - g->st.samples : want;
+}
+
+static void note_done(struct zcs_gapfill *g)
+{
+	if (g->limit && g->st.samples >= g->limit)
+		g->done = true;
+}
+
+/* Puts out `pairs` zero samples from stream index first (or only reports them with --gap drop). */
+static uint64_t fill(struct zcs_gapfill *g, uint64_t first, uint64_t pairs, int wire_format)
+{
+	const size_t pb = zcs_sample_pair_bytes(g->type, wire_format);
+	/* the zero of unsigned 8-bit is 128; every other type's zero is all-zero bytes */
+	const int zero = g->type == ZCS_SAMPLE_CU8 ? 0x80 : 0;
+	uint64_t left, done = 0;
+
+	g->st.gaps++;
+	if (g->drop) {
+		zcs_outputs_gap(g->out, first, pairs, false);
+		return 0;
+	}
+	left = room(g, pairs);
+	while (done < left) {
+		uint64_t n = ZCS_BLOCK_BYTES / pb;
+		void *dst;
+
+		if (n > left - done)
+			n = left - done;
+		dst = zcs_outputs_reserve(g->out, (size_t)n * pb);
+		memset(dst, zero, (size_t)n * pb);
+		zcs_outputs_commit(g->out, first + done, (size_t)n, (size_t)n * pb);
+		done += n;
+	}
+	g->st.samples += done;
+	zcs_outputs_gap(g->out, first, done, true);
+	note_done(g);
+	return done;
+}
+
+/* Accounts for and fills the stretch between the expected position and hdr->first_sample. */
+static uint64_t close_gap(struct zcs_gapfill *g, const struct zcs_sample_hdr *hdr)
+{
+	const bool discont = hdr->flags & ZCS_FLAG_DISCONT;
+	const int64_t d = zcs_seq_diff(hdr->first_sample, g->pos);
+	uint64_t gap, net, most_net;
+
+	if (d == 0)
+		return 0;
+	/* each lost datagram held at most 65535 pairs: more than that is not network loss */
+	most_net = g->lost_dgrams * UINT16_MAX;
+	if (d < 0 || (!discont && (uint64_t)d > most_net) ||
+	    (discont && (uint64_t)d > most_net + MAX_SOURCE_GAP)) {
+		g->st.jumps++;
+		g->pos = hdr->first_sample;
+		return 0;
+	}
+	gap = (uint64_t)d;
+	net = gap;
+	if (discont) {
+		/* lost datagrams before a discontinuity: theirs are the full datagrams' worth */
+		const uint64_t est = g->spd ? g->lost_dgrams * g->spd : most_net;
+
+		net = est < gap ? est : gap;
+		g->st.discont_samples += gap - net;
+	}
+	g->st.gap_samples += net;
+	return fill(g, g->pos, gap, hdr->format);
+}
+
+uint64_t zcs_gapfill_data(struct zcs_gapfill *g, const struct zcs_sample_hdr *hdr,
+			  const uint8_t *payload)
+{
+	const int fmt = hdr->format;
+	const size_t pb = zcs_sample_pair_bytes(g->type, fmt);
+	const size_t in_pb = zcs_wire_pair_bytes(fmt);
+	const zcs_unpack_fn unpack = (fmt >= 1 && fmt <= ZCS_WIRE_MAX) ? g->k->unpack[fmt][g->type] : NULL;
+	uint64_t out = 0, left, done = 0;
+
+	if (g->done || !unpack || pb == 0)
+		return 0;
+	if (!g->have_pos) {
+		/* datagrams lost at the very start: their full size is the only measure there is */
+		const uint64_t est = g->lost_dgrams * g->spd;
+
+		g->have_pos = true;
+		g->pos = hdr->first_sample;
+		if (est > 0 && est <= hdr->first_sample && !(hdr->flags & ZCS_FLAG_DISCONT)) {
+			g->pos = hdr->first_sample - est;
+			g->st.gap_samples += est;
+			out += fill(g, g->pos, est, fmt);
+		}
+	} else {
+		out += close_gap(g, hdr);
+	}
+	g->lost_dgrams = 0;
+	g->pos = hdr->first_sample + hdr->samples;
+	if (g->done)
+		return out;
+
+	left = room(g, hdr->samples);
+	while (done < left) {
+		uint64_t n = ZCS_BLOCK_BYTES / pb;
+		void *dst;
+
+		if (n > left - done)
+			n = left - done;
+		dst = zcs_outputs_reserve(g->out, (size_t)n * pb);
+		unpack(dst, payload + done * in_pb, (size_t)n);
+		zcs_outputs_commit(g->out, hdr->first_sample + done, (size_t)n, (size_t)n * pb);
+		done += n;
+	}
+	g->st.samples += done;
+	g->st.rx_samples += done;
+	note_done(g);
+	return out + done;
+}

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: MIT
+/* Output kind "rtl_tcp:[ADDR:]PORT": an rtl_tcp server for GQRX (gr-osmosdr rtl_tcp=), SDR++,
+ * CubicSDR and rtl_433.  Greets with "RTL0", then streams cu8 whatever the set's sample type
+ * (converted on this writer thread).  Clients' commands are read and logged, never obeyed:
+ * tuning stays with the board, where zcs-send sets it. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "bytes.h"
+#include "output_kinds.h"
+
+#define CMD_LEN 5
+
+struct rtltcp_client {
+	uint8_t cmd[CMD_LEN];    /* a command split across reads */
+	size_t have;
+	uint8_t *cu8;            /* conversion buffer, ZCS_BLOCK_BYTES (cu8 is the smallest type) */
+};
+
+static const char *const cmd_names[] = {
+	[0x01] = "set_freq",        [0x02] = "set_sample_rate",  [0x03] = "set_gain_mode",
+	[0x04] = "set_gain",        [0x05] = "set_freq_correction", [0x06] = "set_if_gain",
+	[0x07] = "set_test_mode",   [0x08] = "set_agc_mode",     [0x09] = "set_direct_sampling",
+	[0x0a] = "set_offset_tuning", [0x0b] = "set_rtl_xtal",   [0x0c] = "set_tuner_xtal",
+	[0x0d] = "set_gain_by_index", [0x0e] = "set_bias_tee",
+};
+
+const char *zcs_rtltcp_cmd_name(uint8_t cmd)
+{
+	if (cmd < sizeof(cmd_names) / sizeof(cmd_names[0]) && cmd_names[cmd])
+		return cmd_names[cmd];
+	return "unknown";
+}
+
+/* "RTL0", tuner type and gain count, both u32 big-endian (rtl_tcp's dongle_info_t).  We claim an
+ * R820T, the tuner clients know best, with its 29 gain steps. */
+void zcs_rtltcp_greeting(uint8_t out[ZCS_RTLTCP_GREETING_LEN])
+{
+	const uint32_t tuner = ZCS_RTLTCP_TUNER_R820T, gains = ZCS_RTLTCP_R820T_GAINS;
+
+	memcpy(out, "RTL0", 4);
+	for (int i = 0; i < 4; i++) {
+		out[4 + i] = (uint8_t)(tuner >> (24 - 8 * i));
+		out[8 + i] = (uint8_t)(gains >> (24 - 8 * i));
+	}
+}
+
+/* v >> 4 + 128 of the 12-bit value v, from each consumer type's own scaling (formats.h). */
+static uint8_t cu8_of12(int v)
+{
+	if (v < -2048)
+		v = -2048;
+	if (v > 2047)
+		v = 2047;
+	return (uint8_t)((v >> 4) + 128);
+}
+
+void zcs_rtltcp_to_cu8(uint8_t *dst, const uint8_t *src, size_t pairs, enum zcs_sample_type t,
+		       size_t pair_bytes)
+{
+	const size_t n = 2 * pairs;
+
+	switch (t) {
+	case ZCS_SAMPLE_CU8:
+		if (dst != src)
+			memcpy(dst, src, n);
+		return;
+	case ZCS_SAMPLE_CS16:
+		for (size_t i = 0; i < n; i++)   /* v << 4 as int16: the high byte is v >> 4 */
+			dst[i] = (uint8_t)(src[2 * i + 1] ^ 0x80);
+		return;
+	case ZCS_SAMPLE_CF32:
+		for (size_t i = 0; i < n; i++) {
+			const uint32_t w = zcs_get_le32(src + 4 * i);
+			float f;
+
+			memcpy(&f, &w, sizeof(f));
+			dst[i] = cu8_of12((int)lrintf(f * 2048.0f));
+		}
+		return;
+	case ZCS_SAMPLE_NATIVE:
+		if (pair_bytes == 3) {    /* p12: the 24-bit word I | Q << 12 */
+			for (size_t i = 0; i < pairs; i++) {
+				const uint8_t *p = src + 3 * i;
+
+				dst[2 * i] = (uint8_t)(((p[0] >> 4) | (p[1] << 4)) ^ 0x80);
+				dst[2 * i + 1] = (uint8_t)(p[2] ^ 0x80);
+			}
+			return;
+		}
+		if (pair_bytes == 4) {    /* i16: the 12-bit value in an int16 */
+			for (size_t i = 0; i < n; i++)
+				dst[i] = cu8_of12((int16_t)zcs_get_le16(src + 2 * i));
+			return;
+		}
+		/* i8 is cs8 */
+		__attribute__((fallthrough));
+	case ZCS_SAMPLE_CS8:
+		for (size_t i = 0; i < n; i++)
+			dst[i] = (uint8_t)(src[i] ^ 0x80);
+		return;
+	}
+}
+
+static void log_cmd(struct zcs_sink *s, const uint8_t *c)
+{
+	const uint32_t param = (uint32_t)c[1] << 24 | (uint32_t)c[2] << 16 | (uint32_t)c[3] << 8 | c[4];
+	struct zcs_meta m;
+
+	atomic_fetch_add(&s->out->commands, 1);
+	if (c[0] == 0x02 && zcs_out_last_meta(s->out, &m) && m.sample_rate != param) {
+		zcs_out_log(s->out, "client %s: set_sample_rate %u ignored: the stream runs at "
+			    "%llu S/s (rates are set on the board)", s->peer, param,
+			    (unsigned long long)m.sample_rate);
+		return;
+	}
+	zcs_out_log(s->out, "client %s: %s %u ignored (tuning stays with the board)", s->peer,
+		    zcs_rtltcp_cmd_name(c[0]), param);
+}
+
+/* Takes whatever commands arrived, without waiting; detaches when the client closed. */
+static bool read_cmds(struct zcs_sink *s)
+{
+	struct rtltcp_client *c = s->kpriv;
+	uint8_t buf[256];
+	ssize_t n;
+
+	if (atomic_load(&s->state) != ZCS_SINK_ATTACHED)
+		return false;
+	while ((n = recv(s->fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+		for (ssize_t i = 0; i < n; i++) {
+			c->cmd[c->have++] = buf[i];
+			if (c->have == CMD_LEN) {
+				log_cmd(s, c->cmd);
+				c->have = 0;
+			}
+		}
+	}
+	if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+		zcs_out_log(s->out, "client %s left", s->peer);
+		zcs_out_detach(s);
+		return false;
+	}
+	return true;
+}
+
+static int rtltcp_open(struct zcs_out *out, const char *arg, char *err, size_t errlen)
+{
+	int ret = zcs_out_tcp_listen(out, arg, err, errlen);
+
+	if (ret < 0)
+		return ret;
+	for (size_t i = 0; i < out->nsinks; i++) {
+		struct rtltcp_client *c = calloc(1, sizeof(*c));
+
+		if (c)
+			c->cu8 = malloc(ZCS_BLOCK_BYTES);
+		out->sinks[i].kpriv = c;
+		if (!c || !c->cu8)
+			return -ENOMEM;   /* freed by close via the framework's cleanup */
+	}
+	return 0;
+}
+
+static int rtltcp_greet(struct zcs_sink *s)
+{
+	struct rtltcp_client *c = s->kpriv;
+	uint8_t g[ZCS_RTLTCP_GREETING_LEN];
+
+	c->have = 0;
+	zcs_rtltcp_greeting(g);
+	s->is_socket = true;
+	return zcs_out_write_all(s, s->fd, g, sizeof(g));
+}
+
+static void rtltcp_idle(struct zcs_sink *s)
+{
+	read_cmds(s);
+}
+
+static long rtltcp_write(struct zcs_sink *s, const struct zcs_block *b)
+{
+	struct rtltcp_client *c = s->kpriv;
+	const size_t pair = b->pairs ? b->len / b->pairs : 0;
+	const uint8_t *src = b->data;
+	int ret;
+
+	if (!read_cmds(s))
+		return -ENOTCONN;   /* already detached and logged */
+	if (s->out->type != ZCS_SAMPLE_CU8) {
+		zcs_rtltcp_to_cu8(c->cu8, b->data, b->pairs, s->out->type, pair);
+		src = c->cu8;
+	}
+	ret = zcs_out_write_all(s, s->fd, src, 2 * b->pairs);
+	return ret < 0 ? ret : (long)(2 * b->pairs);
+}
+
+static void rtltcp_close(struct zcs_out *out)
+{
+	for (size_t i = 0; i < out->nsinks; i++) {
+		struct rtltcp_client *c = out->sinks[i].kpriv;
+
+		if (c)
+			free(c->cu8);
+		free(c);
+		out->sinks[i].kpriv = NULL;
+	}
+}
+
+const struct zcs_out_ops zcs_out_rtltcp_ops = {
+	.prefix = "rtl_tcp:",
+	.server = true,
+	.open = rtltcp_open,
+	.idle = rtltcp_idle,
+	.greet = rtltcp_greet,
+	.write = rtltcp_write,
+	.close = rtltcp_close,
+};

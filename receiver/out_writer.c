@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: MIT
+/* The writer side of the outputs: each consumer's thread (wait, pop, write, detect departures),
+ * the servers' accept threads, and the helpers the kinds use to attach, detach and write. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "net.h"
+#include "output_kinds.h"
+
+void zcs_out_wake(struct zcs_sink *s)
+{
+	const uint64_t one = 1;
+
+	if (write(s->efd, &one, sizeof(one)) < 0) {
+		/* the counter cannot overflow at our rates; nothing to do */
+	}
+}
+
+void zcs_out_attach(struct zcs_sink *s, int fd, bool is_socket)
+{
+	struct zcs_out *out = s->out;
+
+	pthread_mutex_lock(&out->mu);
+	s->fd = fd;
+	s->is_socket = is_socket;
+	atomic_store(&s->state, ZCS_SINK_ATTACHED);
+	pthread_mutex_unlock(&out->mu);
+	atomic_fetch_add(&out->connects, 1);
+	atomic_fetch_add(&out->consumers, 1);
+}
+
+void zcs_out_detach(struct zcs_sink *s)
+{
+	struct zcs_out *out = s->out;
+	struct zcs_block *b;
+
+	pthread_mutex_lock(&out->mu);
+	/* after this the receive thread no longer touches s->q */
+	atomic_store(&s->state, ZCS_SINK_DETACHING);
+	pthread_mutex_unlock(&out->mu);
+	while ((b = zcs_ring_pop(&s->q))) {
+		if (b->type == ZCS_BLOCK_DATA)
+			atomic_fetch_add(&out->unread, 1);
+		zcs_out_block_put(out->set, b);
+	}
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+	atomic_fetch_sub(&out->consumers, 1);
+	atomic_store(&s->state, ZCS_SINK_FREE);
+}
+
+
+
+
+int zcs_out_write_all(struct zcs_sink *s, int fd, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n;
+
+		if (s->is_socket)
+			n = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		else
+			n = write(fd, p, len);
+		if (n > 0) {
+			p += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+
+			if (zcs_out_stopping(s->out))
+				return -ECANCELED;
+			poll(&pfd, 1, ZCS_OUT_TICK_MS);
+			continue;
+		}
+		if (n < 0 && errno == EPIPE && !s->is_socket) {
+			/* Writer threads block every signal, so the SIGPIPE of a pipe write is left
+			 * pending on this thread: take it, the process never sees it. */
+			sigset_t pipe_set;
+			const struct timespec zero = { 0, 0 };
+
+			sigemptyset(&pipe_set);
+			sigaddset(&pipe_set, SIGPIPE);
+			sigtimedwait(&pipe_set, NULL, &zero);
+			return -EPIPE;
+		}
+		return n < 0 ? -errno : -EIO;
+	}
+	return 0;
+}
+
+long zcs_out_write_block(struct zcs_sink *s, const struct zcs_block *b)
+{
+	const int ret = zcs_out_write_all(s, s->fd, b->data, b->len);
+
+	return ret < 0 ? ret : (long)b->len;
+}
+
+/* ---- writer threads ---- */
+
+static void sink_wait(struct zcs_sink *s)
+{
+	const int st = atomic_load(&s->state);
+	/* an empty server slot has nothing to look after until a client or the end wakes it */
+	const int timeout = (s->out->ops->server && st == ZCS_SINK_FREE) ? -1 : ZCS_OUT_TICK_MS;
+	struct pollfd pfd = { .fd = s->efd, .events = POLLIN };
+	uint64_t v;
+
+	atomic_store(&s->sleeping, true);
+	atomic_thread_fence(memory_order_seq_cst);
+	if (zcs_ring_count(&s->q) == 0 && atomic_load(&s->state) != ZCS_SINK_PENDING &&
+	    !zcs_out_stopping(s->out))
+		poll(&pfd, 1, timeout);
+	atomic_store(&s->sleeping, false);
+	if (read(s->efd, &v, sizeof(v)) < 0) {
+		/* EAGAIN: nobody woke us, the tick did */
+	}
+}
+
+static void deliver(struct zcs_sink *s, const struct zcs_block *b)
+{
+	struct zcs_out *out = s->out;
+	long n;
+
+	if (atomic_load(&s->state) != ZCS_SINK_ATTACHED)
+		return;
+	if (b->type != ZCS_BLOCK_DATA) {
+		if (out->ops->event)
+			out->ops->event(s, b);
+		return;
+	}
+	n = out->ops->write(s, b);
+	if (n >= 0) {
+		atomic_fetch_add_explicit(&out->bytes, (uint64_t)n, memory_order_relaxed);
+		atomic_fetch_add_explicit(&out->blocks, 1, memory_order_relaxed);
+	} else if (n != -ECANCELED && atomic_load(&s->state) == ZCS_SINK_ATTACHED) {
+		atomic_fetch_add_explicit(&out->unread, 1, memory_order_relaxed);
+		zcs_out_log(out, "%s%sconsumer left (%s)", s->peer, s->peer[0] ? ": " : "",
+			    strerror((int)-n));
+		zcs_out_detach(s);
+	}
+}
+
+void *zcs_out_sink_main(void *arg)
+{
+	struct zcs_sink *s = arg;
+	struct zcs_out *out = s->out;
+	struct zcs_block *b;
+
+	while (!zcs_out_stopping(out)) {
+		if (atomic_load(&s->state) == ZCS_SINK_PENDING) {
+			const int fd = s->fd;
+
+			if (out->ops->greet && out->ops->greet(s) < 0) {
+				close(fd);
+				s->fd = -1;
+				atomic_store(&s->state, ZCS_SINK_FREE);
+				continue;
+			}
+			zcs_out_attach(s, fd, true);
+			zcs_out_log(out, "client %s came", s->peer);
+			continue;
+		}
+		atomic_store(&s->busy, true);
+		b = zcs_ring_pop(&s->q);
+		if (!b) {
+			atomic_store(&s->busy, false);
+			if (out->ops->idle)
+				out->ops->idle(s);
+			sink_wait(s);
+			continue;
+		}
+		deliver(s, b);
+		zcs_out_block_put(out->set, b);
+		atomic_store(&s->busy, false);
+	}
+	return NULL;
+}
+
+void *zcs_out_accept_main(void *arg)
+{
+	struct zcs_out *out = arg;
+
+	while (!zcs_out_stopping(out)) {
+		struct pollfd pfd = { .fd = out->listen_fd, .events = POLLIN };
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+		struct zcs_sink *s = NULL;
+		char peer[64];
+		int fd;
+
+		if (poll(&pfd, 1, ZCS_OUT_TICK_MS) <= 0)
+			continue;
+		fd = accept4(out->listen_fd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0)
+			continue;
+		{
+			struct zcs_addr a = { .ss = ss, .len = sl };
+
+			zcs_net_addr_str(&a, peer, sizeof(peer));
+		}
+		for (size_t i = 0; i < out->nsinks && !s; i++) {
+			int expect = ZCS_SINK_FREE;
+
+			if (atomic_compare_exchange_strong(&out->sinks[i].state, &expect,
+							   ZCS_SINK_CLAIMED))
+				s = &out->sinks[i];
+		}
+		if (!s) {
+			zcs_out_log(out, "client %s refused: already %d clients", peer,
+				    ZCS_OUT_MAX_CLIENTS);
+			close(fd);
+			continue;
+		}
+		s->fd = fd;
+		snprintf(s->peer, sizeof(s->peer), "%s", peer);
+		atomic_store(&s->state, ZCS_SINK_PENDING);
+		zcs_out_wake(s);
+	}
+	return NULL;
+}

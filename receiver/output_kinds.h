@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/* The internal interface between the output framework (outputs.c: block pool, queues, writer
+ * threads) and each output kind (out_*.c).  Not for the receive thread: it uses output.h. */
+#ifndef ZCS_OUTPUT_KINDS_H
+#define ZCS_OUTPUT_KINDS_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats.h"
+#include "output.h"
+#include "proto.h"
+#include "ring.h"
+
+/* Queue depth of an output with one consumer: 256 blocks = 16 MB, 200 ms of the fastest stream
+ * (80 MB/s cs16), enough to ride out a consumer's scheduling hiccup.  Pool memory that is never
+ * touched costs no RAM: blocks are reused LIFO, so only the working set becomes resident. */
+#define ZCS_OUT_QUEUE_BLOCKS 256
+/* Server kinds: clients at once, and each one's queue (8 MB: a network client runs at its
+ * link's pace anyway; a slow one only loses its own blocks). */
+#define ZCS_OUT_MAX_CLIENTS 4
+#define ZCS_OUT_CLIENT_QUEUE_BLOCKS 128
+/* Queue slots kept free of data so meta/gap/eos events still fit when data fills a queue. */
+#define ZCS_OUT_EVENT_SLOTS 16
+/* Writer threads look at their consumer (reconnect, commands, departures) this often. */
+#define ZCS_OUT_TICK_MS 100
+
+enum zcs_block_type {
+	ZCS_BLOCK_DATA = 0,
+	ZCS_BLOCK_META,
+	ZCS_BLOCK_GAP,
+	ZCS_BLOCK_EOS,
+};
+
+/* One pool block: samples, or one event.  Shared read-only by every queue holding it. */
+struct zcs_block {
+	atomic_uint refs;
+	enum zcs_block_type type;
+	bool filled;             /* GAP: zeros were committed in place of the lost samples */
+	uint64_t first_sample;   /* DATA: stream index of the first pair; GAP: of the first lost */
+	uint64_t pairs;          /* DATA: pairs held; GAP: pairs lost */
+	size_t len;              /* DATA: bytes held (whole pairs) */
+	struct zcs_meta meta;    /* META */
+	uint8_t *data;           /* ZCS_BLOCK_BYTES */
+	struct zcs_block *next_free;
+};
+
+enum zcs_sink_state {
+	ZCS_SINK_FREE = 0,    /* no consumer */
+	ZCS_SINK_CLAIMED,     /* a server's accept thread is handing it a client */
+	ZCS_SINK_PENDING,     /* a client fd is waiting to be greeted by the sink's thread */
+	ZCS_SINK_ATTACHED,    /* the receive thread queues blocks to it */
+	ZCS_SINK_DETACHING,   /* the consumer left; its queue is being emptied */
+};
+
+/* One consumer slot of an output: its own queue and writer thread. */
+struct zcs_sink {
+	struct zcs_out *out;
+	size_t index;
+	struct zcs_ring q;
+	int efd;                 /* eventfd: wakes the writer thread */
+	int fd;                  /* the consumer's fd while attached (closed by the framework) */
+	bool is_socket;          /* write with send(MSG_NOSIGNAL) */
+	atomic_int state;        /* enum zcs_sink_state */
+	atomic_bool sleeping;    /* the writer waits on efd: the receive thread must wake it */
+	atomic_bool busy;        /* the writer holds a block (drain check at destroy) */
+	bool wake_pending;       /* receive thread only: queued while wake-ups were deferred */
+	pthread_t thread;
+	bool thread_started;
+	char peer[64];           /* who the consumer is, for news */
+	void *kpriv;             /* per-consumer state of the kind */
+};
+
+struct zcs_out_ops;
+
+/* One -o output. */
+struct zcs_out {
+	struct zcs_outputs *set;
+	const struct zcs_out_ops *ops;
+	char name[64];
+	enum zcs_sample_type type;
+	void *priv;              /* the kind's state */
+	pthread_mutex_t mu;      /* sink attach/detach against the receive thread's queueing */
+	struct zcs_sink *sinks;
+	size_t nsinks;
+	int listen_fd;           /* server kinds: set by open, accepted on by the framework */
+	pthread_t accept_thread;
+	bool accept_started;
+	bool have_meta;          /* under mu: the latest metadata */
+	struct zcs_meta meta;
+	_Atomic uint64_t bytes, blocks, overruns, unread, connects, commands;
+	atomic_uint consumers;
+};
+
+/* What a kind provides.  All hooks but open and close run on the sink's own writer thread. */
+struct zcs_out_ops {
+	const char *prefix;      /* "fifo:" ... ("-" is the file kind) */
+	bool server;             /* ZCS_OUT_MAX_CLIENTS sinks fed from listen_fd's clients */
+	/* Parses arg (the spec after the prefix), opens files and sockets.  0 or -errno + err. */
+	int (*open)(struct zcs_out *out, const char *arg, char *err, size_t errlen);
+	/* Nothing to write: attach a consumer (fifo, tcp-connect) or look after one.  May be NULL. */
+	void (*idle)(struct zcs_sink *s);
+	/* A server handed s the client s->fd: greet it before any data (rtl_tcp).  <0 drops it. */
+	int (*greet)(struct zcs_sink *s);
+	/* Writes a data block; returns bytes delivered, or -errno: the consumer is gone (detached by
+	 * the framework) or -ECANCELED (stopping). */
+	long (*write)(struct zcs_sink *s, const struct zcs_block *b);
+	/* A META, GAP or EOS block, in order with the data.  May be NULL. */
+	void (*event)(struct zcs_sink *s, const struct zcs_block *b);
+	/* At destroy, after the writer threads stopped: finish and free priv/kpriv.  May be NULL. */
+	void (*close)(struct zcs_out *out);
+};
+
+extern const struct zcs_out_ops zcs_out_fifo_ops, zcs_out_tcp_ops, zcs_out_tcpc_ops,
+	zcs_out_udp_ops, zcs_out_file_ops, zcs_out_rtltcp_ops, zcs_out_sigmf_ops;
+
+/* --- between the framework's two files (outputs.c, out_writer.c) --- */
+
+/* Drops one reference; the last returns the block to the pool. */
+void zcs_out_block_put(struct zcs_outputs *o, struct zcs_block *b);
+/* Wakes the sink's writer thread. */
+void zcs_out_wake(struct zcs_sink *s);
+/* Thread bodies: a consumer's writer (arg: struct zcs_sink *), a server's accept loop (arg:
+ * struct zcs_out *). */
+void *zcs_out_sink_main(void *arg);
+void *zcs_out_accept_main(void *arg);
+
+/* --- framework services for the kinds (outputs.c, out_writer.c) --- */
+
+/* A consumer came: the receive thread queues to s from now on. */
+void zcs_out_attach(struct zcs_sink *s, int fd, bool is_socket);
+/* The consumer left: stop queueing, discard what was queued (counted unread), close s->fd. */
+void zcs_out_detach(struct zcs_sink *s);
+/* Writes len bytes to fd, waiting (in ZCS_OUT_TICK_MS steps, so stopping is noticed) when the
+ * consumer is behind.  0, -ECANCELED when stopping, or the consumer's -errno (EPIPE...). */
+int zcs_out_write_all(struct zcs_sink *s, int fd, const void *buf, size_t len);
+/* The generic data write: the block's bytes to s->fd. */
+long zcs_out_write_block(struct zcs_sink *s, const struct zcs_block *b);
+/* True once destroy gave up waiting and the writers must stop. */
+bool zcs_out_stopping(const struct zcs_out *out);
+/* The latest metadata the output saw (any thread).  False when none yet. */
+bool zcs_out_last_meta(struct zcs_out *out, struct zcs_meta *m);
+/* One line of news, "NAME: ..." to the set's log callback. */
+void zcs_out_log(struct zcs_out *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* --- shared by the TCP-server kinds (out_tcp.c) --- */
+
+/* "[ADDR:]PORT" -> out->listen_fd (127.0.0.1 when no address).  0 or -errno + err. */
+int zcs_out_tcp_listen(struct zcs_out *out, const char *arg, char *err, size_t errlen);
+/* Reads and discards what a client sent; detaches s when the client closed.  True if attached. */
+bool zcs_out_tcp_check(struct zcs_sink *s);
+
+/* --- rtl_tcp pieces, exposed for the unit test (out_rtltcp.c) --- */
+
+#define ZCS_RTLTCP_GREETING_LEN 12
+#define ZCS_RTLTCP_TUNER_R820T 5
+#define ZCS_RTLTCP_R820T_GAINS 29
+/* Writes the 12-byte "RTL0" greeting. */
+void zcs_rtltcp_greeting(uint8_t out[ZCS_RTLTCP_GREETING_LEN]);
+/* Name of a 5-byte command's code ("set_freq"...), "unknown" otherwise. */
+const char *zcs_rtltcp_cmd_name(uint8_t cmd);
+/* Converts pairs pairs of type t (pair_bytes each, which tells a native stream's wire format)
+ * to cu8 at dst (2 * pairs bytes).  dst may equal src only for t == cu8. */
+void zcs_rtltcp_to_cu8(uint8_t *dst, const uint8_t *src, size_t pairs, enum zcs_sample_type t,
+		       size_t pair_bytes);
+
+#endif

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/* zcs-recv's command line: one parse_opts() with getopt_long, every number range-checked, every
+ * bad flag or value refused with a message that names it. */
+#ifndef ZCS_RECV_OPTS_H
+#define ZCS_RECV_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rx.h"
+
+#define ZCS_RECV_MAX_OUTPUTS 16
+
+struct zcs_recv_opts {
+	struct zcs_rx_opts rx;
+	const char *outputs[ZCS_RECV_MAX_OUTPUTS];
+	size_t noutputs;
+	bool json;          /* statistics as JSON lines */
+	bool quiet;         /* no periodic statistics and no news; the summary still */
+	double interval;    /* seconds between statistics lines; 0 = none */
+};
+
+enum zcs_recv_parse {
+	ZCS_RECV_RUN = 0,
+	ZCS_RECV_HELP = 1,
+	ZCS_RECV_VERSION = 2,
+};
+
+/* Fills o from argv.  Returns an enum zcs_recv_parse, or -EINVAL with err naming the bad flag
+ * or value (the program then exits with status 2). */
+int zcs_recv_parse_opts(int argc, char **argv, struct zcs_recv_opts *o, char *err, size_t errlen);
+
+/* The --help text (the man page says the same). */
+const char *zcs_recv_usage(void);
+
+#endif

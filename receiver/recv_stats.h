@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* zcs-recv statistics: a snapshot of every counter, formatted as the once-a-second line (text or
+ * JSON) and as the final summary.  Formatting only: the program decides where lines go. */
+#ifndef ZCS_RECV_STATS_H
+#define ZCS_RECV_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "recv_opts.h"
+#include "rx.h"
+
+struct zcs_recv_snapshot {
+	uint64_t t_ns;                  /* monotonic time taken */
+	double seconds;                 /* since the program started */
+	struct zcs_rx_stats rx;
+	struct zcs_reorder_stats ro;
+	struct zcs_gapfill_stats gf;
+	size_t depth, window;           /* datagrams held now; window in use */
+	bool locked, have_meta;
+	uint32_t stream_id;
+	uint64_t rate, center_freq;
+	int32_t gain_mdb;
+	size_t nout;
+	struct zcs_output_stats out[ZCS_RECV_MAX_OUTPUTS];
+	uint64_t overruns;              /* sum over the outputs */
+};
+
+/* Takes every counter now.  start_ns is the program's start (monotonic). */
+void zcs_recv_snapshot_take(struct zcs_recv_snapshot *s, const struct zcs_rx *rx,
+			    struct zcs_outputs *o, uint64_t start_ns);
+
+/* One statistics line without newline: rates over the interval since prev (NULL: since start).
+ * Returns the length (snprintf's: truncated when >= len). */
+int zcs_recv_stats_line(char *buf, size_t len, const struct zcs_recv_snapshot *cur,
+			const struct zcs_recv_snapshot *prev);
+
+/* One JSON object on one line without newline; "type" is "stats" or, when final, "summary". */
+int zcs_recv_stats_json(char *buf, size_t len, const struct zcs_recv_snapshot *cur,
+			const struct zcs_recv_snapshot *prev, bool final);
+
+/* The multi-line text summary, ending in a newline. */
+int zcs_recv_stats_summary(char *buf, size_t len, const struct zcs_recv_snapshot *cur);
+
+#endif

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/* zcs-recv's receive thread: one UDP socket read with recvmmsg in batches, every datagram parsed
+ * and validated, one stream selected, metadata applied, sample datagrams put through the reorder
+ * window and the gap filler into the outputs.  rx.c does the socket, rx_stream.c the datagrams. */
+#ifndef ZCS_RX_H
+#define ZCS_RX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include "formats.h"
+#include "gapfill.h"
+#include "net.h"
+#include "output.h"
+#include "proto.h"
+#include "reorder.h"
+
+/* Called on the receive thread with one line of news (stream found, settings, restart, resync,
+ * discontinuity, end of stream); msg has no newline.  The program decides where it goes. */
+typedef void (*zcs_rx_log_fn)(void *ctx, const char *msg);
+
+struct zcs_rx_opts {
+	const char *listen;       /* "[GROUP|ADDR][:PORT]"; NULL or "" = every local address */
+	const char *iface;        /* --iface or NULL */
+	const char *source;       /* --source: source-specific join and sender filter, or NULL */
+	bool have_stream;         /* --stream given */
+	uint32_t stream_id;
+	size_t window;            /* --window datagrams; 0 = sized from the stream's rate */
+	uint64_t hold_ms;         /* --hold: silence before held datagrams are released; 0 = auto */
+	int rcvbuf;               /* SO_RCVBUF bytes wanted */
+	size_t max_dgram;         /* largest datagram accepted (buffer size) */
+	size_t batch;             /* datagrams per recvmmsg */
+	enum zcs_sample_type type;/* -F */
+	bool gap_drop;            /* --gap drop */
+	uint64_t count;           /* -n: 0 = unlimited */
+	bool exit_on_eos;
+	zcs_rx_log_fn log;
+	void *log_ctx;
+};
+
+#define ZCS_RX_DEFAULT_RCVBUF (32 * 1024 * 1024)
+#define ZCS_RX_DEFAULT_MAX_DGRAM 9216   /* a jumbo frame's payload */
+#define ZCS_RX_DEFAULT_BATCH 64
+#define ZCS_RX_MAX_WINDOW 1024          /* default cap of the automatic window, and its capacity */
+
+/* Reasons a datagram is dropped before the reorder window, besides enum zcs_proto_err (which
+ * index the same array below them). */
+enum zcs_rx_drop {
+	ZCS_RX_OVERSIZE = ZCS_PERR_COUNT,  /* longer than --max-datagram: cut off by the kernel */
+	ZCS_RX_INVALID_REASONS
+};
+
+/* Receive counters; see docs/receiver.md for the exact meaning of each. */
+struct zcs_rx_stats {
+	uint64_t datagrams;       /* every datagram read from the socket */
+	uint64_t bytes;           /* their UDP payload bytes */
+	uint64_t invalid;         /* datagrams rejected by the parser, the decompressor or for size */
+	uint64_t invalid_by[ZCS_RX_INVALID_REASONS]; /* ... by reason (index 0 unused) */
+	uint64_t filtered;        /* valid datagrams from a sender other than --source */
+	uint64_t foreign;         /* valid datagrams of a stream id other than the one followed */
+	uint64_t pre_meta;        /* sample datagrams dropped while the stream's metadata was unknown */
+	uint64_t meta;            /* metadata datagrams of the stream followed */
+	uint64_t sample_dgrams;   /* sample datagrams of the stream followed (before the window) */
+	uint64_t compressed;      /* of those, zstd-compressed ones decoded */
+	uint64_t socket_drops;    /* datagrams the socket dropped because its buffer was full */
+	uint64_t streams;         /* streams followed (the first, then each restart) */
+	uint64_t restarts;        /* sender restarts: a new stream id after an end or a silence */
+	uint64_t eos;             /* end-of-stream datagrams delivered */
+	uint64_t discont;         /* delivered datagrams flagged as a source discontinuity */
+	uint64_t idle_flushes;    /* times a silent stream's window was flushed */
+	int64_t age_ns;           /* wall clock now minus the newest sample's stamp (needs synced clocks) */
+	bool have_age;
+};
+
+/* One receive buffer; the reorder window holds them by index. */
+struct zcs_rx_buf {
+	uint8_t *data;
+	struct zcs_sample_hdr hdr;
+	const uint8_t *payload;   /* uncompressed samples */
+	bool held;                /* in the reorder window */
+};
+
+struct zcs_codec;
+
+struct zcs_rx {
+	struct zcs_rx_opts opt;
+	int fd;
+	struct zcs_addr source;   /* valid when opt.source */
+	struct zcs_outputs *out;
+	const struct zcs_kernels *k;
+	struct zcs_codec *codec;  /* NULL without zstd */
+	uint8_t *scratch;         /* decompression target */
+
+	/* buffers: window capacity + one batch, so a batch always finds free ones */
+	size_t nbufs;
+	uint8_t *mem;
+	struct zcs_rx_buf *bufs;
+	uint32_t *free_list;
+	size_t nfree;
+	struct mmsghdr *msgs;
+	struct iovec *iov;
+	struct sockaddr_storage *names;
+	uint8_t *ctrl;
+	size_t ctrl_len;
+	uint32_t *slot_buf;       /* buffer behind each batch slot */
+
+	/* the stream followed */
+	bool locked;
+	uint32_t stream_id;
+	bool have_meta;
+	struct zcs_meta meta;
+	bool need_start;          /* reorder window not yet placed for this stream */
+	bool have_pre_meta;       /* sample datagrams came before the metadata ... */
+	uint64_t pre_meta_high;   /* ... the highest of them */
+	bool ended;               /* its end-of-stream datagram was delivered */
+	uint64_t last_rx_ns;      /* monotonic time of its newest datagram */
+	uint64_t last_discont_log_ns;
+	uint64_t hold_ns;         /* silence after which held datagrams are released */
+	struct zcs_reorder ro;
+	struct zcs_gapfill gf;
+	bool done;                /* --count reached, or end of stream with --exit-on-eos */
+
+	uint64_t now_ns;          /* monotonic time of the current batch */
+	uint64_t out_wall_ns;     /* wall-clock time of the newest batch delivered */
+	struct zcs_rx_stats st;
+};
+
+/* Opens the socket (binding, joining, SO_RCVBUF, SO_RXQ_OVFL) and allocates every buffer. */
+int zcs_rx_open(struct zcs_rx *rx, const struct zcs_rx_opts *opt, struct zcs_outputs *out,
+		const struct zcs_kernels *k, char *err, size_t errlen);
+void zcs_rx_close(struct zcs_rx *rx);
+
+/* Waits up to timeout_ms for datagrams and handles what is ready (a bounded number of batches,
+ * so the caller's statistics and signals are served).  Returns 1 when done (--count reached or
+ * end of stream with --exit-on-eos), 0 otherwise, or -errno on a socket error. */
+int zcs_rx_step(struct zcs_rx *rx, int timeout_ms);
+
+/* Ends the stream followed as the program exits: releases what the window holds. */
+void zcs_rx_finish(struct zcs_rx *rx);
+
+/* The kernel-granted receive buffer, for the start-up line. */
+int zcs_rx_rcvbuf(const struct zcs_rx *rx);
+
+/* --- rx_stream.c: per-datagram logic, called by rx.c --- */
+
+/* Handles one datagram of len bytes in buffer b from sender `from`.  Returns true when the
+ * reorder window kept the buffer (it must not be reused until released). */
+bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t b, size_t len, const struct sockaddr *from);
+/* Time passed without datagrams: release held ones of a silent stream. */
+void zcs_rx_idle(struct zcs_rx *rx);
+/* Recomputes st.age_ns from the metadata's time stamp (once per step, not per datagram). */
+void zcs_rx_update_age(struct zcs_rx *rx);
+
+#endif

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: MIT
+/* What happens to each datagram once read (see rx.h): validation, the sender filter, which
+ * stream is followed (and when a new stream id is a sender restart), metadata, decompression,
+ * the reorder window, and the released datagrams into the gap filler. */
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "clock.h"
+#include "codec.h"
+#include "rx.h"
+#include "seq.h"
+
+/* A stream silent this long has gone: a new stream id then is its sender restarting.  Metadata
+ * comes at least every 500 ms, so 1.5 s of silence is three missed metadata datagrams. */
+#define SILENCE_NS (1500ULL * 1000 * 1000)
+/* Held datagrams are released when nothing has come for this long (at least; see hold_for). */
+#define HOLD_MIN_NS (100ULL * 1000 * 1000)
+/* The automatic window spans this much of the stream, so a hole delays samples at most this. */
+#define AUTO_WINDOW_NS (5ULL * 1000 * 1000)
+#define AUTO_WINDOW_MIN 64
+/* Discontinuity news at most once a second: a failing source must not flood the log. */
+#define DISCONT_LOG_NS ZCS_NS_PER_SEC
+
+static void say(struct zcs_rx *rx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void say(struct zcs_rx *rx, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	if (!rx->opt.log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	rx->opt.log(rx->opt.log_ctx, msg);
+}
+
+static void free_buf(struct zcs_rx *rx, uint32_t b, uint32_t cur)
+{
+	rx->bufs[b].held = false;
+	/* the buffer being handled stays in its batch slot; others return to the pool */
+	if (b != cur)
+		rx->free_list[rx->nfree++] = b;
+}
+
+/* Hands every event the window produced to the gap filler. */
+static void drain(struct zcs_rx *rx, uint32_t cur)
+{
+	struct zcs_reorder_event ev;
+
+	while (zcs_reorder_pop(&rx->ro, &ev)) {
+		if (ev.type == ZCS_REORDER_EV_LOST) {
+			zcs_gapfill_lost(&rx->gf, ev.count);
+		} else if (ev.type == ZCS_REORDER_EV_RESYNC) {
+			say(rx, "stream 0x%08" PRIx32 ": sequence jumped from %" PRIu64 " to %" PRIu64
+			    ": resynchronised (not counted as loss)", rx->stream_id, ev.count, ev.seq);
+			zcs_gapfill_restart(&rx->gf, rx->meta.samples_per_dgram);
+		} else {
+			const struct zcs_rx_buf *b = &rx->bufs[ev.handle];
+			const uint8_t flags = b->hdr.flags;
+
+			if (!rx->done) {
+				if (flags & ZCS_FLAG_DISCONT) {
+					rx->st.discont++;
+					if (rx->now_ns - rx->last_discont_log_ns >= DISCONT_LOG_NS) {
+						rx->last_discont_log_ns = rx->now_ns;
+						say(rx, "stream 0x%08" PRIx32 ": the sender lost samples at its source before sample %" PRIu64 " (%" PRIu64 " such so far)",
+						    rx->stream_id, b->hdr.first_sample, rx->st.discont);
+					}
+				}
+				zcs_gapfill_data(&rx->gf, &b->hdr, b->payload);
+				if (rx->gf.done)
+					rx->done = true;
+			}
+			if (flags & ZCS_FLAG_EOS && !rx->ended) {
+				rx->ended = true;
+				rx->st.eos++;
+				say(rx, "stream 0x%08" PRIx32 ": end of stream", rx->stream_id);
+				zcs_outputs_flush(rx->out);
+				zcs_outputs_eos(rx->out);
+				if (rx->opt.exit_on_eos)
+					rx->done = true;
+			}
+			free_buf(rx, ev.handle, cur);
+		}
+	}
+}
+
+/* Releases everything the window holds (the stream ended, went silent or is replaced). */
+static void flush_window(struct zcs_rx *rx, uint32_t cur)
+{
+	if (!zcs_reorder_started(&rx->ro) || zcs_reorder_depth(&rx->ro) == 0)
+		return;
+	zcs_reorder_flush(&rx->ro);
+	drain(rx, cur);
+	zcs_outputs_flush(rx->out);
+}
+
+static void follow(struct zcs_rx *rx, uint32_t id, const struct sockaddr *from)
+{
+	char a[96] = "?";
+	struct zcs_addr fa;
+
+	if (from->sa_family == AF_INET || from->sa_family == AF_INET6) {
+		memset(&fa, 0, sizeof(fa));
+		fa.len = from->sa_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+		memcpy(&fa.ss, from, fa.len);
+		zcs_net_addr_str(&fa, a, sizeof(a));
+	}
+	rx->locked = true;
+	rx->stream_id = id;
+	rx->have_meta = false;
+	rx->need_start = true;
+	rx->have_pre_meta = false;
+	rx->ended = false;
+	rx->st.streams++;
+	say(rx, "stream 0x%08" PRIx32 " from %s: waiting for its metadata", id, a);
+}
+
+/* Whether a valid datagram of stream id is to be handled (switching streams when due). */
+static bool select_stream(struct zcs_rx *rx, uint32_t id, const struct sockaddr *from)
+{
+	if (rx->opt.have_stream && id != rx->opt.stream_id)
+		return false;
+	if (!rx->locked) {
+		follow(rx, id, from);
+		return true;
+	}
+	if (id == rx->stream_id)
+		return true;
+	if (rx->ended || rx->now_ns - rx->last_rx_ns > SILENCE_NS) {
+		const uint32_t old = rx->stream_id;
+
+		flush_window(rx, UINT32_MAX);
+		if (!rx->ended)
+			zcs_outputs_eos(rx->out);
+		rx->st.restarts++;
+		say(rx, "sender restart: stream 0x%08" PRIx32 " %s, stream 0x%08" PRIx32 " begins", old,
+		    rx->ended ? "ended" : "went silent", id);
+		follow(rx, id, from);
+		return true;
+	}
+	return false;
+}
+
+static bool same_settings(const struct zcs_meta *a, const struct zcs_meta *b)
+{
+	return a->sample_rate == b->sample_rate && a->center_freq == b->center_freq &&
+	       a->bandwidth == b->bandwidth && a->gain_mdb == b->gain_mdb &&
+	       a->gain_mode == b->gain_mode && a->channel == b->channel && a->format == b->format &&
+	       a->samples_per_dgram == b->samples_per_dgram && a->flags == b->flags;
+}
+
+static const char *gain_mode_name(int m)
+{
+	switch (m) {
+	case ZCS_GAIN_MANUAL: return "manual";
+	case ZCS_GAIN_SLOW: return "slow";
+	case ZCS_GAIN_FAST: return "fast";
+	case ZCS_GAIN_HYBRID: return "hybrid";
+	default: return "unknown";
+	}
+}
+
+/* The window in datagrams: --window, or AUTO_WINDOW_NS of the stream rounded up to a power of
+ * two within [64, 1024]. */
+static size_t window_for(const struct zcs_rx *rx)
+{
+	const uint64_t spd = rx->meta.samples_per_dgram ? rx->meta.samples_per_dgram : 1;
+	uint64_t w;
+
+	if (rx->opt.window)
+		return rx->opt.window;
+	w = rx->meta.sample_rate * AUTO_WINDOW_NS / ZCS_NS_PER_SEC / spd;
+	if (w < AUTO_WINDOW_MIN)
+		w = AUTO_WINDOW_MIN;
+	if (w > ZCS_RX_MAX_WINDOW)
+		w = ZCS_RX_MAX_WINDOW;
+	return (size_t)w;
+}
+
+static void apply_meta(struct zcs_rx *rx, const struct zcs_meta *m)
+{
+	const bool first = !rx->have_meta;
+	const bool changed = first || !same_settings(&rx->meta, m);
+	uint64_t dgram_ns;
+
+	rx->st.meta++;
+	rx->meta = *m;
+	rx->have_meta = true;
+	if (!changed)
+		return;
+	/* a stream may be several minutes of silence on a slow link: hold at least 8 datagrams */
+	dgram_ns = m->sample_rate ? (uint64_t)m->samples_per_dgram * ZCS_NS_PER_SEC / m->sample_rate : 0;
+	rx->hold_ns = 8 * dgram_ns > HOLD_MIN_NS ? 8 * dgram_ns : HOLD_MIN_NS;
+	if (rx->opt.hold_ms)
+		rx->hold_ns = rx->opt.hold_ms * 1000000ULL;
+	zcs_outputs_meta(rx->out, m);
+	say(rx, "stream 0x%08" PRIx32 "%s: rate %.6g MS/s, frequency %.6f MHz, gain %.3f dB (%s), "
+	    "bandwidth %.6g MHz, format %s, %u samples/datagram, from %s (%s %s)", rx->stream_id,
+	    first ? "" : " changed", (double)m->sample_rate / 1e6, (double)m->center_freq / 1e6,
+	    m->gain_mdb / 1000.0, gain_mode_name(m->gain_mode), (double)m->bandwidth / 1e6,
+	    zcs_wire_name(m->format), (unsigned int)m->samples_per_dgram, m->sender, m->source,
+	    m->version);
+}
+
+/* True when the sender's address passes --source (its port too, when --source gave one). */
+static bool source_ok(const struct zcs_rx *rx, const struct sockaddr *from)
+{
+	const struct sockaddr *want = (const struct sockaddr *)&rx->source.ss;
+
+	if (!rx->opt.source)
+		return true;
+	if (from->sa_family != want->sa_family)
+		return false;
+	if (want->sa_family == AF_INET) {
+		const struct sockaddr_in *f = (const struct sockaddr_in *)(const void *)from;
+		const struct sockaddr_in *w = (const struct sockaddr_in *)(const void *)want;
+
+		return f->sin_addr.s_addr == w->sin_addr.s_addr &&
+		       (w->sin_port == 0 || w->sin_port == f->sin_port);
+	}
+	if (want->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *f = (const struct sockaddr_in6 *)(const void *)from;
+		const struct sockaddr_in6 *w = (const struct sockaddr_in6 *)(const void *)want;
+
+		return memcmp(&f->sin6_addr, &w->sin6_addr, sizeof(w->sin6_addr)) == 0 &&
+		       (w->sin6_port == 0 || w->sin6_port == f->sin6_port);
+	}
+	return false;
+}
+
+static void invalid(struct zcs_rx *rx, int reason)
+{
+	rx->st.invalid++;
+	rx->st.invalid_by[reason]++;
+}
+
+/* Decompresses a zstd payload into scratch and back into the buffer, behind the header. */
+static bool decompress(struct zcs_rx *rx, struct zcs_rx_buf *b)
+{
+	const size_t want = zcs_proto_sample_bytes(&b->hdr);
+	ssize_t n;
+
+	if (!rx->codec)
+		return false;
+	if (want > rx->opt.max_dgram - ZCS_PROTO_SAMPLE_HDR_SIZE)
+		return false;
+	n = zcs_codec_decompress(rx->codec, rx->scratch, want, b->payload, b->hdr.payload_len);
+	if (n < 0 || (size_t)n != want)
+		return false;
+	memcpy(b->data + ZCS_PROTO_SAMPLE_HDR_SIZE, rx->scratch, want);
+	b->payload = b->data + ZCS_PROTO_SAMPLE_HDR_SIZE;
+	rx->st.compressed++;
+	return true;
+}
+
+bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t bi, size_t len, const struct sockaddr *from)
+{
+	struct zcs_rx_buf *b = &rx->bufs[bi];
+	struct zcs_dgram dg;
+	const int ret = zcs_proto_parse(b->data, len, &dg);
+	enum zcs_reorder_verdict v;
+	uint32_t id;
+
+	if (ret < 0) {
+		invalid(rx, -ret < ZCS_PERR_COUNT ? -ret : ZCS_PERR_NONE);
+		return false;
+	}
+	id = dg.type == ZCS_DGRAM_META ? dg.meta.stream_id : dg.hdr.stream_id;
+	if (!source_ok(rx, from)) {
+		rx->st.filtered++;
+		return false;
+	}
+	if (!select_stream(rx, id, from)) {
+		rx->st.foreign++;
+		return false;
+	}
+	rx->last_rx_ns = rx->now_ns;
+	if (dg.type == ZCS_DGRAM_META) {
+		apply_meta(rx, &dg.meta);
+		return false;
+	}
+	rx->st.sample_dgrams++;
+	/* nothing goes out before the rate and format are known */
+	if (!rx->have_meta) {
+		rx->st.pre_meta++;
+		/* remembered so the window starts after them: they were seen, not lost */
+		if (!rx->have_pre_meta || zcs_seq_after(dg.hdr.seq, rx->pre_meta_high))
+			rx->pre_meta_high = dg.hdr.seq;
+		rx->have_pre_meta = true;
+		return false;
+	}
+	b->hdr = dg.hdr;
+	b->payload = dg.payload;
+	if ((dg.hdr.flags & ZCS_FLAG_ZSTD) && !decompress(rx, b)) {
+		invalid(rx, ZCS_PERR_DECOMPRESS);
+		return false;
+	}
+	if (rx->need_start) {
+		/* the metadata names the stream's next number: start there when this datagram is
+		 * within a window of it, so datagrams reordered or lost at the start count */
+		const size_t w = window_for(rx);
+		const int64_t d = zcs_seq_diff(dg.hdr.seq, rx->meta.next_seq);
+		uint64_t start = (d >= 0 && (uint64_t)d < w) ? rx->meta.next_seq : dg.hdr.seq;
+
+		if (rx->have_pre_meta && zcs_seq_after(rx->pre_meta_high + 1, start) &&
+		    !zcs_seq_after(rx->pre_meta_high + 1, dg.hdr.seq))
+			start = rx->pre_meta_high + 1;
+
+		zcs_reorder_reset(&rx->ro, start, w);
+		zcs_gapfill_restart(&rx->gf, rx->meta.samples_per_dgram);
+		rx->need_start = false;
+		say(rx, "stream 0x%08" PRIx32 ": starting at datagram %" PRIu64 ", reorder window %zu datagrams",
+		    rx->stream_id, start, rx->ro.window);
+	}
+	v = zcs_reorder_push(&rx->ro, dg.hdr.seq, bi);
+	if (v != ZCS_REORDER_ACCEPTED)
+		return false;
+	b->held = true;
+	drain(rx, bi);
+	return b->held;
+}
+
+void zcs_rx_update_age(struct zcs_rx *rx)
+{
+	const struct zcs_meta *m = &rx->meta;
+	double t;
+
+	/* the newest sample's stamp, from the metadata's (ref_sample, ref_time_ns) and the rate */
+	if (!rx->have_meta || m->ref_time_ns == 0 || m->sample_rate == 0 || !rx->gf.have_pos ||
+	    rx->out_wall_ns == 0)
+		return;
+	t = (double)m->ref_time_ns +
+	    (double)zcs_seq_diff(rx->gf.pos, m->ref_sample) * 1e9 / (double)m->sample_rate;
+	rx->st.age_ns = (int64_t)((double)rx->out_wall_ns - t);
+	rx->st.have_age = true;
+}
+
+void zcs_rx_idle(struct zcs_rx *rx)
+{
+	if (!rx->locked || zcs_reorder_depth(&rx->ro) == 0)
+		return;
+	if (rx->now_ns - rx->last_rx_ns < rx->hold_ns)
+		return;
+	rx->st.idle_flushes++;
+	flush_window(rx, UINT32_MAX);
+}
+
+void zcs_rx_finish(struct zcs_rx *rx)
+{
+	flush_window(rx, UINT32_MAX);
+	zcs_outputs_flush(rx->out);
+}

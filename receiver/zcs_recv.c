@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MIT
+/* zcs-recv: receives a zcs stream and hands it to SDR applications.  This file only wires the
+ * parts together: options, outputs, the receive loop, signals and the statistics lines. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "output.h"
+#include "recv_opts.h"
+#include "recv_stats.h"
+#include "rx.h"
+#include "zcs_config.h"
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+struct ui {
+	bool quiet, json, tty;
+	bool line_open;           /* an updating line is on the terminal and needs clearing */
+};
+
+static void clear_line(struct ui *u)
+{
+	if (u->line_open) {
+		fputs("\r\033[K", stderr);
+		u->line_open = false;
+	}
+}
+
+/* News from the receive thread and the output writers: one line each on stderr. */
+static void news(void *ctx, const char *msg)
+{
+	struct ui *u = ctx;
+
+	if (u->quiet)
+		return;
+	clear_line(u);
+	fprintf(stderr, "zcs-recv: %s\n", msg);
+}
+
+static void stats_line(struct ui *u, const struct zcs_recv_snapshot *cur,
+		       const struct zcs_recv_snapshot *prev)
+{
+	char line[8192];
+
+	if (u->json) {
+		zcs_recv_stats_json(line, sizeof(line), cur, prev, false);
+		fprintf(stderr, "%s\n", line);
+	} else if (u->tty) {
+		zcs_recv_stats_line(line, sizeof(line), cur, prev);
+		fprintf(stderr, "\r%s\033[K", line);
+		u->line_open = true;
+	} else {
+		zcs_recv_stats_line(line, sizeof(line), cur, prev);
+		fprintf(stderr, "%s\n", line);
+	}
+	fflush(stderr);
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	/* no SA_RESTART: poll() must return so the loop sees the flag */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	/* a consumer that leaves must be an EPIPE for its writer, not the end of the program */
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* Lets the writers empty their queues (bounded), so the summary counts what they wrote. */
+static void wait_drained(struct zcs_outputs *o, int timeout_ms)
+{
+	const uint64_t end = zcs_mono_ns() + (uint64_t)timeout_ms * 1000000ULL;
+
+	while (zcs_mono_ns() < end) {
+		struct zcs_output_stats st;
+		bool busy = false;
+
+		for (size_t i = 0; i < zcs_outputs_count(o); i++) {
+			zcs_outputs_stats(o, i, &st);
+			busy |= st.queued > 0;
+		}
+		if (!busy)
+			return;
+		usleep(5000);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static struct zcs_recv_snapshot cur, prev;
+	static struct zcs_recv_opts opts;
+	static struct zcs_rx rx;
+	struct zcs_outputs *out = NULL;
+	struct zcs_kernels k;
+	char err[512], text[8192];
+	struct ui u = { 0 };
+	uint64_t start_ns, next_tick = 0, period_ns;
+	int ret, status = 0;
+
+	ret = zcs_recv_parse_opts(argc, argv, &opts, err, sizeof(err));
+	if (ret < 0) {
+		fprintf(stderr, "zcs-recv: %s\nTry 'zcs-recv --help'.\n", err);
+		return 2;
+	}
+	if (ret == ZCS_RECV_HELP) {
+		fputs(zcs_recv_usage(), stdout);
+		return 0;
+	}
+	if (ret == ZCS_RECV_VERSION) {
+		printf("zcs-recv %s\n", ZCS_VERSION);
+		return 0;
+	}
+	u.quiet = opts.quiet;
+	u.json = opts.json;
+	u.tty = isatty(STDERR_FILENO);
+	install_signals();
+	start_ns = zcs_mono_ns();
+
+	zcs_kernels_init(&k, ZCS_ISA_BEST);
+	ret = zcs_outputs_create(&out, opts.rx.type);
+	if (ret < 0) {
+		fprintf(stderr, "zcs-recv: outputs: %s\n", strerror(-ret));
+		return 1;
+	}
+	zcs_outputs_set_log(out, news, &u);
+	for (size_t i = 0; i < opts.noutputs; i++) {
+		err[0] = 0;
+		ret = zcs_outputs_add(out, opts.outputs[i], err, sizeof(err));
+		if (ret < 0) {
+			fprintf(stderr, "zcs-recv: -o '%s': %s\n", opts.outputs[i],
+				err[0] ? err : strerror(-ret));
+			status = ret == -EINVAL ? 2 : 1;
+			goto out_outputs;
+		}
+	}
+	opts.rx.log = news;
+	opts.rx.log_ctx = &u;
+	err[0] = 0;
+	ret = zcs_rx_open(&rx, &opts.rx, out, &k, err, sizeof(err));
+	if (ret < 0) {
+		fprintf(stderr, "zcs-recv: %s\n", err[0] ? err : strerror(-ret));
+		status = ret == -EINVAL ? 2 : 1;
+		goto out_outputs;
+	}
+	ret = zcs_outputs_start(out);
+	if (ret < 0) {
+		fprintf(stderr, "zcs-recv: starting outputs: %s\n", strerror(-ret));
+		status = 1;
+		goto out_rx;
+	}
+	if (!u.quiet)
+		fprintf(stderr, "zcs-recv %s: listening on %s, receive buffer %d bytes, %s kernels, "
+			"%s to %zu output%s\n", ZCS_VERSION,
+			opts.rx.listen && *opts.rx.listen ? opts.rx.listen : "every address, port 5391",
+			zcs_rx_rcvbuf(&rx), zcs_isa_name(k.isa), zcs_sample_name(opts.rx.type),
+			opts.noutputs, opts.noutputs == 1 ? "" : "s");
+
+	period_ns = (uint64_t)(opts.interval * 1e9);
+	if (period_ns)
+		next_tick = start_ns + period_ns;
+	zcs_recv_snapshot_take(&prev, &rx, out, start_ns);
+	while (!stop_signal) {
+		int timeout = 100;
+		const uint64_t now = zcs_mono_ns();
+
+		if (period_ns && !u.quiet && now >= next_tick) {
+			zcs_recv_snapshot_take(&cur, &rx, out, start_ns);
+			stats_line(&u, &cur, &prev);
+			prev = cur;
+			/* skip ticks missed rather than printing a burst of them */
+			while (next_tick <= now)
+				next_tick += period_ns;
+		}
+		if (period_ns && next_tick > now && (next_tick - now) / 1000000 < (uint64_t)timeout)
+			timeout = (int)((next_tick - now) / 1000000) + 1;
+		ret = zcs_rx_step(&rx, timeout);
+		if (ret < 0) {
+			clear_line(&u);
+			fprintf(stderr, "zcs-recv: receive: %s\n", strerror(-ret));
+			status = 1;
+			break;
+		}
+		if (ret == 1)
+			break;
+	}
+	zcs_rx_finish(&rx);
+	if (rx.locked && !rx.ended)
+		zcs_outputs_eos(out);
+	wait_drained(out, 5000);
+	zcs_recv_snapshot_take(&cur, &rx, out, start_ns);
+	clear_line(&u);
+	if (u.json)
+		zcs_recv_stats_json(text, sizeof(text), &cur, NULL, true);
+	else
+		zcs_recv_stats_summary(text, sizeof(text), &cur);
+	fprintf(stderr, u.json ? "%s\n" : "%s", text);
+out_rx:
+	zcs_outputs_destroy(out, 5000);
+	out = NULL;
+	zcs_rx_close(&rx);
+out_outputs:
+	if (out)
+		zcs_outputs_destroy(out, 0);
+	return status;
+}

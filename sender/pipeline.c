@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+/* Setting up, starting, watching and ending the two-thread pipeline; the threads themselves live
+ * in pipeline_source.c and pipeline_send.c. */
+#include <errno.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "clock.h"
+#include "pipeline_impl.h"
+#include "proto.h"
+
+void zcs_pipeline_log(struct zcs_pipeline *p, const char *fmt, ...)
+{
+	char line[320];
+	va_list ap;
+
+	if (!p->cfg.log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	p->cfg.log(p->cfg.log_ctx, line);
+}
+
+void zcs_pipeline_pin(struct zcs_pipeline *p, int cpu, const char *who)
+{
+	cpu_set_t set;
+	int ret;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET((size_t)cpu, &set);
+	ret = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	if (ret)
+		zcs_pipeline_log(p, "cannot pin the %s thread to CPU%d: %s", who, cpu, strerror(ret));
+}
+
+/* Called by the send path (on the send thread) when the kernel is done with a train. */
+static void train_done(void *ctx, struct zcs_train *t)
+{
+	struct zcs_pipeline *const p = ctx;
+
+	/* cannot fail: the free ring holds every slot */
+	zcs_ring_push(&p->free, t);
+	zcs_doorbell_ring(&p->free_db);
+}
+
+int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_config *cfg,
+			char *log, size_t loglen, char *err, size_t errlen)
+{
+	struct zcs_pipeline *p;
+	size_t seg, dgrams;
+	int path = cfg->path;
+	int ret;
+
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	p->cfg = *cfg;
+	p->full_db.fd = p->free_db.fd = -1;
+	atomic_init(&p->stop, false);
+	atomic_init(&p->source_done, false);
+	atomic_init(&p->send_done, false);
+	p->pair_bytes = zcs_wire_pair_bytes(cfg->format);
+	p->spd = zcs_proto_max_samples(cfg->format, cfg->udp_payload);
+	if (p->pair_bytes == 0 || p->spd == 0) {
+		snprintf(err, errlen, "a datagram of %zu bytes holds no %s samples", cfg->udp_payload,
+			 zcs_wire_name(cfg->format));
+		ret = -EINVAL;
+		goto fail;
+	}
+	seg = ZCS_PROTO_SAMPLE_HDR_SIZE + p->spd * p->pair_bytes;
+	dgrams = zcs_train_max_dgrams(seg);
+	if (cfg->pace_rate) {
+		/* samples of 10 ms, in whole datagrams, rounded up */
+		const uint64_t want = cfg->pace_rate * ZCS_TRAIN_MAX_NS / ZCS_NS_PER_SEC;
+		const size_t n = (size_t)((want + p->spd - 1) / p->spd);
+
+		if (n < dgrams)
+			dgrams = n ? n : 1;
+	}
+	ret = zcs_kernels_init(&p->k, ZCS_ISA_BEST);
+	if (ret < 0) {
+		snprintf(err, errlen, "no conversion kernels: %s", strerror(-ret));
+		goto fail;
+	}
+	ret = zcs_train_pool_init(&p->pool, ZCS_PIPELINE_SLOTS, seg, dgrams);
+	if (ret < 0) {
+		snprintf(err, errlen, "cannot map %d train slots: %s", ZCS_PIPELINE_SLOTS,
+			 strerror(-ret));
+		goto fail;
+	}
+	if ((ret = zcs_ring_init(&p->full, ZCS_PIPELINE_SLOTS)) < 0 ||
+	    (ret = zcs_ring_init(&p->free, ZCS_PIPELINE_SLOTS)) < 0 ||
+	    (ret = zcs_doorbell_init(&p->full_db)) < 0 || (ret = zcs_doorbell_init(&p->free_db)) < 0) {
+		snprintf(err, errlen, "pipeline set-up: %s", strerror(-ret));
+		goto fail;
+	}
+	for (size_t i = 0; i < p->pool.nslots; i++)
+		zcs_ring_push(&p->free, &p->pool.trains[i]);
+	if (cfg->zstd_level) {
+		ret = zcs_codec_create(&p->codec, cfg->zstd_level);
+		if (ret < 0) {
+			snprintf(err, errlen, "zstd: %s", ret == -ENOTSUP ? "this build has no libzstd"
+									 : strerror(-ret));
+			goto fail;
+		}
+		/* compressed datagrams differ in length: GSO cannot carry them, one send each */
+		if (path == ZCS_PATH_AUTO)
+			path = ZCS_PATH_PLAIN;
+	}
+	ret = zcs_sendpath_open(&p->sp, cfg->fd, path, &p->pool, train_done, p, log, loglen, err,
+				errlen);
+	if (ret < 0)
+		goto fail;
+	p->pub.samples_per_dgram = p->spd;
+	p->pub.dgrams_per_train = dgrams;
+	p->pub.send_path = p->sp.kind;
+	*out = p;
+	return 0;
+fail:
+	zcs_pipeline_destroy(p);
+	return ret;
+}
+
+int zcs_pipeline_start(struct zcs_pipeline *p, char *err, size_t errlen)
+{
+	int ret;
+
+	ret = pthread_create(&p->send_thread, NULL, zcs_pipeline_send_main, p);
+	if (ret) {
+		snprintf(err, errlen, "cannot start the send thread: %s", strerror(ret));
+		return -ret;
+	}
+	p->send_started = true;
+	ret = pthread_create(&p->src_thread, NULL, zcs_pipeline_source_main, p);
+	if (ret) {
+		snprintf(err, errlen, "cannot start the source thread: %s", strerror(ret));
+		/* the send thread ends on its own once it sees the source is done */
+		atomic_store(&p->source_done, true);
+		zcs_doorbell_ring(&p->full_db);
+		return -ret;
+	}
+	p->src_started = true;
+	return 0;
+}
+
+void zcs_pipeline_stop(struct zcs_pipeline *p)
+{
+	atomic_store(&p->stop, true);
+	zcs_doorbell_ring(&p->free_db);
+}
+
+static uint64_t thread_cpu_ns(pthread_t t)
+{
+	clockid_t id;
+	struct timespec ts;
+
+	if (pthread_getcpuclockid(t, &id) || clock_gettime(id, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * ZCS_NS_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+void zcs_pipeline_stats(struct zcs_pipeline *p, struct zcs_pipeline_stats *o)
+{
+	const struct zcs_pipeline_stats *const s = &p->pub;
+	const bool src_done = atomic_load(&p->source_done), send_done = atomic_load(&p->send_done);
+
+	o->samples = ZCS_GET(s->samples);
+	o->datagrams = ZCS_GET(s->datagrams);
+	o->bytes = ZCS_GET(s->bytes);
+	o->trains = ZCS_GET(s->trains);
+	o->meta_sent = ZCS_GET(s->meta_sent);
+	o->discontinuities = ZCS_GET(s->discontinuities);
+	o->path.zc_sends = ZCS_GET(s->path.zc_sends);
+	o->path.zc_completions = ZCS_GET(s->path.zc_completions);
+	o->path.zc_copied = ZCS_GET(s->path.zc_copied);
+	o->path.send_errors = ZCS_GET(s->path.send_errors);
+	o->path.retries = ZCS_GET(s->path.retries);
+	o->path.demotions = ZCS_GET(s->path.demotions);
+	o->path.dropped_trains = ZCS_GET(s->path.dropped_trains);
+	o->send_path = ZCS_GET(s->send_path);
+	o->samples_per_dgram = s->samples_per_dgram;
+	o->dgrams_per_train = s->dgrams_per_train;
+	/* a finished thread left its final figure; a running one is asked through its clock */
+	o->src_cpu_ns = src_done || !p->src_started ? ZCS_GET(s->src_cpu_ns)
+						    : thread_cpu_ns(p->src_thread);
+	o->send_cpu_ns = send_done || !p->send_started ? ZCS_GET(s->send_cpu_ns)
+						       : thread_cpu_ns(p->send_thread);
+	o->finished = src_done && send_done;
+}
+
+int zcs_pipeline_join(struct zcs_pipeline *p, char *err, size_t errlen)
+{
+	if (p->src_started)
+		pthread_join(p->src_thread, NULL);
+	if (p->send_started)
+		pthread_join(p->send_thread, NULL);
+	p->src_started = p->send_started = false;
+	if (p->src_err) {
+		snprintf(err, errlen, "%s", p->src_msg);
+		return p->src_err;
+	}
+	if (p->send_err) {
+		snprintf(err, errlen, "%s", p->send_msg);
+		return p->send_err;
+	}
+	return 0;
+}
+
+void zcs_pipeline_destroy(struct zcs_pipeline *p)
+{
+	if (!p)
+		return;
+	if (p->sp.zc_table)
+		zcs_sendpath_close(&p->sp);
+	zcs_codec_destroy(p->codec);
+	zcs_doorbell_close(&p->full_db);
+	zcs_doorbell_close(&p->free_db);
+	zcs_ring_free(&p->full);
+	zcs_ring_free(&p->free);
+	zcs_train_pool_free(&p->pool);
+	free(p);
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/* The two-core pipeline of zcs-send: a source thread converts blocks straight into wire-ready
+ * trains and a send thread (pinned, CPU1 by default) sends them; slots travel between them on two
+ * SPSC rings and return only after the kernel is done with them. */
+#ifndef ZCS_PIPELINE_H
+#define ZCS_PIPELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sendpath.h"
+#include "source.h"
+
+struct zcs_pipeline_config {
+	struct zcs_source *src;       /* opened; the pipeline reads it from its source thread */
+	int fd;                       /* connected UDP socket */
+	int format;                   /* enum zcs_wire_format */
+	size_t udp_payload;           /* largest datagram (header included) */
+	uint64_t count;               /* samples to send, 0 = until the source ends or a stop */
+	uint64_t pace_rate;           /* samples per second to pace at, 0 = as fast as possible */
+	int zstd_level;               /* 0 = no compression */
+	int path;                     /* enum zcs_path_kind (ZCS_PATH_AUTO to probe) */
+	int cpu_src, cpu_send;        /* CPU to pin each thread to, -1 = leave */
+	uint32_t stream_id;
+	const char *sender_name;      /* host name for the metadata */
+	const char *source_name;      /* "tone", "iio", ... for the metadata */
+	/* Log lines from the threads (path changes, pinning trouble); may be NULL. */
+	void (*log)(void *ctx, const char *line);
+	void *log_ctx;
+};
+
+/* A snapshot of the counters, readable at any time from any thread. */
+struct zcs_pipeline_stats {
+	uint64_t samples;             /* I/Q pairs sent */
+	uint64_t datagrams;           /* sample datagrams sent */
+	uint64_t bytes;               /* UDP payload bytes of sample datagrams */
+	uint64_t trains;
+	uint64_t meta_sent;
+	uint64_t discontinuities;     /* source discontinuities */
+	struct zcs_sendpath_stats path;
+	int send_path;                /* enum zcs_path_kind now running */
+	uint64_t src_cpu_ns;          /* CPU time of each thread so far */
+	uint64_t send_cpu_ns;
+	size_t samples_per_dgram;
+	size_t dgrams_per_train;
+	bool finished;                /* both threads have ended */
+};
+
+struct zcs_pipeline;
+
+/* Sets everything up (pool, send path probe, codec) without starting threads, so a failure here
+ * leaves nothing half-started.  log gets the line naming the send path.  Returns 0 or -errno with
+ * err set. */
+int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_config *cfg,
+			char *log, size_t loglen, char *err, size_t errlen);
+/* Starts both threads.  Returns 0 or -errno with err set. */
+int zcs_pipeline_start(struct zcs_pipeline *p, char *err, size_t errlen);
+/* Asks for a stop: the source finishes its current train, the send thread sends what is queued,
+ * then the end-of-stream datagram.  Safe from any thread. */
+void zcs_pipeline_stop(struct zcs_pipeline *p);
+void zcs_pipeline_stats(struct zcs_pipeline *p, struct zcs_pipeline_stats *out);
+/* Waits for both threads.  Returns 0, or -errno with err set when the source or the send path
+ * failed (the end of stream was still sent). */
+int zcs_pipeline_join(struct zcs_pipeline *p, char *err, size_t errlen);
+void zcs_pipeline_destroy(struct zcs_pipeline *p);
+
+#endif

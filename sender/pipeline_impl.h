@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/* The pipeline's shared state, for pipeline.c and its two thread files only. */
+#ifndef ZCS_PIPELINE_IMPL_H
+#define ZCS_PIPELINE_IMPL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "codec.h"
+#include "doorbell.h"
+#include "formats.h"
+#include "pipeline.h"
+#include "ring.h"
+#include "train.h"
+
+/* 64 slots of up to 64 KB: 4 MB, about 45 ms of p12 at 30.72 MS/s, enough to ride out a
+ * scheduling hiccup of either thread; both rings hold every slot, so a push never fails. */
+#define ZCS_PIPELINE_SLOTS 64
+/* Paced trains span at most 10 ms of samples, so pacing stays smooth at low rates. */
+#define ZCS_TRAIN_MAX_NS 10000000ULL
+
+/* Store and load one counter with no tearing; a snapshot need not be consistent across fields. */
+#define ZCS_PUB(dst, v) __atomic_store_n(&(dst), (v), __ATOMIC_RELAXED)
+#define ZCS_GET(src) __atomic_load_n(&(src), __ATOMIC_RELAXED)
+
+struct zcs_pipeline {
+	struct zcs_pipeline_config cfg;
+	struct zcs_kernels k;
+	struct zcs_train_pool pool;
+	struct zcs_sendpath sp;
+	struct zcs_codec *codec;
+	size_t spd;                   /* samples per full datagram */
+	size_t pair_bytes;
+	struct zcs_ring full, free;   /* source -> send, send -> source */
+	struct zcs_doorbell full_db, free_db;
+	pthread_t src_thread, send_thread;
+	bool src_started, send_started;
+	atomic_bool stop;
+	atomic_bool source_done;      /* the source pushed its last train */
+	atomic_bool send_done;
+	int src_err, send_err;        /* -errno when a thread failed */
+	char src_msg[256], send_msg[256];
+	struct zcs_pipeline_stats pub; /* published counters (ZCS_PUB / ZCS_GET) */
+};
+
+void *zcs_pipeline_source_main(void *arg);
+void *zcs_pipeline_send_main(void *arg);
+/* Pins the calling thread; logs (does not fail) when it cannot. */
+void zcs_pipeline_pin(struct zcs_pipeline *p, int cpu, const char *who);
+void zcs_pipeline_log(struct zcs_pipeline *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

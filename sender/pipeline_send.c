@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: MIT
+/* The send thread: sends trains in order on the running send path, metadata before the first
+ * train, on every change and at least every 500 ms, and the end-of-stream datagram last. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "clock.h"
+#include "pipeline_impl.h"
+#include "proto.h"
+#include "zcs_config.h"
+
+/* The protocol asks for metadata at least every 500 ms; 400 leaves room for scheduling. */
+#define META_INTERVAL_NS (400 * 1000000ULL)
+/* Zero-copy completions still owed at exit are waited for this long. */
+#define DRAIN_NS (2 * ZCS_NS_PER_SEC)
+
+struct send_state {
+	struct zcs_pipeline *p;
+	struct zcs_radio_info info;
+	uint32_t meta_version;
+	uint64_t next_meta_ns;
+	uint64_t next_seq;        /* of the next sample datagram */
+	uint64_t next_sample;     /* index of the next sample */
+	uint64_t ref_sample, ref_time_ns; /* first sample of the last train and its wall clock */
+	uint64_t samples, datagrams, bytes, trains, metas;
+	uint8_t side[ZCS_PROTO_META_SIZE]; /* the small side slot for metadata and end of stream */
+};
+
+static void send_meta(struct send_state *s)
+{
+	struct zcs_pipeline *const p = s->p;
+	struct zcs_meta m = {
+		.stream_id = p->cfg.stream_id,
+		.meta_version = s->meta_version,
+		.next_seq = s->next_seq,
+		.ref_sample = s->ref_sample,
+		.ref_time_ns = s->ref_time_ns,
+		.sample_rate = s->info.sample_rate,
+		.center_freq = s->info.center_freq,
+		.bandwidth = s->info.bandwidth,
+		.gain_mdb = s->info.gain_mdb,
+		.gain_mode = s->info.gain_mode,
+		.channel = s->info.channel,
+		.format = (uint8_t)p->cfg.format,
+		.flags = p->codec ? ZCS_META_FLAG_ZSTD : 0,
+		.samples_per_dgram = (uint16_t)p->spd,
+	};
+	size_t len;
+
+	snprintf(m.sender, sizeof(m.sender), "%s", p->cfg.sender_name ? p->cfg.sender_name : "");
+	snprintf(m.version, sizeof(m.version), "%s", ZCS_VERSION);
+	snprintf(m.source, sizeof(m.source), "%s", p->cfg.source_name ? p->cfg.source_name : "");
+	len = zcs_proto_write_meta(s->side, &m);
+	if (zcs_sendpath_send_small(&p->sp, s->side, len) == 0)
+		s->metas++;
+	s->next_meta_ns = zcs_mono_ns() + META_INTERVAL_NS;
+}
+
+static void send_eos(struct send_state *s)
+{
+	struct zcs_pipeline *const p = s->p;
+	const struct zcs_sample_hdr h = {
+		.stream_id = p->cfg.stream_id, .seq = s->next_seq, .first_sample = s->next_sample,
+		.samples = 0, .payload_len = 0, .format = (uint8_t)p->cfg.format,
+		.flags = ZCS_FLAG_EOS,
+	};
+
+	zcs_proto_write_sample_hdr(s->side, &h);
+	zcs_sendpath_send_small(&p->sp, s->side, ZCS_PROTO_SAMPLE_HDR_SIZE);
+}
+
+static void publish(struct send_state *s)
+{
+	struct zcs_pipeline *const p = s->p;
+	struct zcs_pipeline_stats *const o = &p->pub;
+	const struct zcs_sendpath_stats *const st = &p->sp.st;
+
+	ZCS_PUB(o->samples, s->samples);
+	ZCS_PUB(o->datagrams, s->datagrams);
+	ZCS_PUB(o->bytes, s->bytes);
+	ZCS_PUB(o->trains, s->trains);
+	ZCS_PUB(o->meta_sent, s->metas);
+	ZCS_PUB(o->path.zc_sends, st->zc_sends);
+	ZCS_PUB(o->path.zc_completions, st->zc_completions);
+	ZCS_PUB(o->path.zc_copied, st->zc_copied);
+	ZCS_PUB(o->path.send_errors, st->send_errors);
+	ZCS_PUB(o->path.retries, st->retries);
+	ZCS_PUB(o->path.demotions, st->demotions);
+	ZCS_PUB(o->path.dropped_trains, st->dropped_trains);
+	ZCS_PUB(o->send_path, p->sp.kind);
+}
+
+static void failed(struct zcs_pipeline *p, int ret)
+{
+	p->send_err = ret;
+	snprintf(p->send_msg, sizeof(p->send_msg), "send: %s", strerror(-ret));
+	zcs_pipeline_stop(p);
+}
+
+/* Hands queued sends to the kernel and deals with the ones that failed. */
+static void flush(struct send_state *s)
+{
+	struct zcs_pipeline *const p = s->p;
+	char line[256] = "";
+	const int ret = p->send_err ? 0 : zcs_sendpath_flush(&p->sp, line, sizeof(line));
+
+	if (line[0])
+		zcs_pipeline_log(p, "%s", line);
+	if (ret < 0)
+		failed(p, ret);
+}
+
+/* Waits for a train, a completion, or the next metadata time.  Returns the train or NULL. */
+static struct zcs_train *next_train(struct send_state *s)
+{
+	struct zcs_pipeline *const p = s->p;
+	struct zcs_train *t;
+	uint64_t now;
+	int wait_ms;
+
+	zcs_sendpath_reap(&p->sp);
+	t = zcs_ring_pop(&p->full);
+	if (t)
+		return t;
+	/* nothing more to batch with: what is queued goes out before the wait */
+	flush(s);
+	now = zcs_mono_ns();
+	if (now >= s->next_meta_ns) {
+		send_meta(s);
+		now = zcs_mono_ns();
+	}
+	wait_ms = (int)((s->next_meta_ns - now) / 1000000) + 1;
+	if (wait_ms > 100)
+		wait_ms = 100;
+	zcs_doorbell_arm(&p->full_db);
+	t = zcs_ring_pop(&p->full);
+	if (!t && !atomic_load(&p->source_done))
+		zcs_sendpath_wait(&p->sp, p->full_db.fd, wait_ms);
+	zcs_doorbell_disarm(&p->full_db);
+	return t ? t : zcs_ring_pop(&p->full);
+}
+
+void *zcs_pipeline_send_main(void *arg)
+{
+	struct zcs_pipeline *const p = arg;
+	struct send_state s = { .p = p, .info = p->cfg.src->info, .meta_version = 1 };
+	char line[256];
+
+	zcs_pipeline_pin(p, p->cfg.cpu_send, "send");
+	s.ref_time_ns = zcs_wall_ns();
+	send_meta(&s); /* before any sample, so a receiver knows the stream from its first datagram */
+	for (;;) {
+		struct zcs_train *t = next_train(&s);
+		int ret;
+
+		if (!t) {
+			if (atomic_load(&p->source_done) && zcs_ring_count(&p->full) == 0)
+				break;
+			continue;
+		}
+		if (p->send_err) {
+			/* the path is gone: hand the slot back so the source can notice the stop */
+			zcs_ring_push(&p->free, t);
+			zcs_doorbell_ring(&p->free_db);
+			continue;
+		}
+		s.ref_sample = t->first_sample;
+		s.ref_time_ns = t->wall_ns;
+		if (t->meta_changed) {
+			s.info = t->info;
+			s.meta_version++;
+			send_meta(&s);
+		} else if (zcs_mono_ns() >= s.next_meta_ns) {
+			send_meta(&s);
+		}
+		line[0] = '\0';
+		s.datagrams += t->count;
+		s.bytes += t->bytes;
+		s.samples += t->samples;
+		s.trains++;
+		s.next_seq = t->first_seq + t->count;
+		s.next_sample = t->first_sample + t->samples;
+		ret = zcs_sendpath_send(&p->sp, t, line, sizeof(line));
+		if (line[0])
+			zcs_pipeline_log(p, "%s", line);
+		if (ret < 0)
+			failed(p, ret);
+		publish(&s);
+	}
+	flush(&s);
+	send_eos(&s);
+	if (zcs_sendpath_drain(&p->sp, zcs_mono_ns() + DRAIN_NS))
+		zcs_pipeline_log(p, "%zu zero-copy completions still missing at exit", p->sp.inflight);
+	publish(&s);
+	ZCS_PUB(p->pub.send_cpu_ns, zcs_clock_ns(CLOCK_THREAD_CPUTIME_ID));
+	atomic_store(&p->send_done, true);
+	return NULL;
+}

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: MIT
+/* The source thread: reads blocks from the source and converts each straight into the datagrams
+ * of a train slot (the samples' only copy), writes the headers, paces, and hands trains on. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bytes.h"
+#include "clock.h"
+#include "pipeline_impl.h"
+#include "proto.h"
+
+/* How often the source is asked whether someone else retuned the radio. */
+#define POLL_INFO_NS ZCS_NS_PER_SEC
+
+struct src_state {
+	struct zcs_pipeline *p;
+	const int16_t *ptr;     /* unconsumed part of the last block */
+	size_t avail;           /* pairs there */
+	uint32_t events;        /* ZCS_SRC_* not yet applied to a train */
+	uint64_t seq;           /* next datagram */
+	uint64_t sample;        /* next sample index */
+	uint64_t next_poll_ns;
+	struct zcs_radio_info info;
+	bool ended;             /* count reached, end of source, stop or error */
+	uint8_t *zbuf;          /* one datagram's raw payload, for compression */
+};
+
+static uint64_t remaining(const struct src_state *s)
+{
+	const uint64_t count = s->p->cfg.count;
+
+	return count ? count - s->sample : UINT64_MAX;
+}
+
+/* Makes s->avail > 0, or sets s->ended.  Returns 0 or -errno (fatal, message in p->src_msg). */
+static int next_block(struct src_state *s)
+{
+	struct zcs_pipeline *const p = s->p;
+	struct zcs_source *const src = p->cfg.src;
+	const uint64_t left = remaining(s);
+
+	while (s->avail == 0) {
+		const size_t max = left < SIZE_MAX / 4 ? (size_t)left : SIZE_MAX / 4;
+		uint32_t ev = 0;
+		ssize_t n;
+
+		if (left == 0 || atomic_load(&p->stop)) {
+			s->ended = true;
+			return 0;
+		}
+		if (src->ops->poll_info && zcs_mono_ns() >= s->next_poll_ns) {
+			s->next_poll_ns = zcs_mono_ns() + POLL_INFO_NS;
+			if (src->ops->poll_info(src, &s->info) == 1)
+				s->events |= ZCS_SRC_RETUNED;
+		}
+		n = src->ops->read(src, &s->ptr, max, &ev, p->src_msg, sizeof(p->src_msg));
+		if (n == -EAGAIN)
+			continue;
+		if (n < 0) {
+			s->ended = true;
+			return (int)n;
+		}
+		if (n == 0) {
+			s->ended = true;
+			return 0;
+		}
+		s->avail = (size_t)n;
+		s->events |= ev;
+		if (ev & ZCS_SRC_RETUNED)
+			src->ops->poll_info(src, &s->info);
+	}
+	return 0;
+}
+
+/* Writes the header of datagram k (samples already packed at its payload), compresses when asked.
+ * Returns the datagram's length. */
+static size_t finish_dgram(struct src_state *s, struct zcs_train *t, size_t k, size_t samples,
+			   uint8_t flags)
+{
+	struct zcs_pipeline *const p = s->p;
+	uint8_t *const dg = t->buf + k * p->pool.seg_size;
+	uint8_t *const payload = dg + ZCS_PROTO_SAMPLE_HDR_SIZE;
+	const size_t raw = samples * p->pair_bytes;
+	struct zcs_sample_hdr h = {
+		.stream_id = p->cfg.stream_id, .seq = s->seq, .first_sample = s->sample,
+		.samples = (uint16_t)samples, .payload_len = (uint16_t)raw,
+		.format = (uint8_t)p->cfg.format, .flags = flags,
+	};
+
+	if (p->codec) {
+		const ssize_t z = zcs_codec_compress(p->codec, s->zbuf, raw, payload, raw);
+
+		if (z > 0) {
+			memcpy(payload, s->zbuf, (size_t)z);
+			h.payload_len = (uint16_t)z;
+			h.flags |= ZCS_FLAG_ZSTD;
+		}
+	}
+	zcs_proto_write_sample_hdr(dg, &h);
+	s->seq++;
+	s->sample += samples;
+	return ZCS_PROTO_SAMPLE_HDR_SIZE + h.payload_len;
+}
+
+/* Fills a train: full datagrams until the train is full, the source ends, or an event (a
+ * discontinuity or a retune) must start a new train so its flag or metadata lands exactly. */
+static int fill_train(struct src_state *s, struct zcs_train *t)
+{
+	struct zcs_pipeline *const p = s->p;
+	const zcs_pack_fn pack = p->k.pack[p->cfg.format];
+	int ret = 0;
+
+	t->count = 0;
+	t->bytes = 0;
+	t->samples = 0;
+	t->variable = p->codec != NULL;
+	t->meta_changed = false;
+	t->first_seq = s->seq;
+	t->first_sample = s->sample;
+	t->wall_ns = zcs_wall_ns();
+	for (size_t k = 0; k < p->pool.max_dgrams && !s->ended; k++) {
+		uint8_t *const payload = t->buf + k * p->pool.seg_size + ZCS_PROTO_SAMPLE_HDR_SIZE;
+		size_t filled = 0;
+		uint8_t flags = 0;
+		bool cut = false;
+
+		while (filled < p->spd) {
+			size_t n;
+
+			ret = next_block(s);
+			if (ret < 0 || s->ended)
+				break;
+			if (s->events) {
+				if (filled || k) {
+					cut = true; /* the event belongs at the start of a train */
+					break;
+				}
+				if (s->events & ZCS_SRC_DISCONT)
+					flags |= ZCS_FLAG_DISCONT;
+				if (s->events & ZCS_SRC_RETUNED) {
+					t->meta_changed = true;
+					t->info = s->info;
+				}
+				s->events = 0;
+			}
+			n = p->spd - filled;
+			if (n > s->avail)
+				n = s->avail;
+			if (n > remaining(s) - filled)
+				n = (size_t)(remaining(s) - filled);
+			if (n == 0) {
+				s->ended = true;
+				break;
+			}
+			pack(payload + filled * p->pair_bytes, s->ptr, n);
+			s->ptr += 2 * n;
+			s->avail -= n;
+			filled += n;
+		}
+		if (filled) {
+			t->lens[k] = (uint16_t)finish_dgram(s, t, k, filled, flags);
+			t->bytes += t->lens[k];
+			t->samples += filled;
+			t->count++;
+		}
+		/* a short datagram may only be a train's last (GSO segments are equal but the last) */
+		if (ret < 0 || cut || filled < p->spd)
+			break;
+	}
+	ZCS_PUB(p->pub.discontinuities, p->cfg.src->discontinuities);
+	return ret;
+}
+
+/* Sleeps until the train's last sample is due: absolute times, so errors never accumulate. */
+static void pace(const struct zcs_pipeline *p, uint64_t t0, uint64_t samples_end)
+{
+	const uint64_t r = p->cfg.pace_rate;
+
+	if (!r)
+		return;
+	zcs_sleep_until_ns(t0 + samples_end / r * ZCS_NS_PER_SEC +
+			   samples_end % r * ZCS_NS_PER_SEC / r);
+}
+
+static struct zcs_train *get_free(struct zcs_pipeline *p)
+{
+	struct zcs_train *t;
+
+	while (!(t = zcs_ring_pop(&p->free))) {
+		if (atomic_load(&p->stop))
+			return NULL;
+		zcs_doorbell_arm(&p->free_db);
+		t = zcs_ring_pop(&p->free);
+		if (!t && !atomic_load(&p->stop))
+			zcs_doorbell_wait(&p->free_db, 100);
+		zcs_doorbell_disarm(&p->free_db);
+		if (t)
+			break;
+	}
+	return t;
+}
+
+void *zcs_pipeline_source_main(void *arg)
+{
+	struct zcs_pipeline *const p = arg;
+	struct src_state s = { .p = p, .info = p->cfg.src->info };
+	struct zcs_train *spare = NULL;
+	uint64_t t0;
+	int ret = 0;
+
+	zcs_pipeline_pin(p, p->cfg.cpu_src, "source");
+	s.next_poll_ns = zcs_mono_ns() + POLL_INFO_NS;
+	s.zbuf = p->codec ? malloc(p->spd * p->pair_bytes) : NULL;
+	if (p->codec && !s.zbuf) {
+		snprintf(p->src_msg, sizeof(p->src_msg), "out of memory");
+		ret = -ENOMEM;
+		goto out;
+	}
+	t0 = zcs_mono_ns();
+	while (!s.ended) {
+		struct zcs_train *t = spare ? spare : get_free(p);
+
+		spare = NULL;
+		if (!t)
+			break;
+		ret = fill_train(&s, t);
+		if (t->count == 0) {
+			spare = t; /* nothing in it: keep it for the next round */
+			if (ret < 0)
+				break;
+			continue;
+		}
+		pace(p, t0, t->first_sample + t->samples);
+		zcs_ring_push(&p->full, t);
+		zcs_doorbell_ring(&p->full_db);
+		if (ret < 0)
+			break;
+	}
+	/* a spare slot goes back through the send thread's ring of full trains would be wrong; it is
+	 * simply not used again: the pool is freed as a whole */
+out:
+	free(s.zbuf);
+	if (ret < 0)
+		p->src_err = ret;
+	ZCS_PUB(p->pub.src_cpu_ns, zcs_clock_ns(CLOCK_THREAD_CPUTIME_ID));
+	atomic_store(&p->source_done, true);
+	zcs_doorbell_ring(&p->full_db);
+	return NULL;
+}

@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: MIT
+/* Parsing and checking zcs-send's options: every number through zcs_cli_parse_*, every option
+ * that does not apply to the chosen source or destination refused by name. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "formats.h"
+#include "proto.h"
+#include "send_opts.h"
+#include "sendpath.h"
+#include "wire.h"
+#include "zcs_config.h"
+
+enum {
+	OPT_FREQ = 256, OPT_GAIN, OPT_BW, OPT_CHANNEL, OPT_TONE, OPT_AMPLITUDE, OPT_NOISE, OPT_SEED,
+	OPT_FILE_TYPE, OPT_LOOP, OPT_MTU, OPT_TTL, OPT_IFACE, OPT_MCAST_LOOP, OPT_ZSTD,
+	OPT_SEND_PATH, OPT_CPUS, OPT_JSON, OPT_UNPACED,
+};
+
+/* Options given, to check combinations once everything is read. */
+#define G_RATE (1u << 0)
+#define G_RADIO (1u << 1)     /* --freq --gain --bw --channel --uri */
+#define G_TONE (1u << 2)
+#define G_SYNTH (1u << 3)     /* --amplitude --seed */
+#define G_NOISE (1u << 4)
+#define G_FILE (1u << 5)      /* --file-type */
+#define G_LOOP (1u << 6)
+#define G_MCAST (1u << 7)     /* --ttl --mcast-loop */
+#define G_PATH (1u << 8)
+
+static const struct option long_opts[] = {
+	{ "format", required_argument, NULL, 'f' },
+	{ "source", required_argument, NULL, 's' },
+	{ "uri", required_argument, NULL, 'u' },
+	{ "rate", required_argument, NULL, 'r' },
+	{ "count", required_argument, NULL, 'n' },
+	{ "freq", required_argument, NULL, OPT_FREQ },
+	{ "gain", required_argument, NULL, OPT_GAIN },
+	{ "bw", required_argument, NULL, OPT_BW },
+	{ "channel", required_argument, NULL, OPT_CHANNEL },
+	{ "tone", required_argument, NULL, OPT_TONE },
+	{ "amplitude", required_argument, NULL, OPT_AMPLITUDE },
+	{ "noise", no_argument, NULL, OPT_NOISE },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "file-type", required_argument, NULL, OPT_FILE_TYPE },
+	{ "loop", no_argument, NULL, OPT_LOOP },
+	{ "mtu", required_argument, NULL, OPT_MTU },
+	{ "ttl", required_argument, NULL, OPT_TTL },
+	{ "iface", required_argument, NULL, OPT_IFACE },
+	{ "mcast-loop", no_argument, NULL, OPT_MCAST_LOOP },
+	{ "zstd", optional_argument, NULL, OPT_ZSTD },
+	{ "send-path", required_argument, NULL, OPT_SEND_PATH },
+	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "unpaced", no_argument, NULL, OPT_UNPACED },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static const char *range_word(int ret)
+{
+	return ret == -ERANGE ? "out of range" : "not a number";
+}
+
+/* "SRC,SEND": each a CPU number or "-" (leave unpinned); "none" for both. */
+static int parse_cpus(struct zcs_send_opts *o, const char *s, char *err, size_t errlen)
+{
+	char a[32], b[32];
+	const char *comma = strchr(s, ',');
+	uint64_t v;
+
+	if (strcmp(s, "none") == 0) {
+		o->cpu_src = o->cpu_send = -1;
+		return 0;
+	}
+	if (!comma || (size_t)(comma - s) >= sizeof(a) || strlen(comma + 1) >= sizeof(b))
+		return fail(err, errlen, "--cpus '%s': expected SRC,SEND (e.g. 0,1; '-' leaves one unpinned)", s);
+	memcpy(a, s, (size_t)(comma - s));
+	a[comma - s] = '\0';
+	strcpy(b, comma + 1);
+	if (strcmp(a, "-") == 0)
+		o->cpu_src = -1;
+	else if (zcs_cli_parse_u64(a, 0, CPU_SETSIZE - 1, &v) == 0)
+		o->cpu_src = (int)v;
+	else
+		return fail(err, errlen, "--cpus '%s': bad source CPU '%s'", s, a);
+	if (strcmp(b, "-") == 0)
+		o->cpu_send = -1;
+	else if (zcs_cli_parse_u64(b, 0, CPU_SETSIZE - 1, &v) == 0)
+		o->cpu_send = (int)v;
+	else
+		return fail(err, errlen, "--cpus '%s': bad send CPU '%s'", s, b);
+	return 0;
+}
+
+static int parse_source(struct zcs_send_opts *o, const char *s, char *err, size_t errlen)
+{
+	if (strcmp(s, "iio") == 0 || strcmp(s, "tone") == 0 || strcmp(s, "noise") == 0) {
+		o->src.kind = s;
+	} else if (strcmp(s, "-") == 0 || strcmp(s, "stdin") == 0 || strcmp(s, "file:-") == 0) {
+		o->src.kind = "stdin";
+		o->src.path = "-";
+	} else if (strncmp(s, "file:", 5) == 0 && s[5]) {
+		o->src.kind = "file";
+		o->src.path = s + 5;
+	} else {
+		return fail(err, errlen, "--source '%s': expected iio, tone, noise, file:PATH or -", s);
+	}
+	return 0;
+}
+
+static int parse_gain(struct zcs_send_opts *o, const char *s, char *err, size_t errlen)
+{
+	static const struct { const char *name; int mode; } modes[] = {
+		{ "slow", ZCS_GAIN_SLOW }, { "fast", ZCS_GAIN_FAST }, { "hybrid", ZCS_GAIN_HYBRID },
+		{ "slow_attack", ZCS_GAIN_SLOW }, { "fast_attack", ZCS_GAIN_FAST },
+	};
+	double db;
+	int ret;
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		if (strcmp(s, modes[i].name) == 0) {
+			o->src.gain_mode = modes[i].mode;
+			return 0;
+		}
+	}
+	/* the AD9361's manual range is about -3..71 dB; the device refuses what it cannot do */
+	ret = zcs_cli_parse_double(s, -20.0, 100.0, &db);
+	if (ret < 0)
+		return fail(err, errlen, "--gain '%s': expected dB (-20..100), slow, fast or hybrid", s);
+	o->src.gain_set = true;
+	o->src.gain_mdb = (int32_t)lround(db * 1000.0);
+	o->src.gain_mode = ZCS_GAIN_MANUAL;
+	return 0;
+}
+
+static int parse_dest(struct zcs_send_opts *o, char *err, size_t errlen)
+{
+	char why[ZCS_NET_ERR_LEN] = "";
+	const struct sockaddr_storage *ss = &o->addr.ss;
+	bool any = false;
+
+	if (zcs_net_parse_addr(&o->addr, o->dest, ZCS_DEFAULT_PORT, why, sizeof(why)) < 0)
+		return fail(err, errlen, "destination '%s': %s", o->dest, why);
+	if (ss->ss_family == AF_INET) {
+		struct sockaddr_in sin;
+
+		memcpy(&sin, ss, sizeof(sin));
+		any = sin.sin_addr.s_addr == htonl(INADDR_ANY);
+	} else if (ss->ss_family == AF_INET6) {
+		struct sockaddr_in6 sin6;
+
+		memcpy(&sin6, ss, sizeof(sin6));
+		any = IN6_IS_ADDR_UNSPECIFIED(&sin6.sin6_addr);
+	}
+	if (any)
+		return fail(err, errlen, "destination '%s': needs a host or group to send to", o->dest);
+	if (zcs_net_port(&o->addr) == 0)
+		return fail(err, errlen, "destination '%s': port 0 cannot be sent to", o->dest);
+	return 0;
+}
+
+/* Everything that depends on more than one option. */
+static int check_combinations(struct zcs_send_opts *o, unsigned given, char *err, size_t errlen)
+{
+	const char *const kind = o->src.kind;
+	const bool iio = strcmp(kind, "iio") == 0;
+	const bool synth = strcmp(kind, "tone") == 0 || strcmp(kind, "noise") == 0;
+	const bool file = strcmp(kind, "file") == 0 || strcmp(kind, "stdin") == 0;
+	size_t payload;
+
+	if (iio && !ZCS_HAVE_IIO)
+		return fail(err, errlen, "--source iio: this build has no libiio (use -s tone, noise, file:PATH or -)");
+	if (!iio && (given & G_RADIO))
+		return fail(err, errlen, "--freq, --gain, --bw, --channel and --uri apply to -s iio only (source is %s)", kind);
+	if (!synth && (given & (G_TONE | G_SYNTH | G_NOISE)))
+		return fail(err, errlen, "--tone, --amplitude, --noise and --seed apply to -s tone or noise only (source is %s)", kind);
+	if (strcmp(kind, "noise") == 0 && (given & (G_TONE | G_NOISE)))
+		return fail(err, errlen, "--tone and --noise apply to -s tone (-s noise is noise alone)");
+	if (!file && (given & (G_FILE | G_LOOP)))
+		return fail(err, errlen, "--file-type and --loop apply to file:PATH and - only (source is %s)", kind);
+	if (strcmp(kind, "stdin") == 0 && (given & G_LOOP))
+		return fail(err, errlen, "--loop: standard input cannot be rewound");
+	if (iio && o->unpaced)
+		return fail(err, errlen, "-r max and --unpaced: the radio sets the pace of -s iio");
+	if (!iio && o->src.rate == 0)
+		o->src.rate = ZCS_SEND_DEFAULT_RATE;
+	if (synth && !(given & G_TONE))
+		o->src.tone_hz = (double)o->src.rate / 10.0;
+	if (synth && fabs(o->src.tone_hz) > (double)o->src.rate / 2.0)
+		return fail(err, errlen, "--tone %g: beyond the Nyquist limit of +-%g Hz at rate %llu",
+			    o->src.tone_hz, (double)o->src.rate / 2.0, (unsigned long long)o->src.rate);
+	if (o->zstd_level && o->path != ZCS_PATH_AUTO && o->path != ZCS_PATH_PLAIN)
+		return fail(err, errlen, "--zstd with --send-path %s: compressed datagrams differ in size, "
+			    "so they go one per send (--send-path plain or auto)", zcs_path_name(o->path));
+	if (!o->dest)
+		return fail(err, errlen, "missing destination (HOST[:PORT], [IPV6][:PORT] or a multicast group)");
+	if (parse_dest(o, err, errlen) < 0)
+		return -EINVAL;
+	if ((given & G_MCAST) && !zcs_net_is_multicast(&o->addr))
+		return fail(err, errlen, "--ttl and --mcast-loop apply to multicast destinations only ('%s' is not one)", o->dest);
+	payload = zcs_proto_udp_payload(o->mtu, zcs_net_is_ipv6(&o->addr));
+	if (zcs_proto_max_samples(o->format, payload) == 0)
+		return fail(err, errlen, "--mtu %zu: too small for one %s sample over %s", o->mtu,
+			    zcs_wire_name(o->format), zcs_net_is_ipv6(&o->addr) ? "IPv6" : "IPv4");
+	if (!o->cpus_given) {
+		o->cpu_src = -1;
+		o->cpu_send = ZCS_SEND_DEFAULT_CPU_SEND;
+	}
+	return 0;
+}
+
+static void set_defaults(struct zcs_send_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->format = ZCS_WIRE_P12;
+	o->src.kind = "iio";
+	o->src.uri = "local:";
+	o->src.file_type = -1;
+	o->src.gain_mode = -1;
+	o->src.amplitude = 0.5;
+	o->src.seed = 1;
+	o->mtu = ZCS_PROTO_DEFAULT_MTU;
+	o->path = ZCS_PATH_AUTO;
+	o->cpu_src = -1;
+	o->cpu_send = -1;
+}
+
+/* One option; returns 0, or a parse result >= 1 to stop, or -EINVAL. */
+static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *given,
+		     char *err, size_t errlen)
+{
+	uint64_t v;
+	double d;
+	int ret;
+
+	switch (c) {
+	case 'f':
+		o->format = zcs_wire_from_name(arg);
+		if (o->format < 0)
+			return fail(err, errlen, "--format '%s': expected i8, p12 or i16", arg);
+		return 0;
+	case 's':
+		return parse_source(o, arg, err, errlen);
+	case 'u':
+		o->src.uri = arg;
+		*given |= G_RADIO;
+		return 0;
+	case 'r':
+		*given |= G_RATE;
+		if (strcmp(arg, "max") == 0) {
+			o->unpaced = true;
+			return 0;
+		}
+		/* the AD9361 runs 0.52..61.44 MS/s; files and synthetic sources may go lower */
+		ret = zcs_cli_parse_u64(arg, 1, 1000000000, &o->src.rate);
+		if (ret < 0)
+			return fail(err, errlen, "--rate '%s': %s (samples per second, 1..1G, or max)", arg, range_word(ret));
+		return 0;
+	case 'n':
+		ret = zcs_cli_parse_u64(arg, 1, UINT64_MAX / 2, &o->count);
+		if (ret < 0)
+			return fail(err, errlen, "--count '%s': %s (samples, >= 1)", arg, range_word(ret));
+		return 0;
+	case OPT_FREQ:
+		*given |= G_RADIO;
+		ret = zcs_cli_parse_u64(arg, 1, 100000000000ULL, &o->src.freq);
+		if (ret < 0)
+			return fail(err, errlen, "--freq '%s': %s (Hz, e.g. 915M)", arg, range_word(ret));
+		return 0;
+	case OPT_GAIN:
+		*given |= G_RADIO;
+		return parse_gain(o, arg, err, errlen);
+	case OPT_BW:
+		*given |= G_RADIO;
+		ret = zcs_cli_parse_u64(arg, 1, 1000000000, &o->src.bw);
+		if (ret < 0)
+			return fail(err, errlen, "--bw '%s': %s (Hz, e.g. 20M)", arg, range_word(ret));
+		return 0;
+	case OPT_CHANNEL:
+		*given |= G_RADIO;
+		if (strcmp(arg, "rx1") == 0)
+			o->src.channel = 0;
+		else if (strcmp(arg, "rx2") == 0)
+			o->src.channel = 1;
+		else
+			return fail(err, errlen, "--channel '%s': expected rx1 or rx2", arg);
+		return 0;
+	case OPT_TONE:
+		*given |= G_TONE;
+		ret = zcs_cli_parse_double(arg, -1e9, 1e9, &o->src.tone_hz);
+		if (ret < 0 && arg[0] == '-') {
+			/* negative tones are legal; the parser may take only magnitudes */
+			ret = zcs_cli_parse_double(arg + 1, 0, 1e9, &d);
+			o->src.tone_hz = -d;
+		}
+		if (ret < 0)
+			return fail(err, errlen, "--tone '%s': %s (Hz, may be negative)", arg, range_word(ret));
+		return 0;
+	case OPT_AMPLITUDE:
+		*given |= G_SYNTH;
+		ret = zcs_cli_parse_double(arg, 0.0, 1.0, &o->src.amplitude);
+		if (ret < 0)
+			return fail(err, errlen, "--amplitude '%s': %s (0..1 of full scale)", arg, range_word(ret));
+		return 0;
+	case OPT_NOISE:
+		*given |= G_NOISE;
+		o->src.noise = true;
+		return 0;
+	case OPT_SEED:
+		*given |= G_SYNTH;
+		ret = zcs_cli_parse_u64(arg, 0, UINT64_MAX, &o->src.seed);
+		if (ret < 0)
+			return fail(err, errlen, "--seed '%s': %s", arg, range_word(ret));
+		return 0;
+	case OPT_FILE_TYPE:
+		*given |= G_FILE;
+		ret = zcs_sample_from_name(arg);
+		if (ret < 0 || ret == ZCS_SAMPLE_NATIVE)
+			return fail(err, errlen, "--file-type '%s': expected cs16, cs8, cu8 or cf32", arg);
+		o->src.file_type = ret;
+		return 0;
+	case OPT_LOOP:
+		*given |= G_LOOP;
+		o->src.loop = true;
+		return 0;
+	case OPT_MTU:
+		ret = zcs_cli_parse_u64(arg, ZCS_PROTO_MIN_MTU, 65535, &v);
+		if (ret < 0)
+			return fail(err, errlen, "--mtu '%s': %s (%d..65535 bytes)", arg, range_word(ret), ZCS_PROTO_MIN_MTU);
+		o->mtu = (size_t)v;
+		return 0;
+	case OPT_TTL:
+		*given |= G_MCAST;
+		ret = zcs_cli_parse_u64(arg, 1, 255, &v);
+		if (ret < 0)
+			return fail(err, errlen, "--ttl '%s': %s (1..255)", arg, range_word(ret));
+		o->tx.ttl = (int)v;
+		return 0;
+	case OPT_IFACE:
+		if (!arg[0] || strlen(arg) >= 16)
+			return fail(err, errlen, "--iface '%s': not an interface name", arg);
+		o->tx.iface = arg;
+		return 0;
+	case OPT_MCAST_LOOP:
+		*given |= G_MCAST;
+		o->tx.mcast_loop = true;
+		return 0;
+	case OPT_ZSTD:
+		if (!ZCS_HAVE_ZSTD)
+			return fail(err, errlen, "--zstd: this build has no libzstd");
+		o->zstd_level = ZCS_SEND_DEFAULT_ZSTD;
+		if (arg) {
+			ret = zcs_cli_parse_u64(arg, 1, 19, &v);
+			if (ret < 0)
+				return fail(err, errlen, "--zstd='%s': %s (level 1..19)", arg, range_word(ret));
+			o->zstd_level = (int)v;
+		}
+		return 0;
+	case OPT_SEND_PATH:
+		*given |= G_PATH;
+		o->path = zcs_path_from_name(arg);
+		if (o->path < ZCS_PATH_AUTO)
+			return fail(err, errlen, "--send-path '%s': expected auto, uring-zc, msg-zc, gso or plain", arg);
+		if (o->path == ZCS_PATH_URING_ZC && !ZCS_HAVE_URING)
+			return fail(err, errlen, "--send-path uring-zc: this build has no liburing");
+		return 0;
+	case OPT_CPUS:
+		o->cpus_given = true;
+		return parse_cpus(o, arg, err, errlen);
+	case OPT_UNPACED:
+		o->unpaced = true;
+		return 0;
+	case OPT_JSON:
+		o->json = true;
+		return 0;
+	case 'q':
+		o->quiet = true;
+		return 0;
+	case 'h':
+		return ZCS_SEND_HELP;
+	case 'V':
+		return ZCS_SEND_VERSION;
+	default:
+		return fail(err, errlen, "internal: option %d", c);
+	}
+}
+
+int zcs_send_parse_opts(struct zcs_send_opts *o, int argc, char **argv, char *err, size_t errlen)
+{
+	unsigned given = 0;
+	int c, ret;
+
+	set_defaults(o);
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":f:s:u:r:n:qhV", long_opts, NULL)) != -1) {
+		const char *const bad = argv[optind - 1];
+
+		if (c == '?') {
+			if (optopt)
+				return fail(err, errlen, "unknown option '-%c' (see --help)", optopt);
+			return fail(err, errlen, "unknown option '%s' (see --help)", bad);
+		}
+		if (c == ':')
+			return fail(err, errlen, "option '%s' needs a value (see --help)", bad);
+		ret = parse_one(o, c, optarg, &given, err, errlen);
+		if (ret != 0)
+			return ret;
+	}
+	if (optind < argc)
+		o->dest = argv[optind++];
+	if (optind < argc)
+		return fail(err, errlen, "unexpected argument '%s' (one destination only)", argv[optind]);
+	return check_combinations(o, given, err, errlen);
+}
+
+const char *zcs_send_usage(void)
+{
+	return
+"Usage: zcs-send [OPTIONS] DEST\n"
+"Stream I/Q samples from an SDR (or a tone, noise, a file, standard input) over UDP.\n"
+"\n"
+"DEST is HOST[:PORT], [IPV6][:PORT] or a multicast group (IPv4 or IPv6); the default\n"
+"port is 5391.\n"
+"\n"
+"Stream:\n"
+"  -f, --format FMT      wire format: i8, p12 (packed 12-bit, default) or i16\n"
+"  -n, --count N         send N samples, then end the stream (default: no limit)\n"
+"  -r, --rate SPS        sample rate: set on the radio, or the pace of tone, noise and\n"
+"                        file sources (default 1M for those); 'max' = unpaced\n"
+"      --unpaced         do not pace (the rate is still announced)\n"
+"      --zstd[=LEVEL]    compress each datagram with zstd (level 1..19, default 3);\n"
+"                        datagrams then go one per send (send path plain)\n"
+"Source:\n"
+"  -s, --source SRC      iio (default), tone, noise, file:PATH, or - for standard input\n"
+"  -u, --uri URI         libiio context: local: (default), ip:HOST, usb:...\n"
+"      --freq HZ         RX LO frequency (iio)\n"
+"      --gain DB|MODE    manual gain in dB, or slow, fast, hybrid AGC (iio)\n"
+"      --bw HZ           RF bandwidth (iio)\n"
+"      --channel CH      rx1 (default) or rx2 (iio)\n"
+"                        radio settings not given are left as the radio has them\n"
+"      --tone HZ         tone frequency, may be negative (default rate/10)\n"
+"      --amplitude A     tone or noise amplitude, 0..1 of full scale (default 0.5)\n"
+"      --noise           add noise to the tone (at amplitude/8)\n"
+"      --seed N          seed of the tone phase and the noise (default 1)\n"
+"      --file-type T     cs16 (12-bit LSB-aligned), cs8, cu8 or cf32 (default: by the\n"
+"                        file's suffix .cs16 .cs8 .cu8 .cf32 .cfile, else cs16)\n"
+"      --loop            start the file again at its end\n"
+"Network:\n"
+"      --mtu BYTES       path MTU; sets the datagram size (default 1500)\n"
+"      --ttl N           multicast hop limit (default 1)\n"
+"      --iface NAME      interface for multicast (or to bind unicast to)\n"
+"      --mcast-loop      deliver multicast to this host too (off by default)\n"
+"      --send-path P     auto (default), uring-zc, msg-zc, gso or plain\n"
+"      --cpus SRC,SEND   pin the source and send threads ('-' = leave; 'none');\n"
+"                        default: send thread on CPU1, source unpinned\n"
+"Output:\n"
+"      --json            statistics as JSON lines on standard output\n"
+"  -q, --quiet           no per-second statistics (the summary is still printed)\n"
+"  -h, --help            this text\n"
+"  -V, --version         the version\n"
+"\n"
+"Statistics go to standard error once a second (one updating line on a terminal) and a\n"
+"summary at the end.  SIGINT or SIGTERM ends the stream cleanly: exit status 0.\n"
+"Exit status: 0 done, 1 run-time failure, 2 bad command line.\n"
+"See docs/sender.md for details and examples.\n";
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/* zcs-send's command line: one parse_opts() that checks every value and every combination, so a
+ * bad command line is refused before anything starts. */
+#ifndef ZCS_SEND_OPTS_H
+#define ZCS_SEND_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "net.h"
+#include "source.h"
+
+#define ZCS_SEND_DEFAULT_RATE 1000000   /* synthetic and file sources, when -r is not given */
+#define ZCS_SEND_DEFAULT_ZSTD 3
+#define ZCS_SEND_DEFAULT_CPU_SEND 1     /* the board's interrupts land on CPU0 */
+
+struct zcs_send_opts {
+	int format;                   /* enum zcs_wire_format */
+	struct zcs_source_config src;
+	bool unpaced;                 /* -r max or --unpaced */
+	uint64_t count;               /* 0 = no limit */
+	size_t mtu;
+	struct zcs_net_tx_opts tx;
+	int zstd_level;               /* 0 = off */
+	int path;                     /* enum zcs_path_kind */
+	int cpu_src, cpu_send;        /* -1 = leave */
+	bool cpus_given;
+	bool json;
+	bool quiet;
+	const char *dest;
+	struct zcs_addr addr;
+};
+
+enum zcs_send_parse_result {
+	ZCS_SEND_RUN = 0,
+	ZCS_SEND_HELP = 1,
+	ZCS_SEND_VERSION = 2,
+};
+
+/* Fills o from argv.  Returns enum zcs_send_parse_result, or -EINVAL with a message naming the
+ * bad option, value or destination in err. */
+int zcs_send_parse_opts(struct zcs_send_opts *o, int argc, char **argv, char *err, size_t errlen);
+
+/* The --help text (docs/sender.md says the same). */
+const char *zcs_send_usage(void);
+
+#endif

@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: MIT
+/* Choosing, running and demoting the send paths: probe the fastest first, send each train on the
+ * path now running, and on a failure that names the path (EIO: no checksum offload for GSO; an
+ * io_uring or zero-copy refusal) drain what is in flight and go one path down. */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "clock.h"
+#include "sendpath.h"
+
+static const char *const path_names[ZCS_PATH_KINDS] = { "uring-zc", "msg-zc", "gso", "plain" };
+
+const char *zcs_path_name(int kind)
+{
+	if (kind == ZCS_PATH_AUTO)
+		return "auto";
+	return kind >= 0 && kind < ZCS_PATH_KINDS ? path_names[kind] : "unknown";
+}
+
+int zcs_path_from_name(const char *name)
+{
+	if (strcmp(name, "auto") == 0)
+		return ZCS_PATH_AUTO;
+	for (int k = 0; k < ZCS_PATH_KINDS; k++)
+		if (strcmp(name, path_names[k]) == 0)
+			return k;
+	return -2;
+}
+
+/* Makes fd ready for kind.  Returns 0 or -errno with err set. */
+static int path_setup(struct zcs_sendpath *sp, int kind, char *err, size_t errlen)
+{
+	int ret;
+
+	if (kind == ZCS_PATH_PLAIN) {
+		/* with UDP_SEGMENT set even a single datagram needs checksum offload: clear it */
+		if (sp->gso_size && (ret = zcs_sendpath_set_gso(sp, 0)) < 0) {
+			snprintf(err, errlen, "cannot clear UDP_SEGMENT: %s", strerror(-ret));
+			return ret;
+		}
+		return 0;
+	}
+	ret = zcs_sendpath_set_gso(sp, sp->pool->seg_size);
+	if (ret < 0) {
+		snprintf(err, errlen, "UDP_SEGMENT (GSO, Linux 4.18+): %s", strerror(-ret));
+		return ret;
+	}
+	if (kind == ZCS_PATH_MSG_ZC && (ret = zcs_sendpath_msgzc_probe(sp)) < 0) {
+		snprintf(err, errlen, "SO_ZEROCOPY (Linux 4.14+): %s", strerror(-ret));
+		return ret;
+	}
+	if (kind == ZCS_PATH_URING_ZC)
+		return zcs_sendpath_uring_open(sp, err, errlen);
+	return 0;
+}
+
+int zcs_sendpath_open(struct zcs_sendpath *sp, int fd, int want, const struct zcs_train_pool *pool,
+		      zcs_sendpath_done_fn done, void *ctx, char *log, size_t loglen,
+		      char *err, size_t errlen)
+{
+	char why[ZCS_PATH_KINDS][160];
+	size_t table = 1;
+	int ret = -EINVAL;
+
+	memset(sp, 0, sizeof(*sp));
+	sp->fd = fd;
+	sp->pool = pool;
+	sp->done = done;
+	sp->ctx = ctx;
+	sp->kind = -1;
+	/* ids of zero-copy sends map to trains; twice the slots so a live id is never overwritten */
+	while (table < 2 * pool->nslots)
+		table <<= 1;
+	sp->zc_table = calloc(table, sizeof(*sp->zc_table));
+	sp->failed = calloc(pool->nslots, sizeof(*sp->failed));
+	sp->tries = calloc(pool->nslots, 1);
+	if (!sp->zc_table || !sp->failed || !sp->tries) {
+		snprintf(err, errlen, "out of memory");
+		ret = -ENOMEM;
+		goto fail;
+	}
+	sp->zc_mask = table - 1;
+	if (want != ZCS_PATH_AUTO) {
+		ret = path_setup(sp, want, err, errlen);
+		if (ret < 0)
+			goto fail;
+		sp->kind = want;
+		snprintf(log, loglen, "send path: %s (as asked)", zcs_path_name(want));
+		return 0;
+	}
+	for (int k = 0; k < ZCS_PATH_KINDS; k++) {
+		why[k][0] = '\0';
+		ret = path_setup(sp, k, why[k], sizeof(why[k]));
+		if (ret < 0)
+			continue;
+		sp->kind = k;
+		if (k == 0)
+			snprintf(log, loglen, "send path: %s", zcs_path_name(k));
+		else
+			snprintf(log, loglen, "send path: %s (%s unavailable: %s)", zcs_path_name(k),
+				 zcs_path_name(k - 1), why[k - 1]);
+		return 0;
+	}
+	snprintf(err, errlen, "no send path works: %s", why[ZCS_PATH_PLAIN]);
+fail:
+	free(sp->zc_table);
+	free(sp->failed);
+	free(sp->tries);
+	sp->zc_table = NULL;
+	sp->failed = NULL;
+	sp->tries = NULL;
+	return ret;
+}
+
+/* Where a failure sends us, or -1 when the error is the network's, not the path's (the train is
+ * then dropped and counted, the path kept). */
+static int demotion_target(int kind, int e)
+{
+	const bool gso_refused = e == EIO || e == EINVAL || e == EMSGSIZE;
+
+	switch (kind) {
+	case ZCS_PATH_URING_ZC:
+		if (gso_refused)
+			return ZCS_PATH_PLAIN;
+		if (e == EOPNOTSUPP || e == ENOSYS || e == EFAULT || e == ENOMEM || e == EBUSY ||
+		    e == EBADF || e == ENXIO)
+			return ZCS_PATH_MSG_ZC;
+		return -1;
+	case ZCS_PATH_MSG_ZC:
+		if (gso_refused)
+			return ZCS_PATH_PLAIN;
+		if (e == EFAULT || e == EOPNOTSUPP || e == ENOBUFS)
+			return ZCS_PATH_GSO;
+		return -1;
+	case ZCS_PATH_GSO:
+		return gso_refused ? ZCS_PATH_PLAIN : -1;
+	default:
+		return -1;
+	}
+}
+
+static int demote(struct zcs_sendpath *sp, int to, int e, char *log, size_t loglen)
+{
+	const int from = sp->kind;
+	char why[160] = "";
+
+	/* the old path's buffers must come back before its machinery goes away */
+	zcs_sendpath_drain(sp, zcs_mono_ns() + ZCS_NS_PER_SEC);
+	zcs_sendpath_uring_close(sp);
+	while (to <= ZCS_PATH_PLAIN && path_setup(sp, to, why, sizeof(why)) < 0)
+		to++;
+	if (to > ZCS_PATH_PLAIN)
+		return -ENOTSUP;
+	sp->kind = to;
+	sp->st.demotions++;
+	snprintf(log, loglen, "send path: %s failed (%s), now %s", zcs_path_name(from), strerror(e),
+		 zcs_path_name(to));
+	return 0;
+}
+
+/* Tries a train gets (sends and resends after errors) before it is dropped. */
+#define MAX_TRIES 16
+
+void zcs_sendpath_failed(struct zcs_sendpath *sp, struct zcs_train *t, int err)
+{
+	const size_t n = sp->pool->nslots;
+
+	/* a slot is in flight at most once, so the queue (one entry a slot) cannot overflow */
+	sp->failed[(sp->failed_head + sp->failed_count) % n] = (struct zcs_failed_send){ t, err };
+	sp->failed_count++;
+}
+
+/* Sends t; when e > 0 the last try of t failed with e (reported late, by io_uring), so handle
+ * that first.  Returns 0 when sent, queued or dropped, 1 after a demotion, -errno when no path
+ * is left. */
+static int send_loop(struct zcs_sendpath *sp, struct zcs_train *t, int e, char *log, size_t loglen)
+{
+	uint8_t *const tries = &sp->tries[t->index];
+	bool demoted = false;
+
+	while (*tries < MAX_TRIES) {
+		/* zero-copy only on whole trains: short ones are not worth pinning */
+		const bool zc = !t->variable && t->count == sp->pool->max_dgrams &&
+				t->bytes >= ZCS_ZC_MIN_BYTES;
+		ssize_t r;
+		int to;
+
+		if (!e) {
+			const bool uring = sp->kind == ZCS_PATH_URING_ZC && zc && !t->variable;
+
+			/* a copied send must not overtake the io_uring sends queued before it */
+			if (!uring && sp->uring && (r = zcs_sendpath_uring_submit(sp, true)) < 0)
+				return (int)r;
+			if (t->variable || sp->kind == ZCS_PATH_PLAIN)
+				r = zcs_sendpath_plain_train(sp, t);
+			else if (uring)
+				r = zcs_sendpath_uring_train(sp, t);
+			else
+				r = zcs_sendpath_msg_train(sp, t, zc && sp->kind == ZCS_PATH_MSG_ZC);
+			if (r >= 0) {
+				const bool held = uring || (zc && sp->kind == ZCS_PATH_MSG_ZC);
+
+				if (!held)
+					sp->done(sp->ctx, t);
+				return demoted ? 1 : 0;
+			}
+			e = (int)-r;
+		}
+		if (e == EINTR) {
+			e = 0;
+			continue;
+		}
+		(*tries)++;
+		if (e == ECANCELED) {
+			/* a linked io_uring send before this one failed: this one was not tried */
+			sp->st.retries++;
+			e = 0;
+			continue;
+		}
+		sp->st.send_errors++;
+		if (e == ECONNREFUSED) {
+			/* a stale ICMP error reported instead of this send: send again */
+			sp->st.retries++;
+			e = 0;
+			continue;
+		}
+		if (e == ENOBUFS || e == EAGAIN) {
+			/* zero-copy notifications or the send buffer are full: let them drain */
+			sp->st.retries++;
+			zcs_sendpath_wait(sp, -1, 1);
+			if (*tries < MAX_TRIES / 2) {
+				e = 0;
+				continue;
+			}
+		}
+		to = demotion_target(sp->kind, e);
+		if (to < 0)
+			break;
+		if (demote(sp, to, e, log, loglen) < 0)
+			return -e;
+		demoted = true;
+		e = 0;
+	}
+	sp->st.dropped_trains++;
+	sp->done(sp->ctx, t);
+	return demoted ? 1 : 0;
+}
+
+/* Retries (or demotes, or drops) the trains whose io_uring send failed, in order. */
+static int settle(struct zcs_sendpath *sp, char *log, size_t loglen)
+{
+	int ret = 0;
+
+	while (sp->failed_count) {
+		const struct zcs_failed_send f = sp->failed[sp->failed_head];
+		int r;
+
+		sp->failed_head = (sp->failed_head + 1) % sp->pool->nslots;
+		sp->failed_count--;
+		r = send_loop(sp, f.t, f.err, log, loglen);
+		if (r < 0)
+			return r;
+		ret |= r;
+	}
+	return ret;
+}
+
+int zcs_sendpath_send(struct zcs_sendpath *sp, struct zcs_train *t, char *log, size_t loglen)
+{
+	int ret = settle(sp, log, loglen), r;
+
+	if (ret < 0)
+		return ret;
+	sp->tries[t->index] = 0;
+	r = send_loop(sp, t, 0, log, loglen);
+	return r < 0 ? r : ret | r;
+}
+
+int zcs_sendpath_flush(struct zcs_sendpath *sp, char *log, size_t loglen)
+{
+	int ret = 0;
+
+	/* each round resends what failed in the last; MAX_TRIES bounds a train's rounds */
+	for (int round = 0; round <= MAX_TRIES; round++) {
+		int r;
+
+		if (sp->uring && (r = zcs_sendpath_uring_submit(sp, true)) < 0)
+			return r;
+		if (!sp->failed_count)
+			break;
+		r = settle(sp, log, loglen);
+		if (r < 0)
+			return r;
+		ret |= r;
+	}
+	return ret;
+}
+
+int zcs_sendpath_send_small(struct zcs_sendpath *sp, const void *buf, size_t len)
+{
+	/* after the trains queued before it (metadata names the next sequence number) */
+	if (sp->uring)
+		zcs_sendpath_uring_submit(sp, true);
+	for (int attempt = 0; attempt < 4; attempt++) {
+		if (send(sp->fd, buf, len, 0) >= 0)
+			return 0;
+		if (errno == EINTR)
+			continue;
+		sp->st.send_errors++;
+		if (errno != ECONNREFUSED && errno != ENOBUFS)
+			return -errno;
+		sp->st.retries++;
+	}
+	return -EIO;
+}
+
+size_t zcs_sendpath_reap(struct zcs_sendpath *sp)
+{
+	if (sp->uring) {
+		const int n = zcs_sendpath_uring_reap(sp, -1, 0);
+
+		return n > 0 ? (size_t)n : 0;
+	}
+	if (sp->inflight)
+		return zcs_sendpath_msgzc_reap(sp);
+	return 0;
+}
+
+int zcs_sendpath_wait(struct zcs_sendpath *sp, int doorbell_fd, int timeout_ms)
+{
+	struct pollfd pfd[2];
+	nfds_t n = 0;
+
+	if (sp->uring)
+		return zcs_sendpath_uring_reap(sp, doorbell_fd, timeout_ms);
+	if (doorbell_fd >= 0)
+		pfd[n++] = (struct pollfd){ .fd = doorbell_fd, .events = POLLIN };
+	/* error-queue notifications show as POLLERR, which poll reports without asking */
+	if (sp->inflight)
+		pfd[n++] = (struct pollfd){ .fd = sp->fd, .events = 0 };
+	if (poll(pfd, n, timeout_ms) < 0 && errno != EINTR)
+		return -errno;
+	return (int)zcs_sendpath_reap(sp);
+}
+
+size_t zcs_sendpath_drain(struct zcs_sendpath *sp, uint64_t deadline_ns)
+{
+	while (sp->inflight) {
+		const uint64_t now = zcs_mono_ns();
+		uint64_t left_ms;
+
+		if (now >= deadline_ns)
+			break;
+		left_ms = (deadline_ns - now) / 1000000 + 1;
+		if (zcs_sendpath_wait(sp, -1, left_ms > 50 ? 50 : (int)left_ms) < 0)
+			break;
+	}
+	return sp->inflight;
+}
+
+void zcs_sendpath_close(struct zcs_sendpath *sp)
+{
+	zcs_sendpath_uring_close(sp);
+	free(sp->zc_table);
+	free(sp->failed);
+	free(sp->tries);
+	sp->zc_table = NULL;
+	sp->failed = NULL;
+	sp->tries = NULL;
+}

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: MIT
+/* The io_uring send path: IORING_OP_SEND_ZC from the registered train pool on the connected,
+ * GSO-enabled UDP socket.  A send gives two completions: its result (with IORING_CQE_F_MORE when a
+ * notification follows) and the notification (IORING_CQE_F_NOTIF) that frees the train. */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zcs_config.h"
+#include "sendpath.h"
+
+#if ZCS_HAVE_URING
+#include <liburing.h>
+
+/* Kernel 6.2 reports in the notification whether it had to copy; older liburing lacks the names. */
+#ifndef IORING_SEND_ZC_REPORT_USAGE
+#define IORING_SEND_ZC_REPORT_USAGE (1U << 3)
+#endif
+#ifndef IORING_NOTIF_USAGE_ZC_COPIED
+#define IORING_NOTIF_USAGE_ZC_COPIED (1U << 31)
+#endif
+
+/* Submissions: a batch of linked sends plus a doorbell poll; completions: two a train.  128
+ * entries (256 CQEs) hold every slot's pair even when nothing was reaped for a while. */
+#define URING_ENTRIES 128
+/* Sends linked and submitted together: one io_uring_enter for this many trains.  The link keeps
+ * them in order even when one has to wait for send buffer space. */
+#define URING_BATCH 8
+#define UD_DOORBELL UINT64_MAX
+/* user_data: slot index in the low 32 bits, the slot's send generation above, so a late
+ * notification of a failed send cannot free the slot's next send. */
+#define UD(slot, gen) ((uint64_t)(gen) << 32 | (slot))
+
+/* The current send of a slot: it ends when its result and (when F_MORE says one follows) its
+ * notification have both come, in either order. */
+struct uring_slot {
+	uint32_t gen;
+	bool res_seen, more, notif_seen, copied;
+	int res;
+};
+
+struct zcs_uring {
+	struct io_uring ring;
+	bool registered;
+	bool report_usage;     /* kernel accepted IORING_SEND_ZC_REPORT_USAGE */
+	bool poll_armed;       /* a POLL_ADD on the doorbell is pending */
+	struct uring_slot *slot;
+	struct io_uring_sqe *last; /* the batch's last send, linked to the next one queued */
+	unsigned queued;       /* sends prepared, not yet submitted */
+	unsigned awaiting;     /* sends submitted whose result has not come */
+};
+
+int zcs_sendpath_uring_open(struct zcs_sendpath *sp, char *err, size_t errlen)
+{
+	struct zcs_uring *u;
+	struct io_uring_probe *probe = NULL;
+	struct iovec iov;
+	int ret;
+
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	u->slot = calloc(sp->pool->nslots, sizeof(*u->slot));
+	if (!u->slot) {
+		free(u);
+		return -ENOMEM;
+	}
+	/* notifications complete through task work: run it when the send thread enters the
+	 * kernel anyway instead of interrupting it for each one (5.19+; older kernels refuse the
+	 * flags, then the default is used) */
+	ret = io_uring_queue_init(URING_ENTRIES, &u->ring,
+				  IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG);
+	if (ret == -EINVAL)
+		ret = io_uring_queue_init(URING_ENTRIES, &u->ring, 0);
+	if (ret < 0) {
+		snprintf(err, errlen, "io_uring setup: %s", strerror(-ret));
+		free(u->slot);
+		free(u);
+		return ret;
+	}
+	probe = io_uring_get_probe_ring(&u->ring);
+	if (!probe || !io_uring_opcode_supported(probe, IORING_OP_SEND_ZC)) {
+		snprintf(err, errlen, "io_uring lacks SEND_ZC (Linux 6.0+)");
+		ret = -EOPNOTSUPP;
+		goto fail;
+	}
+	iov.iov_base = sp->pool->mem;
+	iov.iov_len = sp->pool->mem_bytes;
+	ret = io_uring_register_buffers(&u->ring, &iov, 1);
+	if (ret < 0) {
+		snprintf(err, errlen, "io_uring buffer registration: %s", strerror(-ret));
+		goto fail;
+	}
+	u->registered = true;
+	u->report_usage = true;
+	io_uring_free_probe(probe);
+	sp->uring = u;
+	return 0;
+fail:
+	if (probe)
+		io_uring_free_probe(probe);
+	io_uring_queue_exit(&u->ring);
+	free(u->slot);
+	free(u);
+	return ret;
+}
+
+/* The slot's send is over: free the train, or queue it to be sent again. */
+static void conclude(struct zcs_sendpath *sp, struct zcs_train *t, size_t *completed)
+{
+	struct zcs_uring *const u = sp->uring;
+	struct uring_slot *const s = &u->slot[t->index];
+
+	sp->inflight--;
+	if (s->res >= 0) {
+		if (s->more) {
+			sp->st.zc_completions++;
+			if (s->copied)
+				sp->st.zc_copied++;
+		}
+		sp->done(sp->ctx, t);
+		(*completed)++;
+	} else if (s->res == -EINVAL && u->report_usage) {
+		/* before Linux 6.2 the usage report is an unknown flag: go on without the count (and
+		 * resend without counting an error: nothing was sent) */
+		u->report_usage = false;
+		zcs_sendpath_failed(sp, t, ECANCELED);
+	} else {
+		zcs_sendpath_failed(sp, t, -s->res);
+	}
+}
+
+static void handle_cqe(struct zcs_sendpath *sp, const struct io_uring_cqe *cqe, size_t *completed)
+{
+	struct zcs_uring *const u = sp->uring;
+	const uint64_t index = cqe->user_data & UINT32_MAX;
+	struct uring_slot *s;
+
+	if (cqe->user_data == UD_DOORBELL) {
+		u->poll_armed = false;
+		return;
+	}
+	if (index >= sp->pool->nslots)
+		return;
+	s = &u->slot[index];
+	if ((uint32_t)(cqe->user_data >> 32) != s->gen)
+		return; /* the notification of a failed send whose train was sent again since */
+	if (cqe->flags & IORING_CQE_F_NOTIF) {
+		s->notif_seen = true;
+		s->copied = ((uint32_t)cqe->res & IORING_NOTIF_USAGE_ZC_COPIED) != 0;
+		/* after a failed result the train was already handed on: nothing to end */
+		if (s->res_seen && s->res >= 0)
+			conclude(sp, &sp->pool->trains[index], completed);
+		return;
+	}
+	s->res_seen = true;
+	s->res = cqe->res;
+	s->more = (cqe->flags & IORING_CQE_F_MORE) != 0;
+	u->awaiting--;
+	if (s->res >= 0 && s->more)
+		sp->st.zc_sends++;
+	/* a failure is handed on at once (its notification, if any, is then ignored); a success
+	 * waits for its notification when one follows */
+	if (s->res < 0 || !s->more || s->notif_seen)
+		conclude(sp, &sp->pool->trains[index], completed);
+}
+
+static size_t reap_ready(struct zcs_sendpath *sp)
+{
+	struct io_uring_cqe *cqe;
+	size_t completed = 0;
+
+	while (io_uring_peek_cqe(&sp->uring->ring, &cqe) == 0) {
+		handle_cqe(sp, cqe, &completed);
+		io_uring_cqe_seen(&sp->uring->ring, cqe);
+	}
+	return completed;
+}
+
+/* Waits until every submitted send has its result.  Returns 0 or -errno. */
+static int await_results(struct zcs_sendpath *sp)
+{
+	struct zcs_uring *const u = sp->uring;
+
+	reap_ready(sp);
+	while (u->awaiting) {
+		struct io_uring_cqe *cqe;
+		size_t completed = 0;
+		const int ret = io_uring_wait_cqe(&u->ring, &cqe);
+
+		if (ret == -EINTR)
+			continue;
+		if (ret < 0)
+			return ret;
+		handle_cqe(sp, cqe, &completed);
+		io_uring_cqe_seen(&u->ring, cqe);
+	}
+	return 0;
+}
+
+int zcs_sendpath_uring_submit(struct zcs_sendpath *sp, bool await)
+{
+	struct zcs_uring *const u = sp->uring;
+	int ret;
+
+	if (!u)
+		return 0;
+	if (u->queued) {
+		/* a batch only starts after the last one's results: a send of it that waited for
+		 * buffer space could otherwise be overtaken (sends complete inline, so the results
+		 * are normally there already and this costs no system call) */
+		ret = await_results(sp);
+		if (ret < 0)
+			return ret;
+		ret = io_uring_submit(&u->ring);
+		if (ret < 0)
+			return ret;
+		u->awaiting += u->queued;
+		u->queued = 0;
+		u->last = NULL;
+	}
+	return await ? await_results(sp) : 0;
+}
+
+ssize_t zcs_sendpath_uring_train(struct zcs_sendpath *sp, struct zcs_train *t)
+{
+	struct zcs_uring *const u = sp->uring;
+	struct uring_slot *const s = &u->slot[t->index];
+	struct io_uring_sqe *sqe;
+	int ret;
+
+	if (u->queued >= URING_BATCH && (ret = zcs_sendpath_uring_submit(sp, false)) < 0)
+		return ret;
+	sqe = io_uring_get_sqe(&u->ring);
+	if (!sqe) {
+		if ((ret = zcs_sendpath_uring_submit(sp, false)) < 0)
+			return ret;
+		sqe = io_uring_get_sqe(&u->ring);
+		if (!sqe)
+			return -EBUSY;
+	}
+	io_uring_prep_send_zc_fixed(sqe, sp->fd, t->buf, t->bytes, 0,
+				    u->report_usage ? IORING_SEND_ZC_REPORT_USAGE : 0, 0);
+	s->gen++;
+	s->res_seen = s->more = s->notif_seen = s->copied = false;
+	s->res = 0;
+	sqe->user_data = UD(t->index, s->gen);
+	/* linked: the next one starts only when this one is done; a failure cancels the rest of
+	 * the batch (ECANCELED), which is then sent again in order */
+	if (u->last)
+		u->last->flags |= IOSQE_IO_LINK;
+	u->last = sqe;
+	u->queued++;
+	sp->inflight++;
+	return (ssize_t)t->bytes;
+}
+
+int zcs_sendpath_uring_reap(struct zcs_sendpath *sp, int doorbell_fd, int wait_ms)
+{
+	struct zcs_uring *const u = sp->uring;
+	struct io_uring_cqe *cqe;
+	size_t completed;
+	int ret;
+
+	/* what is queued goes out first: a wait must not hold sends back */
+	if (wait_ms > 0 && (ret = zcs_sendpath_uring_submit(sp, false)) < 0)
+		return ret;
+	completed = reap_ready(sp);
+	if (completed || wait_ms <= 0)
+		return (int)completed;
+	if (doorbell_fd >= 0 && !u->poll_armed) {
+		struct io_uring_sqe *const sqe = io_uring_get_sqe(&u->ring);
+
+		if (sqe) {
+			io_uring_prep_poll_add(sqe, doorbell_fd, POLLIN);
+			sqe->user_data = UD_DOORBELL;
+			u->poll_armed = true;
+		}
+	}
+	{
+		struct __kernel_timespec ts = { .tv_sec = wait_ms / 1000,
+						.tv_nsec = (long long)(wait_ms % 1000) * 1000000 };
+
+		ret = io_uring_submit_and_wait_timeout(&u->ring, &cqe, 1, &ts, NULL);
+	}
+	if (ret < 0 && ret != -ETIME && ret != -EINTR)
+		return ret;
+	return (int)reap_ready(sp);
+}
+
+void zcs_sendpath_uring_close(struct zcs_sendpath *sp)
+{
+	struct zcs_uring *const u = sp->uring;
+
+	if (!u)
+		return;
+	if (u->registered)
+		io_uring_unregister_buffers(&u->ring);
+	io_uring_queue_exit(&u->ring);
+	free(u->slot);
+	free(u);
+	sp->uring = NULL;
+}
+
+#else /* !ZCS_HAVE_URING */
+
+int zcs_sendpath_uring_open(struct zcs_sendpath *sp, char *err, size_t errlen)
+{
+	(void)sp;
+	snprintf(err, errlen, "this build has no liburing");
+	return -EOPNOTSUPP;
+}
+
+ssize_t zcs_sendpath_uring_train(struct zcs_sendpath *sp, struct zcs_train *t)
+{
+	(void)sp;
+	(void)t;
+	return -EOPNOTSUPP;
+}
+
+int zcs_sendpath_uring_submit(struct zcs_sendpath *sp, bool await)
+{
+	(void)sp;
+	(void)await;
+	return 0;
+}
+
+int zcs_sendpath_uring_reap(struct zcs_sendpath *sp, int doorbell_fd, int wait_ms)
+{
+	(void)sp;
+	(void)doorbell_fd;
+	(void)wait_ms;
+	return 0;
+}
+
+void zcs_sendpath_uring_close(struct zcs_sendpath *sp)
+{
+	(void)sp;
+}
+
+#endif

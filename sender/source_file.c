@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: MIT
+/* File and standard-input sources: raw interleaved I/Q as cs16 (12-bit LSB aligned), cs8, cu8
+ * or cf32, by suffix or --file-type, optionally looped; converted to radio layout by zcs_import. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "formats.h"
+#include "proto.h"
+#include "source.h"
+
+/* 16384 pairs: 64 KB of cs16 a read, a handful of trains. */
+#define FILE_BLOCK_PAIRS 16384
+/* How long one read waits for a pipe before returning -EAGAIN so the caller can check for stop. */
+#define FILE_POLL_MS 200
+
+struct file_priv {
+	int fd;
+	bool is_stdin;
+	bool loop;
+	bool any_data;        /* the file gave at least one pair (looping an empty file would spin) */
+	enum zcs_sample_type type;
+	size_t pair_bytes;
+	size_t block;
+	size_t have;          /* bytes in raw not yet converted (a partial pair from a pipe) */
+	uint8_t *raw;
+	int16_t *out;
+};
+
+static size_t file_pair_bytes(enum zcs_sample_type t)
+{
+	switch (t) {
+	case ZCS_SAMPLE_CS8:
+	case ZCS_SAMPLE_CU8: return 2;
+	case ZCS_SAMPLE_CS16: return 4;
+	case ZCS_SAMPLE_CF32: return 8;
+	default: return 0;
+	}
+}
+
+/* ".cs16", ".cs8", ".cu8", ".cf32" (also ".cfile", GNU Radio's name for cf32); anything else
+ * is taken as cs16, the radio's own layout. */
+static enum zcs_sample_type type_from_suffix(const char *path)
+{
+	static const struct { const char *suffix; enum zcs_sample_type t; } map[] = {
+		{ ".cs16", ZCS_SAMPLE_CS16 }, { ".cs8", ZCS_SAMPLE_CS8 }, { ".cu8", ZCS_SAMPLE_CU8 },
+		{ ".cf32", ZCS_SAMPLE_CF32 }, { ".cfile", ZCS_SAMPLE_CF32 },
+	};
+	const char *dot = path ? strrchr(path, '.') : NULL;
+
+	for (size_t i = 0; dot && i < sizeof(map) / sizeof(map[0]); i++)
+		if (strcmp(dot, map[i].suffix) == 0)
+			return map[i].t;
+	return ZCS_SAMPLE_CS16;
+}
+
+static int file_open(struct zcs_source *s, const struct zcs_source_config *cfg, char *err,
+		     size_t errlen)
+{
+	struct file_priv *p;
+	int ret;
+
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	p->fd = -1;
+	p->is_stdin = strcmp(cfg->kind, "stdin") == 0 || !cfg->path || strcmp(cfg->path, "-") == 0;
+	p->type = cfg->file_type >= 0 ? (enum zcs_sample_type)cfg->file_type
+				      : type_from_suffix(p->is_stdin ? NULL : cfg->path);
+	p->pair_bytes = file_pair_bytes(p->type);
+	if (p->pair_bytes == 0) {
+		snprintf(err, errlen, "file type %s cannot be sent", zcs_sample_name(p->type));
+		ret = -EINVAL;
+		goto fail;
+	}
+	if (p->is_stdin && cfg->loop) {
+		snprintf(err, errlen, "--loop needs a file, not standard input");
+		ret = -EINVAL;
+		goto fail;
+	}
+	p->loop = cfg->loop;
+	p->block = cfg->block_pairs ? cfg->block_pairs : FILE_BLOCK_PAIRS;
+	p->raw = malloc(p->block * p->pair_bytes);
+	p->out = malloc(p->block * 2 * sizeof(int16_t));
+	if (!p->raw || !p->out) {
+		snprintf(err, errlen, "out of memory");
+		ret = -ENOMEM;
+		goto fail;
+	}
+	if (p->is_stdin) {
+		p->fd = STDIN_FILENO;
+	} else {
+		p->fd = open(cfg->path, O_RDONLY | O_CLOEXEC);
+		if (p->fd < 0) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot open %s: %s", cfg->path, strerror(errno));
+			goto fail;
+		}
+	}
+	s->priv = p;
+	memset(&s->info, 0, sizeof(s->info));
+	s->info.sample_rate = cfg->rate;
+	s->info.gain_mode = ZCS_GAIN_UNKNOWN;
+	s->paced_by_device = false;
+	return 0;
+fail:
+	free(p->raw);
+	free(p->out);
+	free(p);
+	return ret;
+}
+
+/* Returns bytes read (0 at end of file), -EAGAIN when a pipe had nothing for a while, -errno. */
+static ssize_t fill_raw(struct file_priv *p, size_t want)
+{
+	struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
+	ssize_t n;
+
+	for (;;) {
+		const int r = poll(&pfd, 1, FILE_POLL_MS);
+
+		if (r < 0 && errno != EINTR)
+			return -errno;
+		if (r == 0)
+			return -EAGAIN;
+		if (r < 0)
+			continue;
+		n = read(p->fd, p->raw + p->have, want);
+		if (n >= 0)
+			return n;
+		if (errno != EINTR && errno != EAGAIN)
+			return -errno;
+	}
+}
+
+static ssize_t file_read(struct zcs_source *s, const int16_t **pairs, size_t max_pairs,
+			 uint32_t *events, char *err, size_t errlen)
+{
+	struct file_priv *const p = s->priv;
+	const size_t want_pairs = max_pairs < p->block ? max_pairs : p->block;
+	size_t pairs_ready;
+	ssize_t n;
+
+	*events = 0;
+	for (;;) {
+		n = fill_raw(p, want_pairs * p->pair_bytes - p->have);
+		if (n < 0) {
+			if (n != -EAGAIN)
+				snprintf(err, errlen, "read: %s", strerror((int)-n));
+			return n;
+		}
+		if (n == 0) {
+			/* a trailing partial pair is dropped: it has no complete sample */
+			if (!p->loop || !p->any_data)
+				return 0;
+			if (lseek(p->fd, 0, SEEK_SET) < 0) {
+				snprintf(err, errlen, "cannot rewind for --loop: %s", strerror(errno));
+				return -errno;
+			}
+			p->have = 0;
+			continue;
+		}
+		p->have += (size_t)n;
+		pairs_ready = p->have / p->pair_bytes;
+		if (pairs_ready > 0)
+			break;
+	}
+	p->any_data = true;
+	zcs_import(p->type, p->out, p->raw, pairs_ready);
+	/* keep the bytes of a partial pair for the next read */
+	p->have -= pairs_ready * p->pair_bytes;
+	memmove(p->raw, p->raw + pairs_ready * p->pair_bytes, p->have);
+	*pairs = p->out;
+	return (ssize_t)pairs_ready;
+}
+
+static int file_poll_info(struct zcs_source *s, struct zcs_radio_info *info)
+{
+	*info = s->info;
+	return 0;
+}
+
+static void file_close(struct zcs_source *s)
+{
+	struct file_priv *const p = s->priv;
+
+	if (!p)
+		return;
+	if (p->fd >= 0 && !p->is_stdin)
+		close(p->fd);
+	free(p->raw);
+	free(p->out);
+	free(p);
+	s->priv = NULL;
+}
+
+const struct zcs_source_ops zcs_source_file_ops = {
+	.name = "file",
+	.open = file_open,
+	.read = file_read,
+	.poll_info = file_poll_info,
+	.close = file_close,
+};

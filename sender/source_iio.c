@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: MIT
+/* The libiio radio source: streams one AD9361 receiver (rx1 or rx2) from cf-ad9361-lpc, tunes
+ * ad9361-phy as asked, hands samples out by pointer from the libiio buffer, and rebuilds the
+ * buffer (flagging a discontinuity) when another program disables it or a refill fails. */
+#include <errno.h>
+#include <iio.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "proto.h"
+#include "source.h"
+
+#define RX_DEV "cf-ad9361-lpc"
+#define PHY_DEV "ad9361-phy"
+
+/* A block of about 1/20 s: small blocks cost rate on the board (the seed measured it), huge
+ * ones cost memory and latency.  Bounded so a slow or unknown rate still gets a sane block. */
+#define BLOCK_DIV 20
+#define BLOCK_MIN_PAIRS 4096u
+#define BLOCK_MAX_PAIRS (1024u * 1024u)
+/* Rebuild attempts after a failed refill; back-off doubles from 50 ms up to 1 s, so a radio
+ * that never comes back is given up after about 5 s plus the refill time-outs. */
+#define REBUILD_TRIES 8
+#define BACKOFF_FIRST_MS 50u
+#define BACKOFF_MAX_MS 1000u
+#define TIMEOUT_MIN_MS 1000u
+
+struct iio_src {
+	struct iio_context *ctx;
+	struct iio_device *rx;          /* cf-ad9361-lpc */
+	struct iio_device *phy;         /* ad9361-phy */
+	struct iio_channel *ch_i, *ch_q;/* the enabled pair on cf-ad9361-lpc */
+	struct iio_channel *phy_in;     /* ad9361-phy input voltageN of the chosen receiver */
+	struct iio_channel *phy_in0;    /* ad9361-phy input voltage0: the shared rate lives here */
+	struct iio_channel *lo;         /* ad9361-phy altvoltage0 (RX_LO) */
+	struct iio_channel *lpc_rate;   /* cf-ad9361-lpc voltage0, when it has sampling_frequency */
+	struct iio_buffer *buf;
+	size_t buf_pairs;
+	const int16_t *next;            /* first pair not yet handed out */
+	size_t left;                    /* pairs left in the current refill */
+	bool discont;                   /* flag the next read */
+};
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* "manual" etc. as the AD9361 driver spells them, indexed by enum zcs_gain_mode. */
+static const char *const gain_mode_names[] = {
+	[ZCS_GAIN_MANUAL] = "manual",
+	[ZCS_GAIN_SLOW] = "slow_attack",
+	[ZCS_GAIN_FAST] = "fast_attack",
+	[ZCS_GAIN_HYBRID] = "hybrid",
+};
+
+static uint8_t gain_mode_parse(const char *s)
+{
+	for (size_t i = 0; i < sizeof(gain_mode_names) / sizeof(gain_mode_names[0]); i++)
+		if (gain_mode_names[i] && strcmp(s, gain_mode_names[i]) == 0)
+			return (uint8_t)i;
+	return ZCS_GAIN_UNKNOWN;
+}
+
+/* Names the devices a context does have, so "not found" says what is there instead. */
+static void list_devices(const struct iio_context *ctx, char *out, size_t len)
+{
+	const unsigned int n = iio_context_get_devices_count(ctx);
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (unsigned int i = 0; i < n && used + 1 < len; i++) {
+		const struct iio_device *d = iio_context_get_device(ctx, i);
+		const char *name = iio_device_get_name(d);
+		const int w = snprintf(out + used, len - used, "%s%s", i ? ", " : "",
+				       name ? name : iio_device_get_id(d));
+
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+	if (!n)
+		snprintf(out, len, "none");
+}
+
+static int open_context(struct iio_src *p, const char *uri, char *err, size_t errlen)
+{
+	int e;
+
+	/* libiio takes anything with a colon; catch typos before it tries a backend. */
+	if (!strchr(uri, ':') || (strncmp(uri, "local:", 6) && strncmp(uri, "ip:", 3) &&
+				  strncmp(uri, "usb:", 4) && strncmp(uri, "serial:", 7) &&
+				  strncmp(uri, "xml:", 4))) {
+		snprintf(err, errlen, "bad libiio URI '%s': use local:, ip:HOST or usb:[BUS.DEV]",
+			 uri);
+		return -EINVAL;
+	}
+	p->ctx = iio_create_context_from_uri(uri);
+	if (p->ctx)
+		return 0;
+	e = errno ? errno : EIO;
+	if (!strncmp(uri, "local:", 6))
+		snprintf(err, errlen, "no local IIO devices (%s): %s; is this the radio board?",
+			 uri, strerror(e));
+	else if (!strncmp(uri, "ip:", 3))
+		snprintf(err, errlen, "cannot connect to iiod at '%s': %s", uri + 3, strerror(e));
+	else if (e == ENOSYS)
+		snprintf(err, errlen, "libiio has no backend for URI '%s'", uri);
+	else
+		snprintf(err, errlen, "cannot open libiio context '%s': %s", uri, strerror(e));
+	return -e;
+}
+
+static struct iio_device *find_dev(struct iio_src *p, const char *name, const char *uri,
+				   char *err, size_t errlen)
+{
+	struct iio_device *d = iio_context_find_device(p->ctx, name);
+	char have[256];
+
+	if (!d) {
+		list_devices(p->ctx, have, sizeof(have));
+		snprintf(err, errlen, "IIO device %s not found at %s (devices there: %s)", name,
+			 uri, have);
+	}
+	return d;
+}
+
+/* Enables exactly the I/Q pair of receiver ch (voltage2c, voltage2c+1) on cf-ad9361-lpc. */
+static int pick_channels(struct iio_src *p, int ch, char *err, size_t errlen)
+{
+	char id_i[16], id_q[16];
+
+	if (ch != 0 && ch != 1) {
+		snprintf(err, errlen, "bad channel %d: use rx1 or rx2", ch + 1);
+		return -EINVAL;
+	}
+	snprintf(id_i, sizeof(id_i), "voltage%d", 2 * ch);
+	snprintf(id_q, sizeof(id_q), "voltage%d", 2 * ch + 1);
+	p->ch_i = iio_device_find_channel(p->rx, id_i, false);
+	p->ch_q = iio_device_find_channel(p->rx, id_q, false);
+	if (!p->ch_i || !p->ch_q || !iio_channel_is_scan_element(p->ch_i) ||
+	    !iio_channel_is_scan_element(p->ch_q)) {
+		snprintf(err, errlen, "bad channel rx%d: %s has no input channels %s/%s (a one-"
+			 "receiver AD9363 has rx1 only)", ch + 1, RX_DEV, id_i, id_q);
+		return -EINVAL;
+	}
+	for (const struct iio_channel *c = p->ch_i; c; c = c == p->ch_i ? p->ch_q : NULL) {
+		const struct iio_data_format *f = iio_channel_get_data_format(c);
+
+		/* We hand the words out untouched: they must already be LE int16, LSB-aligned. */
+		if (f->length != 16 || f->shift != 0 || f->is_be || !f->is_signed ||
+		    f->bits > 16) {
+			snprintf(err, errlen, "%s %s: sample format is not le:S12/16>>0 (%s%u/%u>>%u)",
+				 RX_DEV, iio_channel_get_id(c), f->is_be ? "be:" : "le:",
+				 f->bits, f->length, f->shift);
+			return -ENOTSUP;
+		}
+	}
+	for (unsigned int i = 0; i < iio_device_get_channels_count(p->rx); i++)
+		iio_channel_disable(iio_device_get_channel(p->rx, i));
+	iio_channel_enable(p->ch_i);
+	iio_channel_enable(p->ch_q);
+
+	/* On ad9361-phy the receivers are input voltage0 (rx1) and voltage1 (rx2). */
+	snprintf(id_i, sizeof(id_i), "voltage%d", ch);
+	p->phy_in = iio_device_find_channel(p->phy, id_i, false);
+	p->phy_in0 = iio_device_find_channel(p->phy, "voltage0", false);
+	p->lo = iio_device_find_channel(p->phy, "altvoltage0", true);
+	if (!p->phy_in || !p->phy_in0) {
+		snprintf(err, errlen, "%s has no input channel %s", PHY_DEV, id_i);
+		return -ENODEV;
+	}
+	p->lpc_rate = iio_device_find_channel(p->rx, "voltage0", false);
+	if (p->lpc_rate && !iio_channel_find_attr(p->lpc_rate, "sampling_frequency"))
+		p->lpc_rate = NULL;
+	return 0;
+}
+
+static int set_ll(struct iio_channel *c, const char *attr, long long v, const char *what,
+		  char *err, size_t errlen)
+{
+	const int ret = c ? iio_channel_attr_write_longlong(c, attr, v) : -ENOENT;
+
+	if (ret < 0)
+		snprintf(err, errlen, "cannot set %s %lld on %s: %s", what, v, PHY_DEV,
+			 strerror(-ret));
+	return ret;
+}
+
+/* Applies the settings given; anything not given stays as the radio has it, because other
+ * programs (through iiod) may have tuned it on purpose. */
+static int apply_settings(struct iio_src *p, const struct zcs_source_config *cfg, char *err,
+			  size_t errlen)
+{
+	int ret = 0;
+
+	if (cfg->rate) {
+		ret = set_ll(p->phy_in0, "sampling_frequency", (long long)cfg->rate,
+			     "sampling_frequency", err, errlen);
+		if (ret < 0) {
+			/* The AD9361 refuses rates under ~2.08 MS/s unless a FIR is loaded. */
+			size_t l = strlen(err);
+
+			snprintf(err + l, errlen - l, " (below 2.08 MS/s the AD9361 needs a FIR)");
+			return ret;
+		}
+		/* Read-only on the real core; written where it is not, errors ignored. */
+		if (p->lpc_rate)
+			(void)iio_channel_attr_write_longlong(p->lpc_rate, "sampling_frequency",
+							      (long long)cfg->rate);
+	}
+	if (cfg->bw && (ret = set_ll(p->phy_in, "rf_bandwidth", (long long)cfg->bw,
+				     "rf_bandwidth", err, errlen)) < 0)
+		return ret;
+	if (cfg->freq && (ret = set_ll(p->lo, "frequency", (long long)cfg->freq,
+				       "RX LO frequency", err, errlen)) < 0)
+		return ret;
+	if (cfg->gain_set || cfg->gain_mode >= 0) {
+		const int mode = cfg->gain_set ? ZCS_GAIN_MANUAL : cfg->gain_mode;
+
+		if (mode < 0 || mode > ZCS_GAIN_HYBRID) {
+			snprintf(err, errlen, "bad gain mode %d", mode);
+			return -EINVAL;
+		}
+		ret = iio_channel_attr_write(p->phy_in, "gain_control_mode", gain_mode_names[mode]);
+		if (ret < 0) {
+			snprintf(err, errlen, "cannot set gain_control_mode %s on %s: %s",
+				 gain_mode_names[mode], PHY_DEV, strerror(-ret));
+			return ret;
+		}
+	}
+	if (cfg->gain_set) {
+		ret = iio_channel_attr_write_double(p->phy_in, "hardwaregain",
+						    cfg->gain_mdb / 1000.0);
+		if (ret < 0) {
+			snprintf(err, errlen, "cannot set hardwaregain %.3f dB on %s: %s",
+				 cfg->gain_mdb / 1000.0, PHY_DEV, strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* Reads every setting back; a setting the device lacks reads as 0 / unknown. */
+static int read_info(const struct iio_src *p, uint8_t channel, struct zcs_radio_info *info)
+{
+	long long v;
+	double g;
+	char mode[32];
+
+	memset(info, 0, sizeof(*info));
+	info->channel = channel;
+	info->gain_mode = ZCS_GAIN_UNKNOWN;
+	if (iio_channel_attr_read_longlong(p->phy_in0, "sampling_frequency", &v) < 0 || v <= 0)
+		return -EIO;
+	info->sample_rate = (uint64_t)v;
+	if (p->lo && iio_channel_attr_read_longlong(p->lo, "frequency", &v) == 0 && v > 0)
+		info->center_freq = (uint64_t)v;
+	if (iio_channel_attr_read_longlong(p->phy_in, "rf_bandwidth", &v) == 0 && v > 0)
+		info->bandwidth = (uint64_t)v;
+	if (iio_channel_attr_read_double(p->phy_in, "hardwaregain", &g) == 0)
+		info->gain_mdb = (int32_t)(g * 1000.0 + (g < 0 ? -0.5 : 0.5));
+	if (iio_channel_attr_read(p->phy_in, "gain_control_mode", mode, sizeof(mode)) > 0)
+		info->gain_mode = gain_mode_parse(mode);
+	return 0;
+}
+
+static size_t block_pairs_for(uint64_t rate)
+{
+	uint64_t n = rate / BLOCK_DIV;
+
+	if (n < BLOCK_MIN_PAIRS)
+		n = BLOCK_MIN_PAIRS;
+	if (n > BLOCK_MAX_PAIRS)
+		n = BLOCK_MAX_PAIRS;
+	return (size_t)(n + 1023) / 1024 * 1024;
+}
+
+static void buffer_error(int e, char *err, size_t errlen)
+{
+	if (e == EBUSY)
+		snprintf(err, errlen, "%s: Device or resource busy: another program is streaming "
+			 "from the radio (iio_readdev, an iiod client, another zcs-send); stop it "
+			 "first", RX_DEV);
+	else
+		snprintf(err, errlen, "cannot create the %s buffer: %s", RX_DEV, strerror(e));
+}
+
+static int create_buffer(struct iio_src *p, char *err, size_t errlen)
+{
+	p->left = 0;
+	p->buf = iio_device_create_buffer(p->rx, p->buf_pairs, false);
+	if (!p->buf) {
+		const int e = errno ? errno : EIO;
+
+		buffer_error(e, err, errlen);
+		return -e;
+	}
+	/* Pairs go out by pointer: the pair must be I,Q int16 side by side, 4 bytes a sample. */
+	if (iio_buffer_step(p->buf) != 4 ||
+	    (const char *)iio_buffer_first(p->buf, p->ch_q) -
+	    (const char *)iio_buffer_first(p->buf, p->ch_i) != 2) {
+		snprintf(err, errlen, "%s: unexpected buffer layout (step %zd)", RX_DEV,
+			 (ssize_t)iio_buffer_step(p->buf));
+		iio_buffer_destroy(p->buf);
+		p->buf = NULL;
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+/* Hands out the whole buffer: iio_buffer_end() already accounts for a short refill. */
+static void take(struct iio_src *p)
+{
+	const char *first = iio_buffer_first(p->buf, p->ch_i);
+	const char *end = iio_buffer_end(p->buf);
+
+	p->next = (const int16_t *)(const void *)first;
+	p->left = (size_t)(end - first) / 4;
+}
+
+/* Refills; on failure destroys and rebuilds the buffer with bounded retries and back-off. */
+static int refill(struct zcs_source *s, struct iio_src *p, char *err, size_t errlen)
+{
+	ssize_t got = p->buf ? iio_buffer_refill(p->buf) : -EBADF;
+	int why = got < 0 ? (int)got : -EIO;
+	unsigned int backoff = 0;
+
+	if (got > 0) {
+		take(p);
+		return 0;
+	}
+	for (int attempt = 0; attempt < REBUILD_TRIES; attempt++) {
+		if (p->buf) {
+			iio_buffer_destroy(p->buf);
+			p->buf = NULL;
+		}
+		if (backoff)
+			sleep_ms(backoff);
+		backoff = backoff ? backoff * 2 : BACKOFF_FIRST_MS;
+		if (backoff > BACKOFF_MAX_MS)
+			backoff = BACKOFF_MAX_MS;
+		if ((why = create_buffer(p, err, errlen)) < 0)
+			continue;
+		got = iio_buffer_refill(p->buf);
+		if (got > 0) {
+			s->discontinuities++;
+			p->discont = true;
+			take(p);
+			return 0;
+		}
+		why = got < 0 ? (int)got : -EIO;
+	}
+	if (why == -EBUSY)
+		buffer_error(EBUSY, err, errlen);
+	else
+		snprintf(err, errlen, "%s: refill failed and %d rebuilds of the buffer failed: %s",
+			 RX_DEV, REBUILD_TRIES, strerror(-why));
+	return why;
+}
+
+static void iio_close(struct zcs_source *s)
+{
+	struct iio_src *p = s->priv;
+
+	if (!p)
+		return;
+	if (p->buf)
+		iio_buffer_destroy(p->buf);
+	if (p->ctx)
+		iio_context_destroy(p->ctx);
+	free(p);
+	s->priv = NULL;
+}
+
+static int iio_open(struct zcs_source *s, const struct zcs_source_config *cfg, char *err,
+		    size_t errlen)
+{
+	const char *uri = cfg->uri && cfg->uri[0] ? cfg->uri : "local:";
+	struct iio_src *p = calloc(1, sizeof(*p));
+	unsigned int timeout;
+	int ret;
+
+	if (!p) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	s->priv = p;
+	if ((ret = open_context(p, uri, err, errlen)) < 0)
+		goto out;
+	ret = -ENODEV;
+	if (!(p->rx = find_dev(p, RX_DEV, uri, err, errlen)) ||
+	    !(p->phy = find_dev(p, PHY_DEV, uri, err, errlen)))
+		goto out;
+	if ((ret = pick_channels(p, cfg->channel, err, errlen)) < 0)
+		goto out;
+	if ((ret = apply_settings(p, cfg, err, errlen)) < 0)
+		goto out;
+	if ((ret = read_info(p, (uint8_t)cfg->channel, &s->info)) < 0) {
+		snprintf(err, errlen, "cannot read the sampling_frequency of %s", PHY_DEV);
+		goto out;
+	}
+	p->buf_pairs = block_pairs_for(s->info.sample_rate);
+	/* A refill must be allowed a few blocks' time, but a dead buffer must be noticed soon. */
+	timeout = (unsigned int)(p->buf_pairs * 3000 / s->info.sample_rate) + 500;
+	if (timeout < TIMEOUT_MIN_MS)
+		timeout = TIMEOUT_MIN_MS;
+	(void)iio_context_set_timeout(p->ctx, timeout);
+	if ((ret = create_buffer(p, err, errlen)) < 0)
+		goto out;
+	s->paced_by_device = true;
+	s->discontinuities = 0;
+	ret = 0;
+out:
+	if (ret < 0)
+		iio_close(s);
+	return ret;
+}
+
+static ssize_t iio_read(struct zcs_source *s, const int16_t **pairs, size_t max_pairs,
+			uint32_t *events, char *err, size_t errlen)
+{
+	struct iio_src *p = s->priv;
+	size_t n;
+
+	*events = 0;
+	if (!max_pairs) {
+		snprintf(err, errlen, "read of 0 pairs");
+		return -EINVAL;
+	}
+	if (!p->left) {
+		const int ret = refill(s, p, err, errlen);
+
+		if (ret < 0)
+			return ret;
+	}
+	n = p->left < max_pairs ? p->left : max_pairs;
+	*pairs = p->next;
+	p->next += 2 * n;
+	p->left -= n;
+	if (p->discont) {
+		*events |= ZCS_SRC_DISCONT;
+		p->discont = false;
+	}
+	return (ssize_t)n;
+}
+
+static int iio_poll_info(struct zcs_source *s, struct zcs_radio_info *info)
+{
+	const struct iio_src *p = s->priv;
+	struct zcs_radio_info now;
+
+	if (read_info(p, s->info.channel, &now) < 0) {
+		*info = s->info;
+		return -EIO;
+	}
+	*info = now;
+	if (now.sample_rate == s->info.sample_rate && now.center_freq == s->info.center_freq &&
+	    now.bandwidth == s->info.bandwidth && now.gain_mdb == s->info.gain_mdb &&
+	    now.gain_mode == s->info.gain_mode)
+		return 0;
+	s->info = now;
+	return 1;
+}
+
+const struct zcs_source_ops zcs_source_iio_ops = {
+	.name = "iio",
+	.open = iio_open,
+	.read = iio_read,
+	.poll_info = iio_poll_info,
+	.close = iio_close,
+};

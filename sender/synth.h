@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/* The synthetic tone and noise of zcs-send, defined sample by sample so that a test can predict
+ * every sample exactly: sample n depends only on the parameters and n (docs/sender.md, "Tone"). */
+#ifndef ZCS_SYNTH_H
+#define ZCS_SYNTH_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define ZCS_SYNTH_TABLE_BITS 12
+#define ZCS_SYNTH_TABLE_LEN (1u << ZCS_SYNTH_TABLE_BITS)
+#define ZCS_SYNTH_GOLDEN 0x9E3779B97F4A7C15ULL
+
+struct zcs_synth {
+	int16_t cos_tab[ZCS_SYNTH_TABLE_LEN]; /* round(amp * cos(2 pi k / 4096)) */
+	uint32_t phase0;   /* phase of sample 0, from the seed */
+	uint32_t step;     /* phase increment per sample: round(tone / rate * 2^32) mod 2^32 */
+	int32_t amp;       /* tone amplitude in 12-bit units, 0 = no tone */
+	int32_t noise_amp; /* noise amplitude in 12-bit units, 0 = no noise */
+	uint64_t seed;
+};
+
+/* splitmix64's output function: a good 64-bit mix, so noise is counter based (sample n can be
+ * computed without the n - 1 before it). */
+static inline uint64_t zcs_synth_mix(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	return z ^ (z >> 31);
+}
+
+/* tone: a tone of tone_hz at rate; noise: add noise.  With both, the noise is amplitude / 8 so
+ * the tone stays clear; noise alone uses the full amplitude. */
+static inline void zcs_synth_init(struct zcs_synth *s, bool tone, bool noise, double tone_hz,
+				  uint64_t rate, double amplitude, uint64_t seed)
+{
+	const int32_t a = (int32_t)lround(amplitude * 2047.0);
+
+	s->seed = seed;
+	s->amp = tone ? a : 0;
+	s->noise_amp = noise ? (tone ? a / 8 : a) : 0;
+	s->phase0 = (uint32_t)(zcs_synth_mix(seed) >> 32);
+	s->step = (uint32_t)(uint64_t)llround(tone_hz / (double)rate * 4294967296.0);
+	for (uint32_t k = 0; k < ZCS_SYNTH_TABLE_LEN; k++)
+		s->cos_tab[k] = (int16_t)lround(s->amp * cos(2.0 * M_PI * k / ZCS_SYNTH_TABLE_LEN));
+}
+
+/* Gaussian-ish noise in [-amp, amp]: the sum of the four 16-bit fields of a 64-bit mix. */
+static inline int32_t zcs_synth_noise(const struct zcs_synth *s, uint64_t counter)
+{
+	const uint64_t r = zcs_synth_mix(s->seed + counter * ZCS_SYNTH_GOLDEN);
+	const int64_t g = (int64_t)(r & 0xffff) + (int64_t)(r >> 16 & 0xffff) +
+			  (int64_t)(r >> 32 & 0xffff) + (int64_t)(r >> 48) - 131070;
+
+	return (int32_t)(g * s->noise_amp / 131072);
+}
+
+static inline int16_t zcs_synth_sat12(int32_t v)
+{
+	return (int16_t)(v < -2048 ? -2048 : v > 2047 ? 2047 : v);
+}
+
+/* Sample n: I = A cos(2 pi F t), Q = A sin(2 pi F t) from a 4096-entry table indexed by the top
+ * 12 bits of a 32-bit phase, plus noise; saturated to 12 bits. */
+static inline void zcs_synth_sample(const struct zcs_synth *s, uint64_t n, int16_t *i, int16_t *q)
+{
+	const uint32_t phase = s->phase0 + (uint32_t)n * s->step;
+	const uint32_t k = phase >> (32 - ZCS_SYNTH_TABLE_BITS);
+	int32_t vi = s->cos_tab[k];
+	int32_t vq = s->cos_tab[(k - ZCS_SYNTH_TABLE_LEN / 4) & (ZCS_SYNTH_TABLE_LEN - 1)];
+
+	if (s->noise_amp) {
+		vi += zcs_synth_noise(s, 2 * n + 1);
+		vq += zcs_synth_noise(s, 2 * n + 2);
+	}
+	*i = zcs_synth_sat12(vi);
+	*q = zcs_synth_sat12(vq);
+}
+
+#endif

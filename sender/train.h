@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/* Trains: the slots of zcs-send's pipeline.  A train is N wire-ready datagrams (header + payload)
+ * back to back in one page-aligned slot, so one GSO send carries them all, zero-copy. */
+#ifndef ZCS_TRAIN_H
+#define ZCS_TRAIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "source.h"
+
+/* The kernel segments at most 64 datagrams per GSO send (UDP_MAX_SEGMENTS before Linux 6.9). */
+#define ZCS_TRAIN_MAX_SEGS 64
+/* And one send is at most one UDP datagram's worth of bytes. */
+#define ZCS_TRAIN_MAX_BYTES 65507
+
+struct zcs_train {
+	uint8_t *buf;          /* datagram k starts at buf + k * seg_size */
+	uint16_t *lens;        /* bytes of datagram k, header included */
+	unsigned index;        /* slot number, also the io_uring registered buffer index */
+	size_t count;          /* datagrams in this train */
+	size_t bytes;          /* sum of lens; the contiguous length unless variable */
+	bool variable;         /* datagrams differ in length (zstd): one datagram per send */
+	uint64_t first_seq;
+	uint64_t first_sample;
+	uint64_t samples;
+	uint64_t wall_ns;      /* wall clock when its first block was read */
+	bool meta_changed;     /* the radio settings changed before this train: info holds them */
+	struct zcs_radio_info info;
+};
+
+struct zcs_train_pool {
+	uint8_t *mem;          /* all slots, one mapping (one io_uring buffer registration) */
+	size_t mem_bytes;
+	size_t slot_bytes;     /* distance between slots, a page multiple */
+	size_t seg_size;       /* bytes of a full datagram */
+	size_t max_dgrams;     /* datagrams in a full train */
+	size_t nslots;
+	struct zcs_train *trains;
+	uint16_t *lens;
+};
+
+/* Datagrams of seg_size bytes that one GSO send may carry (>= 1). */
+size_t zcs_train_max_dgrams(size_t seg_size);
+
+/* Maps nslots page-aligned slots of max_dgrams * seg_size bytes, prefaulted so the data path
+ * never takes a page fault.  Returns 0 or -errno. */
+int zcs_train_pool_init(struct zcs_train_pool *p, size_t nslots, size_t seg_size,
+			size_t max_dgrams);
+void zcs_train_pool_free(struct zcs_train_pool *p);
+
+#endif

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+/* zcs-send: parse the command line, open the source and the socket, run the two-thread pipeline,
+ * print statistics once a second and a summary at the end. */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "net.h"
+#include "pipeline.h"
+#include "proto.h"
+#include "send_opts.h"
+#include "send_stats.h"
+#include "source.h"
+#include "zcs_config.h"
+
+#define ERRLEN 512
+
+static void log_line(void *ctx, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "zcs-send: %s\n", line);
+}
+
+static const struct zcs_source_ops *source_ops(const char *kind)
+{
+	if (strcmp(kind, "tone") == 0 || strcmp(kind, "noise") == 0)
+		return &zcs_source_tone_ops;
+	if (strcmp(kind, "file") == 0 || strcmp(kind, "stdin") == 0)
+		return &zcs_source_file_ops;
+#if ZCS_HAVE_IIO
+	if (strcmp(kind, "iio") == 0)
+		return &zcs_source_iio_ops;
+#endif
+	return NULL;
+}
+
+/* A CPU asked for by --cpus must be one we may run on; the default CPU1 is simply dropped. */
+static int check_cpus(struct zcs_send_opts *o, char *err, size_t errlen)
+{
+	cpu_set_t allowed;
+	int *const cpus[2] = { &o->cpu_src, &o->cpu_send };
+
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0)
+		CPU_ZERO(&allowed);
+	for (int i = 0; i < 2; i++) {
+		if (*cpus[i] < 0 || CPU_ISSET((size_t)*cpus[i], &allowed))
+			continue;
+		if (o->cpus_given) {
+			snprintf(err, errlen, "--cpus: CPU%d is not available to this process", *cpus[i]);
+			return -EINVAL;
+		}
+		*cpus[i] = -1;
+	}
+	return 0;
+}
+
+static uint32_t random_stream_id(void)
+{
+	uint32_t id = 0;
+
+	if (getrandom(&id, sizeof(id), 0) != sizeof(id))
+		id = (uint32_t)(zcs_wall_ns() ^ ((uint64_t)getpid() << 16));
+	return id;
+}
+
+/* Runs until the pipeline ends; SIGINT/SIGTERM (blocked in every thread) ask it to stop. */
+static void watch(struct zcs_pipeline *pl, const struct zcs_send_opts *o, const sigset_t *sigs,
+		  uint64_t t0)
+{
+	const bool tty = isatty(STDERR_FILENO);
+	const struct timespec tick = { .tv_sec = 0, .tv_nsec = 100 * 1000000 };
+	struct zcs_pipeline_stats prev = { 0 }, now;
+	uint64_t last = t0;
+	char line[1024];
+
+	for (;;) {
+		const int sig = sigtimedwait(sigs, NULL, &tick);
+		uint64_t ns;
+
+		if (sig == SIGINT || sig == SIGTERM)
+			zcs_pipeline_stop(pl);
+		zcs_pipeline_stats(pl, &now);
+		if (now.finished)
+			break;
+		ns = zcs_mono_ns();
+		if (ns - last < ZCS_NS_PER_SEC)
+			continue;
+		if (o->json) {
+			zcs_send_stats_json(line, sizeof(line), &now, &prev, (double)(ns - last) / 1e9,
+					    (double)(ns - t0) / 1e9, false);
+			printf("%s\n", line);
+			fflush(stdout);
+		}
+		if (!o->quiet && !o->json) {
+			zcs_send_stats_line(line, sizeof(line), &now, &prev, (double)(ns - last) / 1e9);
+			fprintf(stderr, tty ? "\r%s\033[K" : "%s\n", line);
+		}
+		prev = now;
+		last = ns;
+	}
+	if (tty && !o->quiet && !o->json && last != t0)
+		fputc('\n', stderr);
+}
+
+int main(int argc, char **argv)
+{
+	struct zcs_send_opts o;
+	struct zcs_source src = { 0 };
+	struct zcs_pipeline *pl = NULL;
+	struct zcs_pipeline_stats fin;
+	char err[ERRLEN] = "", log[ERRLEN] = "", hostname[64] = "", text[2048];
+	sigset_t sigs;
+	uint64_t t0;
+	int fd = -1, ret, status = 1;
+
+	ret = zcs_send_parse_opts(&o, argc, argv, err, sizeof(err));
+	if (ret == ZCS_SEND_HELP) {
+		fputs(zcs_send_usage(), stdout);
+		return 0;
+	}
+	if (ret == ZCS_SEND_VERSION) {
+		printf("zcs-send %s (libiio %s, io_uring %s, zstd %s)\n", ZCS_VERSION,
+		       ZCS_HAVE_IIO ? "yes" : "no", ZCS_HAVE_URING ? "yes" : "no",
+		       ZCS_HAVE_ZSTD ? "yes" : "no");
+		return 0;
+	}
+	if (ret < 0 || check_cpus(&o, err, sizeof(err)) < 0) {
+		fprintf(stderr, "zcs-send: %s\n", err);
+		return 2;
+	}
+	/* signals are taken by sigtimedwait in main only, never by a handler in a data thread */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	src.ops = source_ops(o.src.kind);
+	if (!src.ops) {
+		fprintf(stderr, "zcs-send: --source %s: not in this build\n", o.src.kind);
+		return 2;
+	}
+	ret = src.ops->open(&src, &o.src, err, sizeof(err));
+	if (ret < 0) {
+		fprintf(stderr, "zcs-send: source %s: %s\n", o.src.kind, err);
+		src.ops = NULL;
+		goto out;
+	}
+	fd = zcs_net_udp_sender(&o.addr, &o.tx, err, sizeof(err));
+	if (fd < 0) {
+		fprintf(stderr, "zcs-send: %s: %s\n", o.dest, err);
+		goto out;
+	}
+	if (gethostname(hostname, sizeof(hostname) - 1) < 0)
+		strcpy(hostname, "unknown");
+	{
+		const struct zcs_pipeline_config pc = {
+			.src = &src, .fd = fd, .format = o.format,
+			.udp_payload = zcs_proto_udp_payload(o.mtu, zcs_net_is_ipv6(&o.addr)),
+			.count = o.count,
+			.pace_rate = src.paced_by_device || o.unpaced ? 0 : src.info.sample_rate,
+			.zstd_level = o.zstd_level, .path = o.path,
+			.cpu_src = o.cpu_src, .cpu_send = o.cpu_send,
+			.stream_id = random_stream_id(), .sender_name = hostname,
+			.source_name = o.src.kind, .log = log_line,
+		};
+
+		ret = zcs_pipeline_create(&pl, &pc, log, sizeof(log), err, sizeof(err));
+	}
+	if (ret < 0) {
+		fprintf(stderr, "zcs-send: %s\n", err);
+		goto out;
+	}
+	fprintf(stderr, "zcs-send: %s\n", log);
+	t0 = zcs_mono_ns();
+	ret = zcs_pipeline_start(pl, err, sizeof(err));
+	if (ret < 0)
+		fprintf(stderr, "zcs-send: %s\n", err);
+	else
+		watch(pl, &o, &sigs, t0);
+	ret = zcs_pipeline_join(pl, err, sizeof(err));
+	zcs_pipeline_stats(pl, &fin);
+	if (ret < 0)
+		fprintf(stderr, "zcs-send: %s\n", err);
+	else
+		status = 0;
+	zcs_send_stats_summary(text, sizeof(text), &fin, (double)(zcs_mono_ns() - t0) / 1e9);
+	fputs(text, stderr);
+	if (o.json) {
+		zcs_send_stats_json(text, sizeof(text), &fin, &fin, 0, (double)(zcs_mono_ns() - t0) / 1e9,
+				    true);
+		printf("%s\n", text);
+	}
+out:
+	zcs_pipeline_destroy(pl);
+	if (fd >= 0)
+		close(fd);
+	if (src.ops)
+		src.ops->close(&src);
+	return status;
+}

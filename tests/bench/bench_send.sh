@@ -1,0 +1,186 @@
+#!/bin/bash
+# Sender cost: CPU seconds per GB of p12 samples sent over a veth pair between two network
+# namespaces (MTU 1500; TSO, GSO and GRO off, like the board's macb), zcs-send on each send path
+# against a TCP loop (convert, then send(), as zc-stream does) and one sendto per datagram, all
+# in one run, measuring the SEND side only (docs/performance.md, "Sender cost", says how).
+# Prints a table; never fails on timings.
+# usage: bench_send.sh ZCS-SEND BENCH_SEND_TOOL   (root; ZCS_BENCH_MB sets the volume, default 1000;
+# for profiling, ZCS_BENCH_PATHS picks zcs-send's paths (default all four) and ZCS_BENCH_WRAP is a
+# command put before each zcs-send, e.g. "perf record -g -o /tmp/p.data --")
+set -euo pipefail
+send=$1
+tool=$2
+mb=${ZCS_BENCH_MB:-1000}
+bytes=$((mb * 1000000))
+samples=$((bytes / 3))
+tx=zcsb-tx-$$
+rx=zcsb-rx-$$
+sink_pid=""
+# The sender runs on CPU1 (as on the board, whose interrupts land on CPU0); the receiving half's
+# work runs on CPU0.
+scpu=1
+rcpu=0
+
+cleanup() {
+	[[ -n $sink_pid ]] && kill "$sink_pid" 2>/dev/null || true
+	ip netns del "$tx" 2>/dev/null || true
+	ip netns del "$rx" 2>/dev/null || true
+}
+trap cleanup EXIT
+
+command -v ethtool >/dev/null || { echo "bench_send: needs ethtool"; exit 77; }
+command -v nft >/dev/null || { echo "bench_send: needs nft"; exit 77; }
+[[ $(nproc) -ge 2 ]] || { echo "bench_send: needs two CPUs"; exit 77; }
+ip netns add "$tx"
+ip netns add "$rx"
+ip link add "zbt$$" netns "$tx" type veth peer name "zbr$$" netns "$rx"
+ip -n "$tx" link set lo up
+ip -n "$rx" link set lo up
+ip -n "$tx" addr add 198.18.1.1/24 dev "zbt$$"
+ip -n "$rx" addr add 198.18.1.2/24 dev "zbr$$"
+for side in "$tx:zbt$$" "$rx:zbr$$"; do
+	ns=${side%%:*}
+	dev=${side#*:}
+	ip -n "$ns" link set "$dev" mtu 1500 up
+	ip netns exec "$ns" ethtool -K "$dev" tso off gso off gro off >/dev/null
+done
+# A veth transmit hands the packet to the peer's receive path on the SENDING CPU, inside the
+# sender's syscall.  RPS moves the receiving half's work (IP, UDP or TCP receive, the sink) to
+# rcpu, as if the receiver were another machine.  The other direction (TCP's ACKs) is steered
+# to the sender's CPU: on the board the ACKs are the board's work.
+ip netns exec "$rx" sh -c "echo $((1 << rcpu)) > /sys/class/net/zbr$$/queues/rx-0/rps_cpus"
+ip netns exec "$tx" sh -c "echo $((1 << scpu)) > /sys/class/net/zbt$$/queues/rx-0/rps_cpus"
+# The UDP sink: counted and dropped at the receiving device's ingress hook, before IP, so no
+# socket work is done (and no ICMP comes back); the counter tells how much arrived.
+ip netns exec "$rx" nft -f - <<EOF
+table netdev zcsb {
+	chain in {
+		type filter hook ingress device "zbr$$" priority 0; policy accept;
+		udp dport 21000 counter name "got" drop
+	}
+	counter got { }
+}
+EOF
+udp_got() {
+	ip netns exec "$rx" nft list counter netdev zcsb got | sed -nE 's/.*packets ([0-9]+) bytes ([0-9]+).*/\2/p'
+}
+
+# The TCP sink: reads into a big buffer on rcpu.
+start_tcp_sink() {
+	local log
+	log=$(mktemp)
+	ip netns exec "$rx" taskset -c "$rcpu" "$tool" sink tcp 198.18.1.2 "$1" >"$log" &
+	sink_pid=$!
+	for _ in $(seq 50); do grep -q ready "$log" && break; sleep 0.1; done
+	rm -f "$log"
+}
+
+stop_sink() {
+	kill "$sink_pid" 2>/dev/null || true
+	wait "$sink_pid" 2>/dev/null || true
+	sink_pid=""
+}
+
+# "busy softirq" of a CPU from /proc/stat in USER_HZ ticks: busy = all - idle - iowait (idle is
+# exact with NO_HZ; busy then includes everything else that ran there, ours or not).
+cpu_stat() {
+	awk -v c="cpu$1" '$1 == c { t = 0; for (i = 2; i <= NF; i++) t += $i;
+		print t - $5 - $6, $8 }' /proc/stat
+}
+hz=$(getconf CLK_TCK)
+
+# Background load (other jobs on the machine), busy fraction of each CPU over 2 s of nothing.
+background() {
+	local a0 a1 b0 b1
+	a0=$(cpu_stat "$rcpu"); a1=$(cpu_stat "$scpu")
+	sleep 2
+	b0=$(cpu_stat "$rcpu"); b1=$(cpu_stat "$scpu")
+	awk -v a="${a0% *}" -v b="${b0% *}" -v c="${a1% *}" -v d="${b1% *}" -v hz="$hz" \
+		'BEGIN { printf "%.3f %.3f\n", (b - a) / hz / 2, (d - c) / hz / 2 }'
+}
+
+# measure NAME CMD...: runs CMD in the sender's namespace pinned to scpu; records its rusage,
+# wall time, and both CPUs' busy and softirq time from /proc/stat.
+declare -A proc wall busy0 busy1 si0 si1 src snd got
+measure() {
+	local name=$1 out s0 s1 e0 e1 g0 g1
+	shift
+	g0=$(udp_got)
+	s0=$(cpu_stat "$rcpu"); s1=$(cpu_stat "$scpu")
+	out=$(ip netns exec "$tx" taskset -c "$scpu" "$tool" cpu "$@" 2>/dev/null || true)
+	e0=$(cpu_stat "$rcpu"); e1=$(cpu_stat "$scpu")
+	g1=$(udp_got)
+	proc[$name]=$(sed -nE 's/^cpu_s=([0-9.]+).*/\1/p' <<<"$out")
+	wall[$name]=$(sed -nE 's/^cpu_s=.* wall_s=([0-9.]+).*/\1/p' <<<"$out")
+	src[$name]=$(sed -nE 's/.*"src_cpu_s":([0-9.]+).*/\1/p' <<<"$out")
+	snd[$name]=$(sed -nE 's/.*"send_cpu_s":([0-9.]+).*/\1/p' <<<"$out")
+	got[$name]=$((g1 - g0))
+	read -r b0a si0a <<<"$s0"; read -r b0b si0b <<<"$e0"
+	read -r b1a si1a <<<"$s1"; read -r b1b si1b <<<"$e1"
+	busy0[$name]=$(awk -v a="$b0a" -v b="$b0b" -v hz="$hz" 'BEGIN { print (b - a) / hz }')
+	busy1[$name]=$(awk -v a="$b1a" -v b="$b1b" -v hz="$hz" 'BEGIN { print (b - a) / hz }')
+	si0[$name]=$(awk -v a="$si0a" -v b="$si0b" -v hz="$hz" 'BEGIN { print (b - a) / hz }')
+	si1[$name]=$(awk -v a="$si1a" -v b="$si1b" -v hz="$hz" 'BEGIN { print (b - a) / hz }')
+	if [[ -z ${proc[$name]} || $out != *status=0* ]]; then
+		echo "bench_send: $name failed ($out)" >&2
+		proc[$name]=nan
+		wall[$name]=nan
+	fi
+}
+
+bg_before=$(background)
+order=("convert only (no send)")
+measure "convert only (no send)" "$tool" convert "$bytes"
+for path in ${ZCS_BENCH_PATHS:-uring-zc msg-zc gso plain}; do
+	# shellcheck disable=SC2086 # the wrapper is words
+	measure "zcs-send $path" ${ZCS_BENCH_WRAP:-} "$send" -s tone -f p12 -r max -n "$samples" --send-path "$path" \
+		-q --json --cpus "$scpu,$scpu" 198.18.1.2:21000
+	order+=("zcs-send $path")
+done
+measure "sendto per datagram" "$tool" sendto 198.18.1.2 21000 "$bytes"
+order+=("sendto per datagram")
+start_tcp_sink 21001
+measure "TCP loop (zc-stream)" "$tool" tcp 198.18.1.2 21001 "$bytes"
+order+=("TCP loop (zc-stream)")
+stop_sink
+bg_after=$(background)
+read -r bg0 bg1 < <(awk -v a="$bg_before" -v b="$bg_after" \
+	'BEGIN { split(a, x, " "); split(b, y, " "); print (x[1] + y[1]) / 2, (x[2] + y[2]) / 2 }')
+
+gb=$(awk -v b="$bytes" 'BEGIN { print b / 1e9 }')
+tcp=${proc[TCP loop (zc-stream)]}
+tcp1=$(awk -v b="${busy1[TCP loop (zc-stream)]}" -v w="${wall[TCP loop (zc-stream)]}" -v bg="$bg1" \
+	'BEGIN { v = b - bg * w; print v > 0 ? v : 0 }')
+printf '\nSender cost, %d MB of p12 samples over veth (MTU 1500, TSO/GSO/GRO off), kernel %s\n' \
+	"$mb" "$(uname -r)"
+printf 'Sender pinned to CPU%d, receiving work on CPU%d (RPS); UDP counted and dropped at ingress.\n' \
+	"$scpu" "$rcpu"
+printf 'Background load (other jobs) during the idle samples: CPU%d %.0f%%, CPU%d %.0f%%.\n\n' \
+	"$rcpu" "$(awk -v v="$bg0" 'BEGIN { print v * 100 }')" "$scpu" \
+	"$(awk -v v="$bg1" 'BEGIN { print v * 100 }')"
+printf '| %-22s | %6s | %7s | %5s | %8s | %8s | %6s | %8s | %8s | %8s | %8s | %6s |\n' method \
+	"wall s" "MB/s" "got %" "proc s/GB" "src/send" "vs TCP" "si1 s/GB" "CPU1 s/GB" "CPU0 s/GB" \
+	"both s/GB" "CPU1 vs TCP"
+printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' ------------------------ -------- --------- \
+	------- ----------- ---------- -------- ---------- ----------- ----------- ----------- \
+	-------------
+for m in "${order[@]}"; do
+	awk -v m="$m" -v c="${proc[$m]}" -v w="${wall[$m]}" -v g="$gb" -v t="$tcp" -v t1="$tcp1" \
+		-v b0="${busy0[$m]}" -v b1="${busy1[$m]}" -v s1="${si1[$m]}" -v bg0="$bg0" -v bg1="$bg1" \
+		-v src="${src[$m]}" -v snd="${snd[$m]}" -v got="${got[$m]}" -v bytes="$bytes" \
+		-v udp="$([[ $m == zcs-send* || $m == sendto* ]] && echo 1 || echo 0)" 'BEGIN {
+		c1 = b1 - bg1 * w; if (c1 < 0) c1 = 0
+		c0 = b0 - bg0 * w; if (c0 < 0) c0 = 0
+		split_ = src != "" ? sprintf("%.2f/%.2f", src / g, snd / g) : "-"
+		gotp = udp ? sprintf("%.1f", 100 * got / (bytes * 1500 / 1440)) : "-"
+		conv = m ~ /^convert/
+		printf "| %-22s | %6.2f | %7s | %5s | %9.3f | %10s | %6s | %8.3f | %9.3f | %9.3f | %9.3f | %11s |\n",
+			m, w, conv ? "-" : sprintf("%.1f", bytes / 1e6 / w), gotp, c / g, split_,
+			conv ? "-" : sprintf("%.2f", c / t), s1 / g, c1 / g, c0 / g, (c0 + c1) / g,
+			conv ? "-" : sprintf("%.2f", c1 / t1) }'
+done
+printf '\nproc: user+system time of the sending process (all threads; softirq that interrupted it is\n'
+printf 'included, as this kernel has no IRQ time accounting).  src/send: its source and send\n'
+printf 'threads.  si1: softirq time on the sender CPU (all contexts).  CPU1, CPU0: busy time of each\n'
+printf 'CPU during the run less the background rate; both: their sum.  got: bytes counted at the\n'
+printf 'receiving ingress against the datagrams sent (UDP only; < 100 when the receiving CPU fell behind).\n'

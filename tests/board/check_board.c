@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+/* check_board: receives a zcs stream that zcs-send (the command after "--") makes from the
+ * emulated board, and checks it: every datagram valid, no sequence or sample-index gap, every
+ * pair the board's pattern in order except at datagrams flagged DISCONT, metadata as expected. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "formats.h"
+#include "iq_pattern.h"
+#include "proto.h"
+
+#define MAX_FREQS 8
+
+struct board_check {
+	int port;
+	unsigned int rx;        /* receiver whose pattern to expect */
+	int timeout_s;
+	const char *out;        /* JSON summary file */
+	struct zcs_kernels k;
+	bool have_stream, have_k, eos;
+	uint32_t stream_id;
+	uint64_t datagrams, pairs, next_seq, next_sample, lost, bad, flagged, jumps, metas;
+	uint32_t first_k, last_k;
+	struct zcs_meta meta;   /* the last one */
+	uint64_t freqs[MAX_FREQS];
+	unsigned int nfreqs;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void bad(struct board_check *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->bad++ >= 8)
+		return;
+	fprintf(stderr, "check_board: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void on_meta(struct board_check *c, const struct zcs_meta *m)
+{
+	c->metas++;
+	c->meta = *m;
+	for (unsigned int i = 0; i < c->nfreqs; i++)
+		if (c->freqs[i] == m->center_freq)
+			return;
+	if (c->nfreqs < MAX_FREQS)
+		c->freqs[c->nfreqs++] = m->center_freq;
+}
+
+static void on_samples(struct board_check *c, const struct zcs_dgram *d)
+{
+	static int16_t iq[2 * 65536];
+	const struct zcs_sample_hdr *h = &d->hdr;
+
+	if (!c->have_stream) {
+		c->have_stream = true;
+		c->stream_id = h->stream_id;
+		c->next_seq = h->seq;
+		c->next_sample = h->first_sample;
+	}
+	if (h->stream_id != c->stream_id)
+		bad(c, "stream id %08x after %08x", h->stream_id, c->stream_id);
+	if (h->seq != c->next_seq) {
+		c->lost += h->seq - c->next_seq;
+		bad(c, "seq %" PRIu64 ", expected %" PRIu64 " (lost on loopback?)", h->seq,
+		    c->next_seq);
+	}
+	if (h->first_sample != c->next_sample)
+		bad(c, "first_sample %" PRIu64 ", expected %" PRIu64, h->first_sample,
+		    c->next_sample);
+	c->next_seq = h->seq + 1;
+	c->next_sample = h->first_sample + h->samples;
+	c->datagrams++;
+	c->flagged += (h->flags & ZCS_FLAG_DISCONT) != 0;
+	c->eos |= (h->flags & ZCS_FLAG_EOS) != 0;
+	if (h->flags & ZCS_FLAG_ZSTD) {
+		bad(c, "zstd datagram %" PRIu64 ": not checked here", h->seq);
+		return;
+	}
+	if (h->format != ZCS_WIRE_I16 && h->format != ZCS_WIRE_P12) {
+		bad(c, "format %s loses bits: use i16 or p12", zcs_wire_name(h->format));
+		return;
+	}
+	c->k.unpack[h->format][ZCS_SAMPLE_CS16](iq, d->payload, h->samples);
+	for (size_t j = 0; j < h->samples; j++) {
+		/* cs16 is the 12-bit value << 4: shift back to what the radio delivered. */
+		const int16_t i = (int16_t)(iq[2 * j] >> 4), q = (int16_t)(iq[2 * j + 1] >> 4);
+		uint32_t kk;
+
+		if (!iq_pattern_decode(i, q, c->rx, &kk)) {
+			bad(c, "pair %" PRIu64 " (%d, %d) is not the pattern of rx%u",
+			    h->first_sample + j, i, q, c->rx + 1);
+			continue;
+		}
+		if (c->have_k && kk != ((c->last_k + 1) & IQ_PATTERN_MASK)) {
+			const uint32_t step = (kk - c->last_k) & IQ_PATTERN_MASK;
+
+			/* Lost samples move k forward; a repeat or a step back is always wrong. */
+			if (j == 0 && (h->flags & ZCS_FLAG_DISCONT) && step && step < IQ_PATTERN_MASK / 2)
+				c->jumps++;
+			else
+				bad(c, "pair %" PRIu64 ": k=%u after k=%u with no DISCONT flag",
+				    h->first_sample + j, kk, c->last_k);
+		}
+		if (!c->have_k)
+			c->first_k = kk;
+		c->have_k = true;
+		c->last_k = kk;
+	}
+	c->pairs += h->samples;
+}
+
+static int open_socket(int port)
+{
+	const struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				       .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	const int big = 64 << 20;
+	const int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	/* Loopback drops only when this reader falls behind: give it room (root may force it). */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)) < 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+	if (bind(fd, (const struct sockaddr *)&a, sizeof(a)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void write_summary(const struct board_check *c, int sender_status, FILE *f)
+{
+	const struct zcs_meta *m = &c->meta;
+
+	fprintf(f, "{\"datagrams\": %" PRIu64 ", \"pairs\": %" PRIu64 ", \"lost\": %" PRIu64
+		", \"bad\": %" PRIu64 ", \"flagged\": %" PRIu64 ", \"jumps\": %" PRIu64
+		", \"first_k\": %u, \"last_k\": %u, \"eos\": %d, \"sender_status\": %d"
+		", \"metas\": %" PRIu64 ", \"meta\": {\"sample_rate\": %" PRIu64
+		", \"center_freq\": %" PRIu64 ", \"bandwidth\": %" PRIu64 ", \"gain_mdb\": %" PRId32
+		", \"gain_mode\": %u, \"channel\": %u, \"source\": \"%.16s\"}, \"freqs\": [",
+		c->datagrams, c->pairs, c->lost, c->bad, c->flagged, c->jumps, c->first_k,
+		c->last_k, c->eos, sender_status, c->metas, m->sample_rate, m->center_freq,
+		m->bandwidth, m->gain_mdb, m->gain_mode, m->channel, m->source);
+	for (unsigned int i = 0; i < c->nfreqs; i++)
+		fprintf(f, "%s%" PRIu64, i ? ", " : "", c->freqs[i]);
+	fprintf(f, "]}\n");
+}
+
+static int run(struct board_check *c, int fd, char **cmd)
+{
+	static uint8_t buf[65536];
+	int status = -1, waited = 0;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close(fd);
+		execvp(cmd[0], cmd);
+		perror(cmd[0]);
+		_exit(127);
+	}
+	for (int idle_ms = 0; idle_ms < c->timeout_s * 1000;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct zcs_dgram d;
+
+		if (!waited && waitpid(pid, &status, WNOHANG) == pid)
+			waited = 1;
+		if (c->eos && waited)
+			break;
+		if (poll(&p, 1, 100) <= 0) {
+			/* After the sender is gone, a short quiet spell ends the wait. */
+			idle_ms += waited ? 1000 : 100;
+			continue;
+		}
+		const ssize_t n = recv(fd, buf, sizeof(buf), 0);
+
+		if (n <= 0)
+			continue;
+		idle_ms = 0;
+		const int e = zcs_proto_parse(buf, (size_t)n, &d);
+
+		if (e < 0)
+			bad(c, "bad datagram: %s (len %zd)", zcs_proto_err_name(-e), n);
+		else if (d.type == ZCS_DGRAM_META)
+			on_meta(c, &d.meta);
+		else
+			on_samples(c, &d);
+	}
+	if (!waited) {
+		fprintf(stderr, "check_board: timed out; ending the sender\n");
+		kill(pid, SIGTERM);
+		waitpid(pid, &status, 0);
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "port", required_argument, NULL, 'p' }, { "rx", required_argument, NULL, 'r' },
+		{ "out", required_argument, NULL, 'o' }, { "timeout", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct board_check c = { .timeout_s = 30 };
+	FILE *f;
+	int o, fd, status;
+
+	while ((o = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		switch (o) {
+		case 'p': c.port = atoi(optarg); break;
+		case 'r': c.rx = !strcmp(optarg, "rx2") ? 1 : 0; break;
+		case 'o': c.out = optarg; break;
+		case 't': c.timeout_s = atoi(optarg); break;
+		default: return 2;
+		}
+	}
+	if (optind >= argc || c.port <= 0 || !c.out) {
+		fprintf(stderr, "usage: check_board --port P --out FILE [--rx rx1|rx2] "
+			"[--timeout S] -- zcs-send ARGS...\n");
+		return 2;
+	}
+	if (zcs_kernels_init(&c.k, ZCS_ISA_SCALAR) < 0 || (fd = open_socket(c.port)) < 0) {
+		perror("check_board: set-up");
+		return 1;
+	}
+	status = run(&c, fd, argv + optind);
+	close(fd);
+	f = fopen(c.out, "w");
+	if (!f) {
+		perror(c.out);
+		return 1;
+	}
+	write_summary(&c, status, f);
+	fclose(f);
+	return status == 0 && c.eos && !c.bad && !c.lost ? 0 : 1;
+}

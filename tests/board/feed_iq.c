@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: MIT
+/* The emulated board's "ADC": feeds the FIFO standing in for /dev/iio:deviceN with the known
+ * pattern (iq_pattern.h), behaving like the kernel's IIO buffer: data only while buffer/enable
+ * is 1, only the channels whose scan_elements in_voltageN_en are 1, stale data dropped on
+ * disable. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "iq_pattern.h"
+
+#define CHUNK_PAIRS 4096u    /* pairs generated per write; 16-64 KB */
+#define IDLE_MS 5            /* how often a disabled buffer's enable file is looked at */
+
+struct feed {
+	const char *sysdir;  /* /sys/bus/iio/devices/iio:deviceN */
+	int fd;              /* the FIFO, read+write so it never blocks and can be drained */
+	double rate;         /* pairs per second, 0 = as fast as the reader takes them */
+	uint32_t jump;       /* pairs "lost" while disabled: k jumps by this on re-enable */
+	uint32_t k;          /* next pair index */
+	unsigned int mask;   /* enabled channels voltage0..3 */
+	FILE *log;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void logf_(const struct feed *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!f->log)
+		return;
+	va_start(ap, fmt);
+	vfprintf(f->log, fmt, ap);
+	va_end(ap);
+	fflush(f->log);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Reads a sysfs-style attribute file of the device; returns its first character or 0. */
+static char attr_char(const struct feed *f, const char *rel)
+{
+	char path[512], c = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", f->sysdir, rel);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (read(fd, &c, 1) != 1)
+		c = 0;
+	close(fd);
+	return c;
+}
+
+static unsigned int read_mask(const struct feed *f)
+{
+	unsigned int m = 0;
+
+	for (unsigned int c = 0; c < 4; c++) {
+		char rel[64];
+
+		snprintf(rel, sizeof(rel), "scan_elements/in_voltage%u_en", c);
+		if (attr_char(f, rel) == '1')
+			m |= 1u << c;
+	}
+	return m;
+}
+
+/* The kernel frees a disabled buffer's data: whatever the reader left in the FIFO goes. */
+static size_t drain(const struct feed *f)
+{
+	char junk[65536];
+	size_t total = 0;
+	ssize_t r;
+
+	while ((r = read(f->fd, junk, sizeof(junk))) > 0)
+		total += (size_t)r;
+	return total;
+}
+
+static size_t fill(struct feed *f, int16_t *out, size_t pairs)
+{
+	size_t w = 0;
+
+	for (size_t n = 0; n < pairs; n++, f->k = (f->k + 1) & IQ_PATTERN_MASK)
+		for (unsigned int c = 0; c < 4; c++)
+			if (f->mask & (1u << c))
+				out[w++] = iq_pattern_word(f->k, c);
+	return w * sizeof(out[0]);
+}
+
+static void sleep_ms(int ms)
+{
+	const struct timespec ts = { 0, ms * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static int run(struct feed *f)
+{
+	static int16_t out[CHUNK_PAIRS * 4];
+	size_t len = 0, off = 0;
+	bool enabled = false, ever = false;
+	double t0 = 0;
+	uint64_t sent = 0;
+
+	for (;;) {
+		const bool en = attr_char(f, "buffer/enable") == '1';
+
+		if (en && !enabled) {
+			f->mask = read_mask(f);
+			if (!f->mask) {
+				sleep_ms(IDLE_MS);
+				continue;
+			}
+			if (ever)
+				f->k = (f->k + f->jump) & IQ_PATTERN_MASK;
+			ever = enabled = true;
+			t0 = now_s();
+			sent = 0;
+			len = off = 0;
+			logf_(f, "feed_iq: enabled mask 0x%x at k=%u\n", f->mask, f->k);
+		} else if (!en && enabled) {
+			enabled = false;
+			len = off = 0;
+			logf_(f, "feed_iq: disabled at k=%u, dropped %zu bytes\n", f->k, drain(f));
+		}
+		if (!enabled) {
+			sleep_ms(IDLE_MS);
+			continue;
+		}
+		if (off == len) {
+			size_t pairs = CHUNK_PAIRS;
+
+			if (f->rate > 0) {
+				const double due = (now_s() - t0) * f->rate - (double)sent;
+
+				if (due < 1.0) {
+					sleep_ms(1);
+					continue;
+				}
+				if (due < pairs)
+					pairs = (size_t)due;
+			}
+			len = fill(f, out, pairs);
+			off = 0;
+			sent += pairs;
+		}
+		const ssize_t w = write(f->fd, (const char *)out + off, len - off);
+
+		if (w > 0) {
+			off += (size_t)w;
+		} else if (w < 0 && errno == EAGAIN) {
+			struct pollfd p = { .fd = f->fd, .events = POLLOUT };
+
+			(void)poll(&p, 1, IDLE_MS);
+		} else if (w < 0 && errno != EINTR) {
+			perror("feed_iq: write");
+			return 1;
+		}
+	}
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: feed_iq [--rate SPS] [--jump N] [--start K] [--quiet] "
+		"SYSFS_DEVICE_DIR FIFO\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct feed f = { .jump = 1000000, .log = stderr };
+	int i;
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--rate") && i + 1 < argc)
+			f.rate = strtod(argv[++i], NULL);
+		else if (!strcmp(argv[i], "--jump") && i + 1 < argc)
+			f.jump = (uint32_t)strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--start") && i + 1 < argc)
+			f.k = (uint32_t)strtoul(argv[++i], NULL, 0) & IQ_PATTERN_MASK;
+		else if (!strcmp(argv[i], "--quiet"))
+			f.log = NULL;
+		else {
+			usage();
+			return 2;
+		}
+	}
+	if (argc - i != 2) {
+		usage();
+		return 2;
+	}
+	f.sysdir = argv[i];
+	f.fd = open(argv[i + 1], O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (f.fd < 0) {
+		perror(argv[i + 1]);
+		return 1;
+	}
+	/* A bigger pipe means fewer wake-ups; the drain on disable keeps it honest. */
+	(void)fcntl(f.fd, F_SETPIPE_SZ, 1 << 20);
+	return run(&f);
+}

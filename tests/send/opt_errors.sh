@@ -1,0 +1,77 @@
+#!/bin/bash
+# zcs-send refuses each bad option, value, combination and destination with exit status 2 and a
+# message naming it, before it opens anything (nothing is sent: no receiver is needed).
+set -euo pipefail
+send=$1
+fails=0
+
+# expect WORD ARGS...: zcs-send ARGS must exit 2 and say WORD on standard error.
+expect() {
+	local word=$1 out rc
+	shift
+	set +e
+	out=$("$send" "$@" 2>&1 >/dev/null)
+	rc=$?
+	set -e
+	if [[ $rc -ne 2 ]]; then
+		echo "FAIL: zcs-send $* exited $rc, expected 2 ($out)"
+		fails=$((fails + 1))
+	elif [[ $out != *"$word"* ]]; then
+		echo "FAIL: zcs-send $*: message does not name '$word': $out"
+		fails=$((fails + 1))
+	else
+		echo "ok: $* -> $out"
+	fi
+}
+
+d=127.0.0.1:20999
+expect "--format 'p13'" -s tone -f p13 $d
+expect "--source 'radio'" -s radio $d
+expect "--rate 'fast'" -s tone -r fast $d
+expect "--rate '0'" -s tone -r 0 $d
+expect "--count 'many'" -s tone -n many $d
+expect "--count '0'" -s tone -n 0 $d
+expect "--count '-5'" -s tone -n -5 $d
+expect "--amplitude '1.5'" -s tone --amplitude 1.5 $d
+expect "--tone 'loud'" -s tone --tone loud $d
+expect "--tone 600000" -s tone --tone 600k -r 1M $d
+expect "--mtu '100'" -s tone --mtu 100 $d
+expect "--mtu '70000'" -s tone --mtu 70000 $d
+expect "--ttl '0'" -s tone --ttl 0 239.1.2.3 $d
+expect "--zstd='30'" -s tone --zstd=30 $d
+expect "--send-path 'fastest'" -s tone --send-path fastest $d
+expect "--cpus '1'" -s tone --cpus 1 $d
+expect "--cpus 'a,b'" -s tone --cpus a,b $d
+expect "bad send CPU '4000'" -s tone --cpus 0,4000 $d
+expect "--cpus: CPU1000 is not available" -s tone --cpus 0,1000 $d
+expect "--file-type 'wav'" -s file:/dev/null --file-type wav $d
+expect "--channel 'rx3'" -s iio --channel rx3 $d
+expect "--gain 'loud'" -s iio --gain loud $d
+expect "unknown option '--bogus'" -s tone --bogus $d
+expect "unknown option '-x'" -s tone -x $d
+expect "option '--tone' needs a value" -s tone --tone
+expect "missing destination" -s tone
+expect "unexpected argument 'extra'" -s tone $d extra
+expect "destination 'no.such.host.invalid'" -s tone no.such.host.invalid
+expect "destination '127.0.0.1:99999'" -s tone 127.0.0.1:99999
+expect "destination ':5391'" -s tone :5391
+expect "destination '[::1'" -s tone '[::1'
+# combinations
+expect "--freq" -s tone --freq 100M $d
+expect "--tone" -s file:/dev/null --tone 1k $d
+expect "--tone and --noise" -s noise --tone 1k $d
+expect "--loop" -s tone --loop $d
+expect "--loop" -s - --loop $d
+expect "-r max" -s iio -r max $d
+expect "--zstd with --send-path gso" -s tone --zstd --send-path gso $d
+expect "--ttl and --mcast-loop" -s tone --ttl 2 $d
+
+# and the good ones: --help and --version exit 0 and say what they should
+"$send" --help | grep -q -- '--send-path' || { echo "FAIL: --help"; fails=$((fails + 1)); }
+"$send" --version | grep -q '^zcs-send ' || { echo "FAIL: --version"; fails=$((fails + 1)); }
+
+if [[ $fails -ne 0 ]]; then
+	echo "$fails failures"
+	exit 1
+fi
+echo "all option errors refused"

@@ -1,0 +1,783 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for receiver/outputs.c and the output kinds, driving output.h as the receive thread
+ * does: exact bytes into files, FIFO and TCP consumers that leave, come back or read slowly
+ * (losses counted for that output only), tcp-connect reconnecting, UDP datagram sizes, rtl_tcp's
+ * greeting, conversion and commands, and SigMF metadata validated against the schema. */
+#include <arpa/inet.h>
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bytes.h"
+#include "output.h"
+#include "output_kinds.h"
+
+/* Ports 25000-25999 belong to this test file. */
+#define PORT_TCP 25101
+#define PORT_TCPC 25102
+#define PORT_UDP 25103
+#define PORT_RTL 25104
+#define PORT_RTL_TCP 25105
+
+#define BLK ZCS_BLOCK_BYTES
+#define CS16_PAIRS (BLK / 4)
+
+static void sleep_ms(int ms)
+{
+	const struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Waits for cond, polling; failing after 10 s only guards against a hang, it times nothing. */
+#define WAIT_FOR(cond)                                                        \
+	do {                                                                  \
+		int waited_ = 0;                                              \
+		while (!(cond)) {                                             \
+			ck_assert_msg(waited_ < 10000, "timed out: %s", #cond); \
+			sleep_ms(1);                                          \
+			waited_++;                                            \
+		}                                                             \
+	} while (0)
+
+static struct zcs_output_stats stats_of(struct zcs_outputs *o, size_t i)
+{
+	struct zcs_output_stats st;
+
+	zcs_outputs_stats(o, i, &st);
+	return st;
+}
+
+static char tmpdir[64];
+
+static void make_tmpdir(void)
+{
+	strcpy(tmpdir, "/tmp/zcs_test_outputs_XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void remove_tmpdir(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static void add_ok(struct zcs_outputs *o, const char *spec)
+{
+	char err[256] = "";
+	const int ret = zcs_outputs_add(o, spec, err, sizeof(err));
+
+	ck_assert_msg(ret == 0, "add %s: %d %s", spec, ret, err);
+}
+
+static struct zcs_meta test_meta(uint64_t rate, uint64_t freq)
+{
+	struct zcs_meta m;
+
+	memset(&m, 0, sizeof(m));
+	m.stream_id = 0x1234;
+	m.meta_version = 1;
+	m.sample_rate = rate;
+	m.center_freq = freq;
+	m.ref_sample = 0;
+	m.ref_time_ns = 1700000000ULL * 1000000000ULL;
+	m.format = ZCS_WIRE_P12;
+	m.samples_per_dgram = 480;
+	strcpy(m.sender, "pluto");
+	strcpy(m.version, "0.1.0");
+	strcpy(m.source, "tone");
+	return m;
+}
+
+/* One whole cs16 block whose every 32-bit pair is the block's number: readers check that they
+ * only ever see whole blocks, in order. */
+static void push_block(struct zcs_outputs *o, uint32_t seq)
+{
+	uint8_t *p = zcs_outputs_reserve(o, BLK);
+
+	for (size_t i = 0; i < BLK; i += 4)
+		zcs_put_le32(p + i, seq);
+	zcs_outputs_commit(o, (uint64_t)seq * CS16_PAIRS, CS16_PAIRS, BLK);
+}
+
+/* Reads exactly len bytes, or fewer at EOF/error. */
+static size_t read_full(int fd, uint8_t *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&pfd, 1, 10000) <= 0)
+			break;
+		n = read(fd, buf + got, len - got);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	return got;
+}
+
+/* The block number of a whole block, checking it is uniform. */
+static uint32_t block_seq(const uint8_t *b)
+{
+	const uint32_t seq = zcs_get_le32(b);
+
+	for (size_t i = 4; i < BLK; i += 4)
+		ck_assert_uint_eq(zcs_get_le32(b + i), seq);
+	return seq;
+}
+
+static int tcp_connect_to(uint16_t port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	ck_assert_int_ge(fd, 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	return fd;
+}
+
+/* ---- files ---- */
+
+START_TEST(test_file_exact_bytes)
+{
+	struct zcs_outputs *o;
+	const struct zcs_meta m = test_meta(1000000, 100000000);
+	char spec[2][128], path[128];
+	uint8_t *expect = malloc(16 * BLK), *got = malloc(16 * BLK);
+	size_t total = 0;
+	uint64_t idx = 0;
+	int fd;
+
+	make_tmpdir();
+	ck_assert_int_eq(zcs_outputs_create(&o, ZCS_SAMPLE_CS16), 0);
+	snprintf(spec[0], sizeof(spec[0]), "file:%s/a.cs16", tmpdir);
+	snprintf(spec[1], sizeof(spec[1]), "file:%s/b.cs16", tmpdir);
+	add_ok(o, spec[0]);
+	add_ok(o, spec[1]);
+	{
+		char err[256];
+
+		ck_assert_int_eq(zcs_outputs_add(o, spec[0], err, sizeof(err)), -EEXIST);
+		ck_assert_int_eq(zcs_outputs_add(o, "bogus:1", err, sizeof(err)), -EINVAL);
+	}
+	ck_assert_int_eq(zcs_outputs_start(o), 0);
+	zcs_outputs_meta(o, &m);
+	/* odd commit sizes that straddle block ends, a gap (zero-filled and dropped), a flush,
+	 * and a discontinuous commit inside one block */
+	for (int i = 0; i < 300; i++) {
+		const size_t pairs = 1 + (size_t)(i * 37 % 900);
+		uint8_t *p = zcs_outputs_reserve(o, pairs * 4);
+
+		for (size_t k = 0; k < pairs * 4; k++)
+			p[k] = (uint8_t)(total + k);
+		memcpy(expect + total, p, pairs * 4);
+		zcs_outputs_commit(o, idx, pairs, pairs * 4);
+		total += pairs * 4;
+		idx += pairs;
+		if (i == 100)
+			zcs_outputs_gap(o, idx, 1000, false), idx += 1000;
+		if (i == 150)
+			zcs_outputs_flush(o);
+		if (i == 200)
+			idx += 7;   /* a jump with no event: the block must split */
+	}
+	zcs_outputs_eos(o);
+	ck_assert_uint_le(total, 16 * BLK);
+	/* drained: the final statistics count every byte */
+	ck_assert_int_eq(zcs_outputs_drain(o, 10000), 0);
+	for (size_t k = 0; k < 2; k++) {
+		ck_assert_uint_eq(stats_of(o, k).bytes, total);
+		ck_assert_uint_eq(stats_of(o, k).overruns + stats_of(o, k).unread, 0);
+		ck_assert_uint_eq(stats_of(o, k).queued, 0);
+	}
+	zcs_outputs_destroy(o, 10000);
+
+	for (int k = 0; k < 2; k++) {
+		snprintf(path, sizeof(path), "%s", spec[k] + 5);
+		fd = open(path, O_RDONLY);
+		ck_assert_int_ge(fd, 0);
+		ck_assert_uint_eq(read_full(fd, got, 16 * BLK), total);
+		ck_assert_mem_eq(got, expect, total);
+		close(fd);
+	}
+	free(expect);
+	free(got);
+	remove_tmpdir();
+}
+END_TEST
+
+START_TEST(test_stdout_exclusive)
+{
+	struct zcs_outputs *o;
+	const struct zcs_meta m = test_meta(1000000, 0);
+	uint8_t *buf = malloc(3 * BLK);
+	char err[256];
+	int pfd[2];
+
+	ck_assert_int_eq(pipe(pfd), 0);
+	fcntl(pfd[0], F_SETPIPE_SZ, 1 << 20);
+	ck_assert_int_eq(dup2(pfd[1], STDOUT_FILENO), STDOUT_FILENO);
+	close(pfd[1]);
+	ck_assert_int_eq(zcs_outputs_create(&o, ZCS_SAMPLE_CS16), 0);
+	add_ok(o, "-");
+	ck_assert_int_eq(zcs_outputs_add(o, "-", err, sizeof(err)), -EEXIST);
+	ck_assert_int_eq(zcs_outputs_start(o), 0);
+	zcs_outputs_meta(o, &m);
+	for (uint32_t i = 0; i < 3; i++)
+		push_block(o, i);
+	ck_assert_uint_eq(read_full(pfd[0], buf, 3 * BLK), 3 * BLK);
+	for (uint32_t i = 0; i < 3; i++)
+		ck_assert_uint_eq(block_seq(buf + i * BLK), i);
+	zcs_outputs_destroy(o, 10000);
+	free(buf);
+}
+END_TEST
+
+/* ---- FIFO ---- */
+
+START_TEST(test_fifo_reader_leaves_and_returns)
+{
+	struct zcs_outputs *o;
+	const struct zcs_meta m = test_meta(1000000, 0);
+	char spec[128], fspec[128];
+	uint8_t *buf = malloc(BLK);
+	uint32_t seq = 0, first;
+	struct stat st;
+	int rfd;
+
+	make_tmpdir();
+	snprintf(spec, sizeof(spec), "fifo:%s/iq", tmpdir);
+	snprintf(fspec, sizeof(fspec), "file:%s/all.cs16", tmpdir);
+	ck_assert_int_eq(zcs_outputs_create(&o, ZCS_SAMPLE_CS16), 0);
+	add_ok(o, spec);
+	add_ok(o, fspec);
+	ck_assert_int_eq(stat(spec + 5, &st), 0);
+	ck_assert(S_ISFIFO(st.st_mode));
+	ck_assert_uint_eq(st.st_mode & 0777, 0600);
+	ck_assert_int_eq(zcs_outputs_start(o), 0);
+	zcs_outputs_meta(o, &m);
+
+	/* nobody reading: blocks are unread, not overruns, and nothing blocks */
+	for (int i = 0; i < 20; i++)
+		push_block(o, seq++);
+	ck_assert_uint_eq(stats_of(o, 0).unread, 20);
+	ck_assert_uint_eq(stats_of(o, 0).overruns, 0);
+
+	for (int round = 0; round < 2; round++) {
+		rfd = open(spec + 5, O_RDONLY | O_NONBLOCK);
+		ck_assert_int_ge(rfd, 0);
+		WAIT_FOR(stats_of(o, 0).consumers == 1);
+		ck_assert_uint_eq(stats_of(o, 0).connects, (uint64_t)round + 1);
+		first = seq;
+		for (int i = 0; i < 10; i++) {
+			push_block(o, seq++);
+			/* the reader starts on a block boundary with the first block after it came */
+			ck_assert_uint_eq(read_full(rfd, buf, BLK), BLK);
+			ck_assert_uint_eq(block_seq(buf), first + (uint32_t)i);
+		}
+		close(rfd);
+		/* the next writes hit EPIPE (SIGPIPE must not kill us) or idle sees POLLERR */
+		WAIT_FOR((push_block(o, seq++), stats_of(o, 0).consumers == 0));
+	}
+	ck_assert_uint_eq(stats_of(o, 0).overruns, 0);
+	ck_assert_uint_ge(stats_of(o, 0).blocks, 20);
+	/* the file beside it got every block */
+	zcs_outputs_destroy(o, 10000);
+	ck_assert_int_eq(stat(fspec + 5, &st), 0);
+	ck_assert_uint_eq((uint64_t)st.st_size, (uint64_t)seq * BLK);
+	free(buf);
+	remove_tmpdir();
+}
+END_TEST
+
+/* ---- TCP server ---- */
+
+struct reader {
+	int fd;
+	atomic_ulong bytes;
+	uint32_t last_seq;
+	uint64_t blocks, out_of_order;
+	atomic_bool go;
+};
+
+static void *reader_main(void *arg)
+{
+	struct reader *r = arg;
+	uint8_t *buf = malloc(BLK);
+
+	while (!atomic_load(&r->go))
+		sleep_ms(1);
+	for (;;) {
+		const size_t n = read_full(r->fd, buf, BLK);
+		uint32_t seq;
+
+		if (n < BLK) {
+			atomic_fetch_add(&r->bytes, n);
+			break;
+		}
+		seq = zcs_get_le32(buf);
+		for (size_t i = 4; i < BLK; i += 4)
+			if (zcs_get_le32(buf + i) != seq)
+				r->out_of_order++;
+		if (r->blocks && seq <= r->last_seq)
+			r->out_of_order++;
+		r->last_seq = seq;
+		r->blocks++;
+		atomic_fetch_add(&r->bytes, BLK);
+	}
+	free(buf);
+	return NULL;
+}
+
+START_TEST(test_tcp_fast_and_slow_client)
+{
+	struct zcs_outputs *o;
+	const struct zcs_meta m = test_meta(1000000, 0);
+	struct reader fast = { .go = true }, slow = { .go = false };
+	pthread_t tf, ts;
+	const uint32_t nblocks = 500;
+	struct zcs_output_stats st;
+	char spec[64];
+
+	snprintf(spec, sizeof(spec), "tcp:%d", PORT_TCP);
+	ck_assert_int_eq(zcs_outputs_create(&o, ZCS_SAMPLE_CS16), 0);
+	add_ok(o, spec);
+	ck_assert_int_eq(zcs_outputs_start(o), 0);
+	fast.fd = tcp_connect_to(PORT_TCP);
+	slow.fd = tcp_connect_to(PORT_TCP);
+	WAIT_FOR(stats_of(o, 0).consumers == 2);
+	pthread_create(&tf, NULL, reader_main, &fast);
+	pthread_create(&ts, NULL, reader_main, &slow);
+	zcs_outputs_meta(o, &m);
+	for (uint32_t i = 0; i < nblocks; i++) {
+		push_block(o, i);
+		/* in step with the fast client, so only the slow one can fall behind */
+		WAIT_FOR(atomic_load(&fast.bytes) == (uint64_t)(i + 1) * BLK);
+	}
+	st = stats_of(o, 0);
+	ck_assert_uint_gt(st.overruns, 0);    /* the slow client never read: it lost blocks */
+	atomic_store(&slow.go, true);
+	zcs_outputs_destroy(o, 20000);        /* drains the slow client's queue, then closes */
+	pthread_join(tf, NULL);
+	pthread_join(ts, NULL);
+	ck_assert_uint_eq(atomic_load(&fast.bytes), (uint64_t)nblocks * BLK);
+	ck_assert_uint_eq(fast.out_of_order, 0);
+	ck_assert_uint_eq(slow.out_of_order, 0);
+	/* every block the slow client lacks is one of this output's overruns, and only those */
+	ck_assert_uint_eq(atomic_load(&slow.bytes) + st.overruns * BLK, (uint64_t)nblocks * BLK);
+	ck_assert_uint_eq(st.connects, 2);
+	close(fast.fd);
+	close(slow.fd);
+}
+END_TEST
+
+/* ---- tcp-connect ---- */
+
+START_TEST(test_tcp_connect_reconnects)
+{
+	struct zcs_outputs *o;
+	const struct zcs_meta m = test_meta(1000000, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(PORT_TCPC) };
+	uint8_t *buf = malloc(BLK);
+	const int one = 1;
+	uint32_t seq = 0;
+	char spec[64];
+	int lfd;
+
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(listen(lfd, 4), 0);
+	snprintf(spec, sizeof(spec), "tcp-connect:127.0.0.1:%d", PORT_TCPC);
+	ck_assert_int_eq(zcs_outputs_create(&o, ZCS_SAMPLE_CS16), 0);
+	add_ok(o, spec);
+	ck_assert_int_eq(zcs_outputs_start(o), 0);
+	zcs_outputs_meta(o, &m);
+	for (int round = 0; round < 2; round++) {
+		struct pollfd pfd = { .fd = lfd, .events = POLLIN };
+		int cfd;
+
+		ck_assert_int_eq(poll(&pfd, 1, 10000), 1);
+		cfd = accept(lfd, NULL, NULL);
+		ck_assert_int_ge(cfd, 0);
+		WAIT_FOR(stats_of(o, 0).consumers == 1);
+		for (int i = 0; i < 5; i++) {
+			const uint32_t want = seq;
+
+			push_block(o, seq++);
+			ck_assert_uint_eq(read_full(cfd, buf, BLK), BLK);
+			ck_assert_uint_eq(block_seq(buf), want);
+		}
+		close(cfd);
+		WAIT_FOR(stats_of(o, 0).consumers == 0);
+	}
+	ck_assert_uint_eq(stats_of(o, 0).connects, 2);
+	zcs_outputs_destroy(o, 1000);
+	close(lfd);
+	free(buf);
+}
+END_TEST
+
+/* ---- UDP ---- */
+
+static void udp_case(enum zcs_sample_type t, size_t pair, size_t max_dgram)
+{
+	struct zcs_outputs *o;
+	const struct zcs_meta m = test_meta(1000000, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(PORT_UDP) };
+	const size_t pairs = BLK / pair;
+	uint8_t *expect = malloc(2 * BLK), *got = malloc(2 * BLK + 2000);
+	const int rcvbuf = 4 << 20;
+	size_t total = 0, dgrams = 0;
+	char spec[64];
+	int fd;
+
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	snprintf(spec, sizeof(spec), "udp:127.0.0.1:%d", PORT_UDP);
+	ck_assert_int_eq(zcs_outputs_create(&o, t), 0);
+	add_ok(o, spec);
+	ck_assert_int_eq(zcs_outputs_start(o), 0);
+	zcs_outputs_meta(o, &m);
+	for (int b = 0; b < 2; b++) {
+		uint8_t *p = zcs_outputs_reserve(o, pairs * pair);
+
+		for (size_t k = 0; k < pairs * pair; k++)
+			p[k] = (uint8_t)(k * 7 + (size_t)b);
+		memcpy(expect + (size_t)b * pairs * pair, p, pairs * pair);
+		zcs_outputs_commit(o, (uint64_t)b * pairs, pairs, pairs * pair);
+		zcs_outputs_flush(o);
+		/* in step, so the socket buffer never overflows */
+		while (total < (size_t)(b + 1) * pairs * pair) {
+			struct pollfd pfd = { .fd = fd, .events = POLLIN };
+			ssize_t n;
+
+			ck_assert_int_eq(poll(&pfd, 1, 10000), 1);
+			n = recv(fd, got + total, 2000, 0);
+			ck_assert_int_gt(n, 0);
+			ck_assert_uint_le((size_t)n, max_dgram);
+			ck_assert_uint_eq((size_t)n % pair, 0);
+			total += (size_t)n;
+			dgrams++;
+		}
+	}
+	ck_assert_uint_eq(total, 2 * pairs * pair);
+	ck_assert_mem_eq(got, expect, total);
+	/* full-size datagrams except one shorter tail per block */
+	ck_assert_uint_eq(dgrams, 2 * ((pairs * pair + max_dgram - 1) / max_dgram));
+	zcs_outputs_destroy(o, 1000);
+	close(fd);
+	free(expect);
+	free(got);
+}
+
+START_TEST(test_udp_datagram_sizes)
+{
+	udp_case(ZCS_SAMPLE_CS16, 4, 1472);
+	udp_case(ZCS_SAMPLE_CF32, 8, 1472);
+	udp_case(ZCS_SAMPLE_CU8, 2, 1472);
+	udp_case(ZCS_SAMPLE_NATIVE, 3, 1470);   /* p12: 490 pairs, not 1472 bytes */
+}
+END_TEST
+
+/* ---- rtl_tcp ---- */
+
+START_TEST(test_rtltcp_conversion_all_types)
+{
+	for (int v = -2048; v <= 2047; v++) {
+		uint8_t src[8], dst[2];
+		const uint8_t want = (uint8_t)((v >> 4) + 128);
+		float f = (float)v / 2048.0f;
+		uint32_t w;
+
+		zcs_put_le16(src, (uint16_t)(int16_t)(v * 16));
+		zcs_put_le16(src + 2, (uint16_t)(int16_t)(-v - 1) * 16);
+		zcs_rtltcp_to_cu8(dst, src, 1, ZCS_SAMPLE_CS16, 4);
+		ck_assert_uint_eq(dst[0], want);
+		ck_assert_uint_eq(dst[1], (uint8_t)(((-v - 1) >> 4) + 128));
+
+		memcpy(&w, &f, 4);
+		zcs_put_le32(src, w);
+		zcs_put_le32(src + 4, w);
+		zcs_rtltcp_to_cu8(dst, src, 1, ZCS_SAMPLE_CF32, 8);
+		ck_assert_uint_eq(dst[0], want);
+
+		src[0] = (uint8_t)(int8_t)(v >> 4);
+		src[1] = src[0];
+		zcs_rtltcp_to_cu8(dst, src, 1, ZCS_SAMPLE_CS8, 2);
+		ck_assert_uint_eq(dst[0], want);
+		zcs_rtltcp_to_cu8(dst, src, 1, ZCS_SAMPLE_NATIVE, 2);   /* i8 */
+		ck_assert_uint_eq(dst[0], want);
+
+		zcs_put_le16(src, (uint16_t)(int16_t)v);
+		zcs_put_le16(src + 2, (uint16_t)(int16_t)v);
+		zcs_rtltcp_to_cu8(dst, src, 1, ZCS_SAMPLE_NATIVE, 4);   /* i16 */
+		ck_assert_uint_eq(dst[0], want);
+
+		/* p12: I = v, Q = -v - 1 as the 24-bit word I | Q << 12 */
+		{
+			const uint32_t word = ((uint32_t)v & 0xfff) | (((uint32_t)(-v - 1) & 0xfff) << 12);
+
+			src[0] = (uint8_t)word;
+			src[1] = (uint8_t)(word >> 8);
+			src[2] = (uint8_t)(word >> 16);
+			zcs_rtltcp_to_cu8(dst, src, 1, ZCS_SAMPLE_NATIVE, 3);
+			ck_assert_uint_eq(dst[0], want);
+			ck_assert_uint_eq(dst[1], (uint8_t)(((-v - 1) >> 4) + 128));
+		}
+	}
+	ck_assert_str_eq(zcs_rtltcp_cmd_name(1), "set_freq");
+	ck_assert_str_eq(zcs_rtltcp_cmd_name(0x0e), "set_bias_tee");
+	ck_assert_str_eq(zcs_rtltcp_cmd_name(0x42), "unknown");
+}
+END_TEST
+
+static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
+static char log_text[8192];
+
+static void log_cb(void *ctx, const char *msg)
+{
+	(void)ctx;
+	pthread_mutex_lock(&log_mu);
+	if (strlen(log_text) + strlen(msg) + 2 < sizeof(log_text)) {
+		strcat(log_text, msg);
+		strcat(log_text, "\n");
+	}
+	pthread_mutex_unlock(&log_mu);
+}
+
+static bool log_has(const char *s)
+{
+	bool has;
+
+	pthread_mutex_lock(&log_mu);
+	has = strstr(log_text, s) != NULL;
+	pthread_mutex_unlock(&log_mu);
+	return has;
+}
+
+static void put_cmd(uint8_t *c, uint8_t cmd, uint32_t param)
+{
+	c[0] = cmd;
+	c[1] = (uint8_t)(param >> 24);
+	c[2] = (uint8_t)(param >> 16);
+	c[3] = (uint8_t)(param >> 8);
+	c[4] = (uint8_t)param;
+}
+
+/* One set of cs16 with a plain TCP server and an rtl_tcp server: `-F cs16 -o tcp -o rtl_tcp`. */
+START_TEST(test_rtltcp_greeting_commands_and_cu8)
+{
+	static const uint8_t greeting[12] = { 'R', 'T', 'L', '0', 0, 0, 0, 5, 0, 0, 0, 29 };
+	struct zcs_outputs *o;
+	const struct zcs_meta m = test_meta(2400000, 433920000);
+	uint8_t g[12], cmds[15], *got = malloc(CS16_PAIRS * 2), *raw = malloc(BLK);
+	char spec[64], tspec[64];
+	int rfd, tfd;
+
+	log_text[0] = '\0';
+	snprintf(spec, sizeof(spec), "rtl_tcp:%d", PORT_RTL);
+	snprintf(tspec, sizeof(tspec), "tcp:127.0.0.1:%d", PORT_RTL_TCP);
+	ck_assert_int_eq(zcs_outputs_create(&o, ZCS_SAMPLE_CS16), 0);
+	zcs_outputs_set_log(o, log_cb, NULL);
+	add_ok(o, tspec);
+	add_ok(o, spec);
+	ck_assert_int_eq(zcs_outputs_start(o), 0);
+	zcs_outputs_meta(o, &m);
+	rfd = tcp_connect_to(PORT_RTL);
+	tfd = tcp_connect_to(PORT_RTL_TCP);
+	ck_assert_uint_eq(read_full(rfd, g, sizeof(g)), sizeof(g));
+	ck_assert_mem_eq(g, greeting, sizeof(g));
+	WAIT_FOR(stats_of(o, 1).consumers == 1 && stats_of(o, 0).consumers == 1);
+
+	/* three commands, the last split across two sends */
+	put_cmd(cmds, 0x01, 100000000);
+	put_cmd(cmds + 5, 0x02, 2048000);
+	put_cmd(cmds + 10, 0x04, 297);
+	ck_assert_int_eq(send(rfd, cmds, 12, 0), 12);
+	sleep_ms(20);
+	ck_assert_int_eq(send(rfd, cmds + 12, 3, 0), 3);
+	WAIT_FOR(stats_of(o, 1).commands == 3);
+	ck_assert(log_has("set_freq 100000000 ignored"));
+	ck_assert(log_has("set_sample_rate 2048000 ignored: the stream runs at 2400000"));
+	ck_assert(log_has("set_gain 297 ignored"));
+
+	{
+		uint8_t *p = zcs_outputs_reserve(o, BLK);
+
+		for (size_t i = 0; i < CS16_PAIRS * 2; i++)
+			zcs_put_le16(p + 2 * i, (uint16_t)(int16_t)((int)(i % 4096) - 2048) * 16);
+		memcpy(raw, p, BLK);
+		zcs_outputs_commit(o, 0, CS16_PAIRS, BLK);
+	}
+	ck_assert_uint_eq(read_full(rfd, got, CS16_PAIRS * 2), CS16_PAIRS * 2);
+	for (size_t i = 0; i < CS16_PAIRS * 2; i++)
+		ck_assert_uint_eq(got[i], (uint8_t)((((int)(i % 4096) - 2048) >> 4) + 128));
+	/* the plain TCP client of the same set gets cs16 unchanged */
+	free(got);
+	got = malloc(BLK);
+	ck_assert_uint_eq(read_full(tfd, got, BLK), BLK);
+	ck_assert_mem_eq(got, raw, BLK);
+
+	ck_assert_uint_eq(stats_of(o, 1).bytes, CS16_PAIRS * 2);
+	close(rfd);
+	WAIT_FOR(stats_of(o, 1).consumers == 0);
+	ck_assert(log_has("left"));
+	zcs_outputs_destroy(o, 1000);
+	close(tfd);
+	free(got);
+	free(raw);
+}
+END_TEST
+
+/* ---- SigMF ---- */
+
+static const char *const validate_py =
+	"import json, sys, jsonschema\n"
+	"schema = json.load(open(sys.argv[1]))\n"
+	"meta = json.load(open(sys.argv[2]))\n"
+	"jsonschema.validate(meta, schema)\n"
+	"g = meta['global']\n"
+	"out = [g['core:datatype'], str(g['core:sample_rate']), g['core:version']]\n"
+	"for c in meta['captures']:\n"
+	"    out.append('C%d/%d/%d/%s' % (c['core:sample_start'], c['core:global_index'],\n"
+	"               c.get('core:frequency', 0), c.get('core:datetime', '-')))\n"
+	"for a in meta['annotations']:\n"
+	"    out.append('A%d/%d/%s' % (a['core:sample_start'], a['core:sample_count'],\n"
+	"               a['core:comment']))\n"
+	"print(' '.join(out))\n";
+
+/* Validates PATH.sigmf-meta against the schema and returns a one-line summary. */
+static void sigmf_summary(const char *path, char *out, size_t len)
+{
+	char cmd[1024];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 -c \"$PY\" '%s' '%s.sigmf-meta'",
+		 ZCS_SIGMF_SCHEMA, path);
+	setenv("PY", validate_py, 1);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	out[0] = '\0';
+	if (!fgets(out, (int)len, p))
+		out[0] = '\0';
+	ck_assert_int_eq(pclose(p), 0);
+	out[strcspn(out, "\n")] = '\0';
+}
+
+static void commit_zeros(struct zcs_outputs *o, uint64_t first, size_t pairs)
+{
+	memset(zcs_outputs_reserve(o, pairs * 4), 0, pairs * 4);
+	zcs_outputs_commit(o, first, pairs, pairs * 4);
+}
+
+START_TEST(test_sigmf_valid_captures_annotations)
+{
+	struct zcs_outputs *o;
+	struct zcs_meta m = test_meta(1000000, 100000000);
+	char path[128], spec[160], summary[2048], err[256];
+	struct stat st;
+
+	make_tmpdir();
+	snprintf(path, sizeof(path), "%s/rec", tmpdir);
+	snprintf(spec, sizeof(spec), "sigmf:%s", path);
+	/* native has no SigMF datatype (p12) */
+	ck_assert_int_eq(zcs_outputs_create(&o, ZCS_SAMPLE_NATIVE), 0);
+	ck_assert_int_eq(zcs_outputs_add(o, spec, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "SigMF"));
+	zcs_outputs_destroy(o, 0);
+
+	ck_assert_int_eq(zcs_outputs_create(&o, ZCS_SAMPLE_CS16), 0);
+	add_ok(o, spec);
+	ck_assert_int_eq(zcs_outputs_start(o), 0);
+	m.ref_sample = 1000;   /* the datetime is adjusted to each capture's first sample */
+	zcs_outputs_meta(o, &m);
+	commit_zeros(o, 1000, 500);            /* file 0..499 = stream 1000..1499 */
+	zcs_outputs_gap(o, 1500, 100, true);   /* filled: zeros committed after the event */
+	commit_zeros(o, 1500, 100);            /* file 500..599 */
+	commit_zeros(o, 1600, 400);            /* file 600..999: capture at 600 / 1600 */
+	commit_zeros(o, 2000, 50);             /* file 1000..1049 */
+	zcs_outputs_gap(o, 2050, 950, false);  /* dropped: capture at 1050 / 3000 */
+	commit_zeros(o, 3000, 100);            /* file 1050..1149 */
+	m.center_freq = 145000000;             /* retune: capture at 1150 / 3100 */
+	m.meta_version++;
+	zcs_outputs_meta(o, &m);
+	commit_zeros(o, 3100, 100);            /* file 1150..1249 */
+	commit_zeros(o, 3200, 10);             /* zeros first, then the event: capture 1260 */
+	zcs_outputs_gap(o, 3200, 10, true);
+	commit_zeros(o, 3210, 40);             /* file 1260..1299 */
+	commit_zeros(o, 3300, 10);             /* an unannounced jump (an overrun upstream) */
+	zcs_outputs_eos(o);
+	zcs_outputs_destroy(o, 10000);
+
+	snprintf(spec, sizeof(spec), "%s.sigmf-data", path);
+	ck_assert_int_eq(stat(spec, &st), 0);
+	ck_assert_int_eq(st.st_size, 1310 * 4);
+	sigmf_summary(path, summary, sizeof(summary));
+	ck_assert_str_eq(summary,
+		"ci16_le 1000000 1.0.0 "
+		"C0/1000/100000000/2023-11-14T22:13:20.000000000Z "
+		"C600/1600/100000000/2023-11-14T22:13:20.000600000Z "
+		"C1050/3000/100000000/2023-11-14T22:13:20.002000000Z "
+		"C1150/3100/145000000/2023-11-14T22:13:20.002100000Z "
+		"C1260/3210/145000000/2023-11-14T22:13:20.002210000Z "
+		"C1300/3300/145000000/2023-11-14T22:13:20.002300000Z "
+		"A500/100/100 samples lost "
+		"A1050/0/950 samples lost "
+		"A1250/10/10 samples lost "
+		"A1300/0/50 samples lost (zcs-recv output overrun)");
+	remove_tmpdir();
+}
+END_TEST
+
+static Suite *outputs_suite(void)
+{
+	Suite *s = suite_create("outputs");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_file_exact_bytes);
+	tcase_add_test(tc, test_stdout_exclusive);
+	tcase_add_test(tc, test_fifo_reader_leaves_and_returns);
+	tcase_add_test(tc, test_tcp_fast_and_slow_client);
+	tcase_add_test(tc, test_tcp_connect_reconnects);
+	tcase_add_test(tc, test_udp_datagram_sizes);
+	tcase_add_test(tc, test_rtltcp_conversion_all_types);
+	tcase_add_test(tc, test_rtltcp_greeting_commands_and_cu8);
+	tcase_add_test(tc, test_sigmf_valid_captures_annotations);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(outputs_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
