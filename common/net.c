@@ -384,7 +384,7 @@ static int set_rcvbuf(int fd, int bytes, char *err, size_t errlen)
 }
 
 static int mcast_join(int fd, const struct zcs_addr *grp, const struct zcs_net_rx_opts *opt,
-		      char *err, size_t errlen)
+		      struct zcs_net_rx_missing *missing, char *err, size_t errlen)
 {
 	const bool v6 = zcs_net_is_ipv6(grp);
 	const int level = v6 ? IPPROTO_IPV6 : IPPROTO_IP;
@@ -398,12 +398,15 @@ static int mcast_join(int fd, const struct zcs_addr *grp, const struct zcs_net_r
 	/* "ff02::1%eth0": the zone names the interface when no iface was given */
 	if (!idx && v6)
 		idx = ((const struct sockaddr_in6 *)&grp->ss)->sin6_scope_id;
-	/* without this a socket bound to a port gets every group any socket on the host joined */
+	/* without this a socket bound to a port gets every group any socket on the host joined;
+	 * ENOPROTOOPT: a kernel before 4.20 (IPv6) or qemu-user, which has neither option */
 	if (setsockopt(fd, level, v6 ? IPV6_MULTICAST_ALL : IP_MULTICAST_ALL, &(int){ 0 },
-		       sizeof(int)) < 0 && !(v6 && errno == ENOPROTOOPT)) {
+		       sizeof(int)) < 0) {
 		const int e = errno;
 
-		return fail(err, errlen, -e, "multicast_all off: %s", strerror(e));
+		if (e != ENOPROTOOPT)
+			return fail(err, errlen, -e, "multicast_all off: %s", strerror(e));
+		missing->multicast_all = true;
 	}
 	if (opt->source) {
 		struct group_source_req gsr = { .gsr_interface = idx };
@@ -440,6 +443,7 @@ int zcs_net_udp_receiver(const struct zcs_addr *addr, const struct zcs_net_rx_op
 {
 	static const struct zcs_net_rx_opts defaults;
 	const bool mcast = zcs_net_is_multicast(addr);
+	struct zcs_net_rx_missing missing = { 0 };
 	char s[96];
 	int fd, ret;
 
@@ -459,6 +463,13 @@ int zcs_net_udp_receiver(const struct zcs_addr *addr, const struct zcs_net_rx_op
 	}
 	if (opt->rxq_ovfl) {
 		ret = set_int(fd, SOL_SOCKET, SO_RXQ_OVFL, 1, "SO_RXQ_OVFL", err, errlen);
+		/* every kernel since 2.6.33 has it; qemu-user does not: receive without counting */
+		if (ret == -ENOPROTOOPT) {
+			missing.drop_count = true;
+			ret = 0;
+			if (err && errlen)
+				err[0] = '\0';
+		}
 		if (ret < 0)
 			goto out;
 	}
@@ -476,10 +487,12 @@ int zcs_net_udp_receiver(const struct zcs_addr *addr, const struct zcs_net_rx_op
 		goto out;
 	}
 	if (mcast) {
-		ret = mcast_join(fd, addr, opt, err, errlen);
+		ret = mcast_join(fd, addr, opt, &missing, err, errlen);
 		if (ret < 0)
 			goto out;
 	}
+	if (opt->missing)
+		*opt->missing = missing;
 	return fd;
 out:
 	close(fd);

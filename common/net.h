@@ -42,15 +42,27 @@ struct zcs_net_tx_opts {
 int zcs_net_udp_sender(const struct zcs_addr *dst, const struct zcs_net_tx_opts *opt,
 		       char *err, size_t errlen);
 
+/* Optional socket options the system refused with ENOPROTOOPT ("no such option here": qemu-user
+ * does so for all of them, and IPV6_MULTICAST_ALL needs Linux 4.20).  The socket works without
+ * them; the caller may tell the user what is missing. */
+struct zcs_net_rx_missing {
+	bool drop_count;            /* SO_RXQ_OVFL: socket-buffer drops cannot be counted */
+	bool multicast_all;         /* IP(V6)_MULTICAST_ALL: it stays on; binding to the group
+				     * itself still keeps other groups' datagrams out */
+};
+
 struct zcs_net_rx_opts {
 	const char *iface;          /* interface to join on / bind to, or NULL */
 	const struct zcs_addr *source; /* source-specific join (and filter) when not NULL */
 	int rcvbuf;                 /* SO_RCVBUF bytes wanted; SO_RCVBUFFORCE is tried first */
 	bool rxq_ovfl;              /* enable SO_RXQ_OVFL drop counting */
+	struct zcs_net_rx_missing *missing; /* out, when not NULL: filled on success */
 };
 
 /* A UDP socket bound to addr (a unicast address, a wildcard, or a multicast group, which is then
  * joined with MCAST_JOIN_GROUP or MCAST_JOIN_SOURCE_GROUP; IP_MULTICAST_ALL is turned off).
+ * SO_RXQ_OVFL and IP(V6)_MULTICAST_ALL refused with ENOPROTOOPT are not errors: they are
+ * reported in opt->missing.  Any other failure, a refused join included, is.
  * Returns the fd or -errno. */
 int zcs_net_udp_receiver(const struct zcs_addr *addr, const struct zcs_net_rx_opts *opt,
 			 char *err, size_t errlen);

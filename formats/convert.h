@@ -55,7 +55,8 @@ static inline float zcs_s16_to_f32(int s16)
 	return (float)s16 * (1.0f / 32768.0f);
 }
 
-/* Scalar kernels: the reference, the fallback, and the tails of every SIMD kernel. */
+/* Scalar kernels: the reference, the fallback, and every SIMD kernel's calls shorter than its
+ * step. */
 void zcs_formats_scalar_pack_i8(void *dst, const int16_t *src, size_t pairs);
 void zcs_formats_scalar_pack_p12(void *dst, const int16_t *src, size_t pairs);
 void zcs_formats_scalar_pack_i16(void *dst, const int16_t *src, size_t pairs);
@@ -76,10 +77,14 @@ void zcs_formats_fill_sse2(struct zcs_kernels *k);
 void zcs_formats_fill_avx2(struct zcs_kernels *k);
 void zcs_formats_fill_neon(struct zcs_kernels *k);
 
-/* The shape shared by every SIMD unpack kernel: whole steps of STEP pairs through
- * load_<wire>() (wire bytes -> a vector of s16) and store_<type>(), the rest in scalar.
- * A file defines STEP, and SLACK_<wire>: extra pairs that must remain after a step because
- * load_<wire>() reads past the step's own bytes (never past the end of src). */
+/* The shape shared by every SIMD unpack kernel: steps of STEP pairs through load_<wire>() (wire
+ * bytes -> a vector of s16) and store_<type>() (which writes exactly the step's bytes).  The last
+ * step ends exactly at the end of the call, overlapping pairs already converted (each output byte
+ * depends only on its own pair, and dst never overlaps src, so redoing them is harmless); only a
+ * call shorter than one step goes to scalar.  A file defines STEP, SLACK_<wire>: extra pairs that
+ * must remain after a step because load_<wire>() reads past the step's own bytes, and
+ * load_last_<wire>(), the same load reading only the step's own bytes, for the steps near the
+ * end. */
 #define ZCS_IN_i8 2
 #define ZCS_IN_p12 3
 #define ZCS_IN_i16 4
@@ -93,10 +98,17 @@ void zcs_formats_fill_neon(struct zcs_kernels *k);
 		const uint8_t *s = src; \
 		uint8_t *d = dst; \
 		size_t n = 0; \
+		if (pairs < STEP) { \
+			zcs_formats_scalar_unpack_##w##_##t(d, s, pairs); \
+			return; \
+		} \
 		for (; n + STEP + SLACK_##w <= pairs; n += STEP) \
 			store_##t(d + n * ZCS_OUT_##t, load_##w(s + n * ZCS_IN_##w)); \
-		zcs_formats_scalar_unpack_##w##_##t(d + n * ZCS_OUT_##t, s + n * ZCS_IN_##w, \
-						   pairs - n); \
+		for (; n + STEP <= pairs; n += STEP) \
+			store_##t(d + n * ZCS_OUT_##t, load_last_##w(s + n * ZCS_IN_##w)); \
+		if (n < pairs) \
+			store_##t(d + (pairs - STEP) * ZCS_OUT_##t, \
+				  load_last_##w(s + (pairs - STEP) * ZCS_IN_##w)); \
 	}
 #define ZCS_SIMD_UNPACK_W(w) \
 	ZCS_SIMD_UNPACK(w, cs8) ZCS_SIMD_UNPACK(w, cu8) \

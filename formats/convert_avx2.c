@@ -2,6 +2,7 @@
 /* AVX2 conversion kernels (compiled with -mavx2, used only when the CPU reports AVX2).
  * p12 goes through vpshufb: pairs become 24-bit words in 32-bit lanes, then bytes move. */
 #include <immintrin.h>
+#include <string.h>
 
 #include "convert.h"
 
@@ -25,28 +26,55 @@ static inline void st128(void *p, __m128i v)
 	_mm_storeu_si128((__m128i *)p, v);
 }
 
+/* 12 bytes (4 p12 pairs) into the low 12 bytes of a vector, reading nothing past them. */
+static inline __m128i ld96(const uint8_t *p)
+{
+	int32_t last;
+
+	memcpy(&last, p + 8, sizeof(last));
+	return _mm_insert_epi32(_mm_loadl_epi64((const __m128i *)(const void *)p), last, 2);
+}
+
 static inline __m256i clamp12(__m256i x)
 {
 	return _mm256_min_epi16(_mm256_max_epi16(x, _mm256_set1_epi16(ZCS_S12_MIN)),
 				_mm256_set1_epi16(ZCS_S12_MAX));
 }
 
-/* ---- radio int16 -> wire ---- */
+/* ---- radio int16 -> wire ----
+ * Every kernel ends with a step that ends exactly at the end of the call, overlapping pairs
+ * already packed (each output byte depends only on its own pair, and dst never overlaps src);
+ * only calls shorter than one step go to scalar. */
 
 /* sat12(x) >> 4 == clamp(x >> 4, -128, 127): packs saturates exactly there.  packs works per
  * 128-bit lane, so the 64-bit quarters come out as a0 b0 a1 b1 and are put back in order. */
+static inline void pack_i8_16(uint8_t *d, const int16_t *s)
+{
+	const __m256i a = _mm256_srai_epi16(ld(s), 4);
+	const __m256i b = _mm256_srai_epi16(ld(s + 16), 4);
+
+	st(d, _mm256_permute4x64_epi64(_mm256_packs_epi16(a, b), 0xd8));
+}
+
 static void pack_i8(void *dst, const int16_t *src, size_t pairs)
 {
 	uint8_t *d = dst;
 	size_t n = 0;
 
-	for (; n + 16 <= pairs; n += 16) {
-		const __m256i a = _mm256_srai_epi16(ld(src + 2 * n), 4);
-		const __m256i b = _mm256_srai_epi16(ld(src + 2 * n + 16), 4);
-
-		st(d + 2 * n, _mm256_permute4x64_epi64(_mm256_packs_epi16(a, b), 0xd8));
+	if (pairs < 16) {
+		zcs_formats_scalar_pack_i8(d, src, pairs);
+		return;
 	}
-	zcs_formats_scalar_pack_i8(d + 2 * n, src + 2 * n, pairs - n);
+	for (; n + 16 <= pairs; n += 16)
+		pack_i8_16(d + 2 * n, src + 2 * n);
+	if (n < pairs)
+		pack_i8_16(d + 2 * (pairs - 16), src + 2 * (pairs - 16));
+}
+
+static inline void pack_i16_16(uint8_t *d, const int16_t *s)
+{
+	st(d, clamp12(ld(s)));
+	st(d + 32, clamp12(ld(s + 16)));
 }
 
 static void pack_i16(void *dst, const int16_t *src, size_t pairs)
@@ -54,33 +82,54 @@ static void pack_i16(void *dst, const int16_t *src, size_t pairs)
 	uint8_t *d = dst;
 	size_t n = 0;
 
-	for (; n + 16 <= pairs; n += 16) {
-		st(d + 4 * n, clamp12(ld(src + 2 * n)));
-		st(d + 4 * n + 32, clamp12(ld(src + 2 * n + 16)));
+	if (pairs < 16) {
+		zcs_formats_scalar_pack_i16(d, src, pairs);
+		return;
 	}
-	zcs_formats_scalar_pack_i16(d + 4 * n, src + 2 * n, pairs - n);
+	for (; n + 16 <= pairs; n += 16)
+		pack_i16_16(d + 4 * n, src + 2 * n);
+	if (n < pairs)
+		pack_i16_16(d + 4 * (pairs - 16), src + 2 * (pairs - 16));
 }
 
-/* 8 pairs -> 24 bytes: I | Q << 12 per 32-bit lane (pmaddwd with 1 and 4096 on the masked
- * values), vpshufb drops each lane's top byte, vpermd joins the two 12-byte halves.  The 32-byte
- * store writes 8 bytes of junk that the next step or the scalar tail overwrites: 3 pairs slack. */
-static void pack_p12(void *dst, const int16_t *src, size_t pairs)
+/* 8 pairs -> 24 bytes in the low 24 bytes of the result: I | Q << 12 per 32-bit lane (pmaddwd
+ * with 1 and 4096 on the masked values), vpshufb drops each lane's top byte, vpermd joins the two
+ * 12-byte halves. */
+static inline __m256i p12_8(const int16_t *s)
 {
-	const __m256i m12 = _mm256_set1_epi16(0x0fff);
-	const __m256i mul = _mm256_set1_epi32(1 | 4096 << 16);
 	const __m256i shuf = _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1,
 					      0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
 	const __m256i join = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 3, 7);
+	const __m256i u = _mm256_and_si256(clamp12(ld(s)), _mm256_set1_epi16(0x0fff));
+	const __m256i w = _mm256_madd_epi16(u, _mm256_set1_epi32(1 | 4096 << 16));
+
+	return _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(w, shuf), join);
+}
+
+/* The 24 bytes alone (16 + 8), for the steps near the end. */
+static inline void st24(uint8_t *d, __m256i v)
+{
+	st128(d, _mm256_castsi256_si128(v));
+	_mm_storel_epi64((__m128i *)(void *)(d + 16), _mm256_extracti128_si256(v, 1));
+}
+
+/* The 32-byte store writes 8 bytes of junk that the next step overwrites: 3 pairs of slack, then
+ * exact 24-byte stores. */
+static void pack_p12(void *dst, const int16_t *src, size_t pairs)
+{
 	uint8_t *d = dst;
 	size_t n = 0;
 
-	for (; n + 8 + 3 <= pairs; n += 8) {
-		const __m256i u = _mm256_and_si256(clamp12(ld(src + 2 * n)), m12);
-		const __m256i w = _mm256_madd_epi16(u, mul);
-
-		st(d + 3 * n, _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(w, shuf), join));
+	if (pairs < 8) {
+		zcs_formats_scalar_pack_p12(d, src, pairs);
+		return;
 	}
-	zcs_formats_scalar_pack_p12(d + 3 * n, src + 2 * n, pairs - n);
+	for (; n + 8 + 3 <= pairs; n += 8)
+		st(d + 3 * n, p12_8(src + 2 * n));
+	for (; n + 8 <= pairs; n += 8)
+		st24(d + 3 * n, p12_8(src + 2 * n));
+	if (n < pairs)
+		st24(d + 3 * (pairs - 8), p12_8(src + 2 * (pairs - 8)));
 }
 
 /* ---- wire -> s16 (= v << 4), 8 pairs a step ---- */
@@ -94,25 +143,36 @@ static inline __m256i load_i8(const uint8_t *p)
 {
 	return _mm256_slli_epi16(_mm256_cvtepi8_epi16(ld128(p)), 8);
 }
+#define load_last_i8 load_i8
 
 /* Each lane gets 12 bytes (4 pairs).  Byte pairs (b0, b1) and (b1, b2) of each pair land in 16-bit
  * slots: I << 4 is the first slot shifted left by 4, Q << 4 is the second with its low nibble
  * (I's top bits) cleared. */
-static inline __m256i load_p12(const uint8_t *p)
+static inline __m256i p12_to_s16(__m256i v)
 {
 	const __m256i shuf = _mm256_setr_epi8(0, 1, 1, 2, 3, 4, 4, 5, 6, 7, 7, 8, 9, 10, 10, 11,
 					      0, 1, 1, 2, 3, 4, 4, 5, 6, 7, 7, 8, 9, 10, 10, 11);
-	const __m256i v = _mm256_set_m128i(ld128(p + 12), ld128(p));
 	const __m256i x = _mm256_shuffle_epi8(v, shuf);
 
 	return _mm256_blend_epi16(_mm256_and_si256(x, _mm256_set1_epi16((short)0xfff0)),
 				  _mm256_slli_epi16(x, 4), 0x55);
 }
 
+static inline __m256i load_p12(const uint8_t *p)
+{
+	return p12_to_s16(_mm256_set_m128i(ld128(p + 12), ld128(p)));
+}
+
+static inline __m256i load_last_p12(const uint8_t *p)
+{
+	return p12_to_s16(_mm256_set_m128i(ld96(p + 12), ld128(p)));
+}
+
 static inline __m256i load_i16(const uint8_t *p)
 {
 	return _mm256_slli_epi16(clamp12(ld(p)), 4);
 }
+#define load_last_i16 load_i16
 
 /* ---- s16 -> consumer types ---- */
 
@@ -160,15 +220,20 @@ static void unpack_i8_cu8_xor(void *dst, const void *src, size_t pairs)
 	uint8_t *d = dst;
 	size_t n = 0;
 
+	if (pairs < 16) {
+		zcs_formats_scalar_unpack_i8_cu8(d, s, pairs);
+		return;
+	}
 	for (; n + 16 <= pairs; n += 16)
 		st(d + 2 * n, _mm256_xor_si256(ld(s + 2 * n), bias));
-	zcs_formats_scalar_unpack_i8_cu8(d + 2 * n, s + 2 * n, pairs - n);
+	if (n < pairs)
+		st(d + 2 * (pairs - 16), _mm256_xor_si256(ld(s + 2 * (pairs - 16)), bias));
 }
 
 /* p12 -> cf32 skips the s16 step (its lane-crossing widening cost about a fifth of the speed):
  * each 12-bit value goes to the top of a 32-bit lane (one vpshufb from a broadcast load, then
  * I << 4 or Q masked) and is scaled by 2^-31.  (A direct i8 -> cf32 measured no faster.) */
-static void unpack_p12_cf32_direct(void *dst, const void *src, size_t pairs)
+static inline void p12_cf32_4(uint8_t *d, __m128i bytes)
 {
 	const __m256i shuf = _mm256_setr_epi8(-1, -1, 0, 1, -1, -1, 1, 2, -1, -1, 3, 4, -1, -1, 4, 5,
 					      -1, -1, 6, 7, -1, -1, 7, 8, -1, -1, 9, 10, -1, -1, 10,
@@ -176,19 +241,30 @@ static void unpack_p12_cf32_direct(void *dst, const void *src, size_t pairs)
 	const __m256i shl = _mm256_setr_epi32(4, 0, 4, 0, 4, 0, 4, 0);
 	const __m256i top12 = _mm256_set1_epi32((int)0xfff00000u);
 	const __m256 k = _mm256_set1_ps(1.0f / 2147483648.0f);
+	const __m256i b = _mm256_broadcastsi128_si256(bytes);
+	const __m256i x = _mm256_sllv_epi32(_mm256_shuffle_epi8(b, shuf), shl);
+	const __m256i v = _mm256_and_si256(x, top12);
+
+	_mm256_storeu_ps((float *)(void *)d, _mm256_mul_ps(_mm256_cvtepi32_ps(v), k));
+}
+
+static void unpack_p12_cf32_direct(void *dst, const void *src, size_t pairs)
+{
 	const uint8_t *s = src;
 	uint8_t *d = dst;
 	size_t n = 0;
 
-	/* 4 pairs (12 bytes) a step from a 16-byte load: 2 pairs of slack */
-	for (; n + 4 + 2 <= pairs; n += 4) {
-		const __m256i b = _mm256_broadcastsi128_si256(ld128(s + 3 * n));
-		const __m256i x = _mm256_sllv_epi32(_mm256_shuffle_epi8(b, shuf), shl);
-		const __m256i v = _mm256_and_si256(x, top12);
-
-		_mm256_storeu_ps((float *)(void *)(d + 8 * n), _mm256_mul_ps(_mm256_cvtepi32_ps(v), k));
+	if (pairs < 4) {
+		zcs_formats_scalar_unpack_p12_cf32(d, s, pairs);
+		return;
 	}
-	zcs_formats_scalar_unpack_p12_cf32(d + 8 * n, s + 3 * n, pairs - n);
+	/* 4 pairs (12 bytes) a step from a 16-byte load: 2 pairs of slack, then exact loads */
+	for (; n + 4 + 2 <= pairs; n += 4)
+		p12_cf32_4(d + 8 * n, ld128(s + 3 * n));
+	for (; n + 4 <= pairs; n += 4)
+		p12_cf32_4(d + 8 * n, ld96(s + 3 * n));
+	if (n < pairs)
+		p12_cf32_4(d + 8 * (pairs - 4), ld96(s + 3 * (pairs - 4)));
 }
 
 void zcs_formats_fill_avx2(struct zcs_kernels *k)

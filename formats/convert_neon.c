@@ -18,56 +18,59 @@ static inline const int16_t *s16p(const void *p)
 	return (const int16_t *)p;
 }
 
-/* ---- radio int16 -> wire, 8 pairs a step ---- */
+/* ---- radio int16 -> wire, 8 pairs a step ----
+ * Every step reads and writes exactly its own pairs, so the last step ends exactly at the end of
+ * the call, overlapping pairs already packed (each output byte depends only on its own pair, and
+ * dst never overlaps src); only calls shorter than one step go to scalar. */
+
+#define ZCS_NEON_PACK(w, step) \
+	static void pack_##w(void *dst, const int16_t *src, size_t pairs) \
+	{ \
+		uint8_t *d = dst; \
+		size_t n = 0; \
+		if (pairs < 8) { \
+			zcs_formats_scalar_pack_##w(d, src, pairs); \
+			return; \
+		} \
+		for (; n + 8 <= pairs; n += 8) \
+			step(d + ZCS_IN_##w * n, src + 2 * n); \
+		if (n < pairs) \
+			step(d + ZCS_IN_##w * (pairs - 8), src + 2 * (pairs - 8)); \
+	}
 
 /* sat12(x) >> 4 == clamp(x >> 4, -128, 127): a saturating narrowing shift does both. */
-static void pack_i8(void *dst, const int16_t *src, size_t pairs)
+static inline void pack_i8_8(uint8_t *d, const int16_t *s)
 {
-	uint8_t *d = dst;
-	size_t n = 0;
+	const int16x8_t a = vld1q_s16(s);
+	const int16x8_t b = vld1q_s16(s + 8);
 
-	for (; n + 8 <= pairs; n += 8) {
-		const int16x8_t a = vld1q_s16(src + 2 * n);
-		const int16x8_t b = vld1q_s16(src + 2 * n + 8);
-
-		vst1q_s8((int8_t *)(void *)(d + 2 * n),
-			 vcombine_s8(vqshrn_n_s16(a, 4), vqshrn_n_s16(b, 4)));
-	}
-	zcs_formats_scalar_pack_i8(d + 2 * n, src + 2 * n, pairs - n);
+	vst1q_s8((int8_t *)(void *)d, vcombine_s8(vqshrn_n_s16(a, 4), vqshrn_n_s16(b, 4)));
 }
 
-static void pack_i16(void *dst, const int16_t *src, size_t pairs)
+static inline void pack_i16_8(uint8_t *d, const int16_t *s)
 {
-	uint8_t *d = dst;
-	size_t n = 0;
-
-	for (; n + 8 <= pairs; n += 8) {
-		vst1q_s16((int16_t *)(void *)(d + 4 * n), clamp12(vld1q_s16(src + 2 * n)));
-		vst1q_s16((int16_t *)(void *)(d + 4 * n + 16), clamp12(vld1q_s16(src + 2 * n + 8)));
-	}
-	zcs_formats_scalar_pack_i16(d + 4 * n, src + 2 * n, pairs - n);
+	vst1q_s16((int16_t *)(void *)d, clamp12(vld1q_s16(s)));
+	vst1q_s16((int16_t *)(void *)(d + 16), clamp12(vld1q_s16(s + 8)));
 }
 
 /* byte0 = I[7:0], byte1 = Q[3:0] << 4 | I[11:8], byte2 = Q[11:4]; vst3 interleaves them. */
-static void pack_p12(void *dst, const int16_t *src, size_t pairs)
+static inline void pack_p12_8(uint8_t *d, const int16_t *s)
 {
-	uint8_t *d = dst;
-	size_t n = 0;
+	const int16x8x2_t v = vld2q_s16(s);
+	const uint16x8_t i = vreinterpretq_u16_s16(clamp12(v.val[0]));
+	const uint16x8_t q = vreinterpretq_u16_s16(clamp12(v.val[1]));
+	uint8x8x3_t o;
 
-	for (; n + 8 <= pairs; n += 8) {
-		const int16x8x2_t v = vld2q_s16(src + 2 * n);
-		const uint16x8_t i = vreinterpretq_u16_s16(clamp12(v.val[0]));
-		const uint16x8_t q = vreinterpretq_u16_s16(clamp12(v.val[1]));
-		uint8x8x3_t o;
-
-		o.val[0] = vmovn_u16(i);
-		/* shift-left-and-insert keeps the low nibble of I >> 8 under Q << 4 */
-		o.val[1] = vmovn_u16(vsliq_n_u16(vshrq_n_u16(i, 8), q, 4));
-		o.val[2] = vshrn_n_u16(q, 4);
-		vst3_u8(d + 3 * n, o);
-	}
-	zcs_formats_scalar_pack_p12(d + 3 * n, src + 2 * n, pairs - n);
+	o.val[0] = vmovn_u16(i);
+	/* shift-left-and-insert keeps the low nibble of I >> 8 under Q << 4 */
+	o.val[1] = vmovn_u16(vsliq_n_u16(vshrq_n_u16(i, 8), q, 4));
+	o.val[2] = vshrn_n_u16(q, 4);
+	vst3_u8(d, o);
 }
+
+ZCS_NEON_PACK(i8, pack_i8_8)
+ZCS_NEON_PACK(i16, pack_i16_8)
+ZCS_NEON_PACK(p12, pack_p12_8)
 
 /* ---- wire -> s16 (= v << 4) as separate I and Q vectors, 8 pairs a step ---- */
 
@@ -85,6 +88,7 @@ static inline int16x8x2_t load_i8(const uint8_t *p)
 	r.val[1] = vshll_n_s8(b.val[1], 8);
 	return r;
 }
+#define load_last_i8 load_i8
 
 /* (b0 | b1 << 8) << 4 is I << 4 (b1's Q nibble falls off the top); (b1 | b2 << 8) with the low
  * nibble (I's top bits) cleared is Q << 4. */
@@ -99,6 +103,7 @@ static inline int16x8x2_t load_p12(const uint8_t *p)
 	r.val[1] = vreinterpretq_s16_u16(vandq_u16(hi, vdupq_n_u16(0xfff0)));
 	return r;
 }
+#define load_last_p12 load_p12
 
 static inline int16x8x2_t load_i16(const uint8_t *p)
 {
@@ -108,6 +113,7 @@ static inline int16x8x2_t load_i16(const uint8_t *p)
 	r.val[1] = vshlq_n_s16(clamp12(r.val[1]), 4);
 	return r;
 }
+#define load_last_i16 load_i16
 
 /* ---- s16 -> consumer types ---- */
 
@@ -170,9 +176,14 @@ static void unpack_i8_cu8_xor(void *dst, const void *src, size_t pairs)
 	uint8_t *d = dst;
 	size_t n = 0;
 
+	if (pairs < 8) {
+		zcs_formats_scalar_unpack_i8_cu8(d, s, pairs);
+		return;
+	}
 	for (; n + 8 <= pairs; n += 8)
 		vst1q_u8(d + 2 * n, veorq_u8(vld1q_u8(s + 2 * n), bias));
-	zcs_formats_scalar_unpack_i8_cu8(d + 2 * n, s + 2 * n, pairs - n);
+	if (n < pairs)
+		vst1q_u8(d + 2 * (pairs - 8), veorq_u8(vld1q_u8(s + 2 * (pairs - 8)), bias));
 }
 
 void zcs_formats_fill_neon(struct zcs_kernels *k)

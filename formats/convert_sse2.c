@@ -2,6 +2,7 @@
 /* SSE2 conversion kernels (x86-64 baseline, compiled with -msse2).  SSE2 has no byte shuffle,
  * so p12 is packed and unpacked with 64-bit and byte-granular shifts instead of pshufb. */
 #include <emmintrin.h>
+#include <string.h>
 
 #include "convert.h"
 
@@ -16,27 +17,52 @@ static inline void st(void *p, __m128i v)
 	_mm_storeu_si128((__m128i *)p, v);
 }
 
+/* 12 bytes (4 p12 pairs) into the low 12 bytes of a vector, reading nothing past them. */
+static inline __m128i ld96(const uint8_t *p)
+{
+	int32_t last;
+
+	memcpy(&last, p + 8, sizeof(last));
+	return _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)(const void *)p),
+				  _mm_cvtsi32_si128(last));
+}
+
 static inline __m128i clamp12(__m128i x)
 {
 	return _mm_min_epi16(_mm_max_epi16(x, _mm_set1_epi16(ZCS_S12_MIN)),
 			     _mm_set1_epi16(ZCS_S12_MAX));
 }
 
-/* ---- radio int16 -> wire ---- */
+/* ---- radio int16 -> wire ----
+ * Every kernel ends with a step that ends exactly at the end of the call, overlapping pairs
+ * already packed (each output byte depends only on its own pair, and dst never overlaps src);
+ * only calls shorter than one step go to scalar. */
 
 /* sat12(x) >> 4 == clamp(x >> 4, -128, 127), which is exactly what packs does. */
+static inline void pack_i8_8(uint8_t *d, const int16_t *s)
+{
+	st(d, _mm_packs_epi16(_mm_srai_epi16(ld(s), 4), _mm_srai_epi16(ld(s + 8), 4)));
+}
+
 static void pack_i8(void *dst, const int16_t *src, size_t pairs)
 {
 	uint8_t *d = dst;
 	size_t n = 0;
 
-	for (; n + 8 <= pairs; n += 8) {
-		const __m128i a = _mm_srai_epi16(ld(src + 2 * n), 4);
-		const __m128i b = _mm_srai_epi16(ld(src + 2 * n + 8), 4);
-
-		st(d + 2 * n, _mm_packs_epi16(a, b));
+	if (pairs < 8) {
+		zcs_formats_scalar_pack_i8(d, src, pairs);
+		return;
 	}
-	zcs_formats_scalar_pack_i8(d + 2 * n, src + 2 * n, pairs - n);
+	for (; n + 8 <= pairs; n += 8)
+		pack_i8_8(d + 2 * n, src + 2 * n);
+	if (n < pairs)
+		pack_i8_8(d + 2 * (pairs - 8), src + 2 * (pairs - 8));
+}
+
+static inline void pack_i16_8(uint8_t *d, const int16_t *s)
+{
+	st(d, clamp12(ld(s)));
+	st(d + 16, clamp12(ld(s + 8)));
 }
 
 static void pack_i16(void *dst, const int16_t *src, size_t pairs)
@@ -44,11 +70,14 @@ static void pack_i16(void *dst, const int16_t *src, size_t pairs)
 	uint8_t *d = dst;
 	size_t n = 0;
 
-	for (; n + 8 <= pairs; n += 8) {
-		st(d + 4 * n, clamp12(ld(src + 2 * n)));
-		st(d + 4 * n + 16, clamp12(ld(src + 2 * n + 8)));
+	if (pairs < 8) {
+		zcs_formats_scalar_pack_i16(d, src, pairs);
+		return;
 	}
-	zcs_formats_scalar_pack_i16(d + 4 * n, src + 2 * n, pairs - n);
+	for (; n + 8 <= pairs; n += 8)
+		pack_i16_8(d + 4 * n, src + 2 * n);
+	if (n < pairs)
+		pack_i16_8(d + 4 * (pairs - 8), src + 2 * (pairs - 8));
 }
 
 /* Clamped, masked pairs -> 32-bit words I | Q << 12 (pmaddwd with 1 and 4096). */
@@ -59,29 +88,47 @@ static inline __m128i words24(__m128i x)
 	return _mm_madd_epi16(u, _mm_set1_epi32(1 | 4096 << 16));
 }
 
-/* 4 pairs -> 12 bytes; the 16-byte store writes 4 bytes of junk that the next step (or the
- * scalar tail) overwrites, hence 2 pairs of slack. */
-static void pack_p12(void *dst, const int16_t *src, size_t pairs)
+/* 4 pairs -> 12 bytes, in the low 12 bytes of the result. */
+static inline __m128i p12_4(const int16_t *s)
 {
-	const __m128i m24 = _mm_set1_epi64x(0xffffff);
-	const __m128i m24hi = _mm_set1_epi64x(0xffffff000000);
 	const __m128i keep_lo = _mm_set_epi64x(0, 0xffffffffffff);        /* bytes 0..5 */
 	const __m128i keep_hi = _mm_set_epi64x(0xffffffff, -0x1000000000000); /* bytes 6..11 */
+	const __m128i w = words24(ld(s));
+	/* two 24-bit words per 64-bit lane -> one 48-bit value per lane */
+	const __m128i t = _mm_or_si128(_mm_and_si128(w, _mm_set1_epi64x(0xffffff)),
+				       _mm_and_si128(_mm_srli_epi64(w, 8),
+						     _mm_set1_epi64x(0xffffff000000)));
+
+	/* close the 2-byte gap between the lanes */
+	return _mm_or_si128(_mm_and_si128(t, keep_lo), _mm_and_si128(_mm_srli_si128(t, 2), keep_hi));
+}
+
+/* The 12 bytes alone (8 + 4), for the steps near the end. */
+static inline void st96(uint8_t *d, __m128i v)
+{
+	const int32_t last = _mm_cvtsi128_si32(_mm_srli_si128(v, 8));
+
+	_mm_storel_epi64((__m128i *)(void *)d, v);
+	memcpy(d + 8, &last, sizeof(last));
+}
+
+/* The 16-byte store writes 4 bytes of junk that the next step overwrites: 2 pairs of slack, then
+ * exact 12-byte stores. */
+static void pack_p12(void *dst, const int16_t *src, size_t pairs)
+{
 	uint8_t *d = dst;
 	size_t n = 0;
 
-	for (; n + 4 + 2 <= pairs; n += 4) {
-		const __m128i w = words24(ld(src + 2 * n));
-		/* two 24-bit words per 64-bit lane -> one 48-bit value per lane */
-		const __m128i t = _mm_or_si128(_mm_and_si128(w, m24),
-					       _mm_and_si128(_mm_srli_epi64(w, 8), m24hi));
-		/* close the 2-byte gap between the lanes */
-		const __m128i r = _mm_or_si128(_mm_and_si128(t, keep_lo),
-					       _mm_and_si128(_mm_srli_si128(t, 2), keep_hi));
-
-		st(d + 3 * n, r);
+	if (pairs < 4) {
+		zcs_formats_scalar_pack_p12(d, src, pairs);
+		return;
 	}
-	zcs_formats_scalar_pack_p12(d + 3 * n, src + 2 * n, pairs - n);
+	for (; n + 4 + 2 <= pairs; n += 4)
+		st(d + 3 * n, p12_4(src + 2 * n));
+	for (; n + 4 <= pairs; n += 4)
+		st96(d + 3 * n, p12_4(src + 2 * n));
+	if (n < pairs)
+		st96(d + 3 * (pairs - 4), p12_4(src + 2 * (pairs - 4)));
 }
 
 /* ---- wire -> s16 (= v << 4), 4 pairs a step ---- */
@@ -97,10 +144,11 @@ static inline __m128i load_i8(const uint8_t *p)
 
 	return _mm_unpacklo_epi8(_mm_setzero_si128(), b);
 }
+#define load_last_i8 load_i8
 
-static inline __m128i load_p12(const uint8_t *p)
+/* Uses bytes 0..11 of v only. */
+static inline __m128i p12_to_s16(__m128i v)
 {
-	const __m128i v = ld(p);
 	/* lane 0: bytes 0..7 (pairs 0, 1), lane 1: bytes 6..13 (pairs 2, 3) */
 	const __m128i l = _mm_unpacklo_epi64(v, _mm_srli_si128(v, 6));
 	/* one 24-bit word per 32-bit lane */
@@ -112,10 +160,21 @@ static inline __m128i load_p12(const uint8_t *p)
 			    _mm_and_si128(_mm_slli_epi32(w, 8), _mm_set1_epi32((int)0xfff00000u)));
 }
 
+static inline __m128i load_p12(const uint8_t *p)
+{
+	return p12_to_s16(ld(p));
+}
+
+static inline __m128i load_last_p12(const uint8_t *p)
+{
+	return p12_to_s16(ld96(p));
+}
+
 static inline __m128i load_i16(const uint8_t *p)
 {
 	return _mm_slli_epi16(clamp12(ld(p)), 4);
 }
+#define load_last_i16 load_i16
 
 /* ---- s16 -> consumer types ---- */
 
@@ -163,9 +222,14 @@ static void unpack_i8_cu8_xor(void *dst, const void *src, size_t pairs)
 	uint8_t *d = dst;
 	size_t n = 0;
 
+	if (pairs < 8) {
+		zcs_formats_scalar_unpack_i8_cu8(d, s, pairs);
+		return;
+	}
 	for (; n + 8 <= pairs; n += 8)
 		st(d + 2 * n, _mm_xor_si128(ld(s + 2 * n), bias));
-	zcs_formats_scalar_unpack_i8_cu8(d + 2 * n, s + 2 * n, pairs - n);
+	if (n < pairs)
+		st(d + 2 * (pairs - 8), _mm_xor_si128(ld(s + 2 * (pairs - 8)), bias));
 }
 
 void zcs_formats_fill_sse2(struct zcs_kernels *k)

@@ -59,4 +59,29 @@ int zcs_sample_from_name(const char *name);
  * native is taken as cs16 (a file has no wire format).  Scalar: files are not the fast path. */
 void zcs_import(enum zcs_sample_type t, int16_t *dst, const void *src, size_t pairs);
 
+/* Appended: file types the sender imports.  The first four are the consumer types of the same
+ * value (zcs_import treats them alike); ci16 is full-scale int16, the layout zcs-recv -F cs16,
+ * SigMF ci16_le and most SDR tools write, and is kept apart from cs16, which stays the radio's raw
+ * 12-bit layout.  Its value lies clear of the consumer types so they may grow. */
+enum zcs_import_type {
+	ZCS_IMPORT_CS8 = ZCS_SAMPLE_CS8,
+	ZCS_IMPORT_CU8 = ZCS_SAMPLE_CU8,
+	ZCS_IMPORT_CS16 = ZCS_SAMPLE_CS16,  /* int16 LE holding the 12-bit value (v) */
+	ZCS_IMPORT_CF32 = ZCS_SAMPLE_CF32,
+	ZCS_IMPORT_CI16 = 16,               /* int16 LE at full scale (v << 4) */
+};
+
+/* "cs8", "cu8", "cs16", "cf32", "ci16" -> type, or -1. */
+int zcs_import_from_name(const char *name);
+/* The name of an import type; "unknown" for anything else. */
+const char *zcs_import_name(int t);
+/* Bytes of one I/Q pair in a file of type t; 0 when t is not an import type. */
+size_t zcs_import_pair_bytes(int t);
+/* A SigMF core:datatype ("ci16_le", "cf32_le", "ci8", "cu8") -> type, or -1 for the others
+ * (big-endian, other widths, real-valued). */
+int zcs_import_from_sigmf(const char *datatype);
+/* zcs_import for every import type.  ci16 is rounded to the nearest 12-bit value (halves up) and
+ * saturated: exact for what zcs-recv wrote (v << 4 comes back as v), unbiased for 16-bit input. */
+void zcs_import_convert(enum zcs_import_type t, int16_t *dst, const void *src, size_t pairs);
+
 #endif

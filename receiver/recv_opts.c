@@ -28,6 +28,7 @@ static const char usage[] =
 "      --rcvbuf BYTES      socket receive buffer (default 32M; SO_RCVBUFFORCE when allowed)\n"
 "      --max-datagram N    largest datagram accepted, bytes (default 9216)\n"
 "      --batch N           datagrams per recvmmsg call, 1..1024 (default 64)\n"
+"      --no-gro            no UDP_GRO trains: one datagram per recvmmsg entry\n"
 "\n"
 "Stream:\n"
 "      --window N          reorder window in datagrams, 1..16384 (default: 5 ms of the stream,\n"
@@ -37,6 +38,8 @@ static const char usage[] =
 "                          after MS milliseconds (default: 100, or 8 datagrams if longer)\n"
 "  -n, --count N           exit after exactly N samples out (suffixes k, M, G)\n"
 "      --exit-on-eos       exit when the stream ends (default: wait for the next stream)\n"
+"      --eos-timeout S     with --exit-on-eos: a stream silent for S seconds has ended too\n"
+"                          (its end-of-stream datagram was lost); default 2, 0 = never\n"
 "\n"
 "Statistics (on standard error):\n"
 "      --json              JSON lines instead of text\n"
@@ -65,6 +68,8 @@ enum {
 	OPT_BATCH,
 	OPT_INTERVAL,
 	OPT_HOLD,
+	OPT_EOS_TIMEOUT,
+	OPT_NO_GRO,
 };
 
 static const struct option long_opts[] = {
@@ -83,6 +88,8 @@ static const struct option long_opts[] = {
 	{ "batch", required_argument, NULL, OPT_BATCH },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "hold", required_argument, NULL, OPT_HOLD },
+	{ "eos-timeout", required_argument, NULL, OPT_EOS_TIMEOUT },
+	{ "no-gro", no_argument, NULL, OPT_NO_GRO },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -126,6 +133,7 @@ static int number(int c, const char *arg, uint64_t min, uint64_t max, uint64_t *
 int zcs_recv_parse_opts(int argc, char **argv, struct zcs_recv_opts *o, char *err, size_t errlen)
 {
 	uint64_t v;
+	bool eos_timeout_given = false;
 	int c, ret;
 
 	memset(o, 0, sizeof(*o));
@@ -134,6 +142,7 @@ int zcs_recv_parse_opts(int argc, char **argv, struct zcs_recv_opts *o, char *er
 	o->rx.max_dgram = ZCS_RX_DEFAULT_MAX_DGRAM;
 	o->rx.batch = ZCS_RX_DEFAULT_BATCH;
 	o->interval = 1.0;
+	o->eos_timeout = ZCS_RECV_DEFAULT_EOS_TIMEOUT;
 	optind = 1;
 	opterr = 0; /* our own messages, naming the flag */
 
@@ -221,12 +230,25 @@ int zcs_recv_parse_opts(int argc, char **argv, struct zcs_recv_opts *o, char *er
 				return ret;
 			o->rx.batch = (size_t)v;
 			break;
+		case OPT_NO_GRO:
+			o->rx.no_gro = true;
+			break;
 		case OPT_INTERVAL: {
 			double d;
 
 			if (zcs_cli_parse_double(optarg, 0, 3600, &d) < 0)
 				return bad(err, errlen, "--interval", optarg, "expected seconds in 0..3600");
 			o->interval = d;
+			break;
+		}
+		case OPT_EOS_TIMEOUT: {
+			double d;
+
+			if (zcs_cli_parse_double(optarg, 0, 86400, &d) < 0)
+				return bad(err, errlen, "--eos-timeout", optarg,
+					   "expected seconds in 0..86400 (0: never)");
+			o->eos_timeout = d;
+			eos_timeout_given = true;
 			break;
 		}
 		case OPT_HOLD:
@@ -262,6 +284,10 @@ int zcs_recv_parse_opts(int argc, char **argv, struct zcs_recv_opts *o, char *er
 	if (optind < argc) {
 		snprintf(err, errlen, "unexpected argument '%s' (only one address to listen on)",
 			 argv[optind]);
+		return -EINVAL;
+	}
+	if (eos_timeout_given && !o->rx.exit_on_eos) {
+		snprintf(err, errlen, "--eos-timeout applies with --exit-on-eos only");
 		return -EINVAL;
 	}
 	if (o->rx.window && o->rx.window * 2 > ZCS_REORDER_HISTORY) {

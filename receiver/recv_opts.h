@@ -18,7 +18,12 @@ struct zcs_recv_opts {
 	bool json;          /* statistics as JSON lines */
 	bool quiet;         /* no periodic statistics and no news; the summary still */
 	double interval;    /* seconds between statistics lines; 0 = none */
+	/* appended: with --exit-on-eos, a followed stream silent this long (seconds) has ended
+	 * (its end-of-stream datagram may be lost); 0 = wait for the datagram forever */
+	double eos_timeout;
 };
+
+#define ZCS_RECV_DEFAULT_EOS_TIMEOUT 2.0  /* four metadata periods of silence */
 
 enum zcs_recv_parse {
 	ZCS_RECV_RUN = 0,

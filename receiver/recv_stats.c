@@ -116,6 +116,8 @@ int zcs_recv_stats_json(char *buf, size_t len, const struct zcs_recv_snapshot *c
 	if (len)
 		buf[0] = 0;
 	put(&b, "{\"type\":\"%s\",\"seconds\":%.3f", final ? "summary" : "stats", c->seconds);
+	if (final && c->ended_by)
+		put(&b, ",\"ended_by\":\"%s\"", c->ended_by);
 	if (c->locked)
 		put(&b, ",\"stream\":\"0x%08" PRIx32 "\"", c->stream_id);
 	else
@@ -174,11 +176,28 @@ int zcs_recv_stats_json(char *buf, size_t len, const struct zcs_recv_snapshot *c
 		put_str(&b, o->name);
 		put(&b, ",\"bytes\":%" PRIu64 ",\"blocks\":%" PRIu64 ",\"overruns\":%" PRIu64
 		    ",\"unread\":%" PRIu64 ",\"connects\":%" PRIu64 ",\"consumers\":%" PRIu32
-		    ",\"queued\":%" PRIu32 "}", o->bytes, o->blocks, o->overruns, o->unread,
-		    o->connects, o->consumers, o->queued);
+		    ",\"queued\":%" PRIu32 ",\"commands\":%" PRIu64 "}", o->bytes, o->blocks,
+		    o->overruns, o->unread, o->connects, o->consumers, o->queued, o->commands);
 	}
 	put(&b, "]}");
 	return (int)b.used;
+}
+
+/* The summary's words for the JSON's "ended_by" value. */
+static const char *ended_by_text(const char *why)
+{
+	static const struct { const char *key, *text; } words[] = {
+		{ "eos", "the end-of-stream datagram" },
+		{ "idle", "silence (--eos-timeout): the end-of-stream datagram did not come" },
+		{ "count", "--count" },
+		{ "signal", "a signal" },
+		{ "error", "an error" },
+	};
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcmp(why, words[i].key) == 0)
+			return words[i].text;
+	return why;
 }
 
 int zcs_recv_stats_summary(char *buf, size_t len, const struct zcs_recv_snapshot *c)
@@ -191,6 +210,8 @@ int zcs_recv_stats_summary(char *buf, size_t len, const struct zcs_recv_snapshot
 	    " zero-filled for loss, %" PRIu64 " for source discontinuities), %.3f MS/s\n",
 	    c->seconds, c->gf.samples, c->gf.rx_samples, c->gf.gap_samples, c->gf.discont_samples,
 	    msps(c, NULL));
+	if (c->ended_by)
+		put(&b, "  ended by %s\n", ended_by_text(c->ended_by));
 	put(&b, "  datagrams %" PRIu64 " (%" PRIu64 " bytes): delivered %" PRIu64 ", lost %" PRIu64
 	    ", late %" PRIu64 ", duplicate %" PRIu64 ", reordered %" PRIu64 ", stale %" PRIu64
 	    ", resyncs %" PRIu64 "\n", c->rx.datagrams, c->rx.bytes, c->ro.delivered, c->ro.lost,
@@ -214,8 +235,12 @@ int zcs_recv_stats_summary(char *buf, size_t len, const struct zcs_recv_snapshot
 		const struct zcs_output_stats *o = &c->out[i];
 
 		put(&b, "  output %s: %" PRIu64 " bytes, %" PRIu64 " blocks, overruns %" PRIu64
-		    ", unread %" PRIu64 ", consumers %" PRIu32 " now, %" PRIu64 " came\n", o->name,
+		    ", unread %" PRIu64 ", consumers %" PRIu32 " now, %" PRIu64 " came", o->name,
 		    o->bytes, o->blocks, o->overruns, o->unread, o->consumers, o->connects);
+		/* only rtl_tcp clients send commands: other outputs keep their line short */
+		if (o->commands)
+			put(&b, ", %" PRIu64 " commands (ignored)", o->commands);
+		put(&b, "\n");
 	}
 	return (int)b.used;
 }

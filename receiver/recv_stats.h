@@ -25,6 +25,9 @@ struct zcs_recv_snapshot {
 	size_t nout;
 	struct zcs_output_stats out[ZCS_RECV_MAX_OUTPUTS];
 	uint64_t overruns;              /* sum over the outputs */
+	/* appended: set by the program for the summary (snapshot_take leaves it NULL): "eos",
+	 * "idle" (--eos-timeout), "count", "signal" or "error" */
+	const char *ended_by;
 };
 
 /* Takes every counter now.  start_ns is the program's start (monotonic). */

@@ -33,6 +33,7 @@ struct zcs_rx_opts {
 	int rcvbuf;               /* SO_RCVBUF bytes wanted */
 	size_t max_dgram;         /* largest datagram accepted (buffer size) */
 	size_t batch;             /* datagrams per recvmmsg */
+	bool no_gro;              /* appended: do not ask for UDP_GRO trains (plain recvmmsg only) */
 	enum zcs_sample_type type;/* -F */
 	bool gap_drop;            /* --gap drop */
 	uint64_t count;           /* -n: 0 = unlimited */
@@ -45,6 +46,11 @@ struct zcs_rx_opts {
 #define ZCS_RX_DEFAULT_MAX_DGRAM 9216   /* a jumbo frame's payload */
 #define ZCS_RX_DEFAULT_BATCH 64
 #define ZCS_RX_MAX_WINDOW 1024          /* default cap of the automatic window, and its capacity */
+/* Samples reach the outputs' writers at most this long after they were received: blocks are
+ * handed on in bursts (one writer wake-up per burst, not one per block), and a partial block
+ * waits this long for more samples when the socket runs dry. */
+#define ZCS_RX_HANDON_NS (1000ULL * 1000)
+#define ZCS_RX_HANDON_BLOCKS 8          /* ... or as soon as this many blocks wait */
 
 /* Reasons a datagram is dropped before the reorder window, besides enum zcs_proto_err (which
  * index the same array below them). */
@@ -77,7 +83,8 @@ struct zcs_rx_stats {
 
 /* One receive buffer; the reorder window holds them by index. */
 struct zcs_rx_buf {
-	uint8_t *data;
+	uint8_t *data;            /* the datagram: `own`, or a segment of a UDP_GRO train */
+	uint8_t *own;             /* this buffer's max_dgram bytes */
 	struct zcs_sample_hdr hdr;
 	const uint8_t *payload;   /* uncompressed samples */
 	bool held;                /* in the reorder window */
@@ -106,6 +113,12 @@ struct zcs_rx {
 	uint8_t *ctrl;
 	size_t ctrl_len;
 	uint32_t *slot_buf;       /* buffer behind each batch slot */
+	/* UDP_GRO: each batch slot receives a train of datagrams into its own 64 KB; a segment is
+	 * handled in place through buffer gro_buf and copied to that buffer's own memory only when
+	 * the reorder window keeps it.  Without GRO (refused, or no_gro) slots use the pool. */
+	bool gro;
+	uint8_t *gro_mem;
+	uint32_t gro_buf;
 
 	/* the stream followed */
 	bool locked;
@@ -123,6 +136,7 @@ struct zcs_rx {
 	struct zcs_gapfill gf;
 	bool done;                /* --count reached, or end of stream with --exit-on-eos */
 
+	uint64_t handon_since;    /* monotonic time samples began waiting to be handed on; 0: none */
 	uint64_t now_ns;          /* monotonic time of the current batch */
 	uint64_t out_wall_ns;     /* wall-clock time of the newest batch delivered */
 	struct zcs_rx_stats st;
@@ -143,6 +157,8 @@ void zcs_rx_finish(struct zcs_rx *rx);
 
 /* The kernel-granted receive buffer, for the start-up line. */
 int zcs_rx_rcvbuf(const struct zcs_rx *rx);
+/* Whether datagrams arrive as UDP_GRO trains (the kernel accepted UDP_GRO), for the same line. */
+bool zcs_rx_gro(const struct zcs_rx *rx);
 
 /* --- rx_stream.c: per-datagram logic, called by rx.c --- */
 

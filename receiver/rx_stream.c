@@ -253,8 +253,9 @@ static bool decompress(struct zcs_rx *rx, struct zcs_rx_buf *b)
 	n = zcs_codec_decompress(rx->codec, rx->scratch, want, b->payload, b->hdr.payload_len);
 	if (n < 0 || (size_t)n != want)
 		return false;
-	memcpy(b->data + ZCS_PROTO_SAMPLE_HDR_SIZE, rx->scratch, want);
-	b->payload = b->data + ZCS_PROTO_SAMPLE_HDR_SIZE;
+	/* into the buffer's own memory: a segment of a GRO train has no room behind it */
+	memcpy(b->own + ZCS_PROTO_SAMPLE_HDR_SIZE, rx->scratch, want);
+	b->payload = b->own + ZCS_PROTO_SAMPLE_HDR_SIZE;
 	rx->st.compressed++;
 	return true;
 }

@@ -105,7 +105,8 @@ int main(int argc, char **argv)
 	struct zcs_kernels k;
 	char err[512], text[8192];
 	struct ui u = { 0 };
-	uint64_t start_ns, next_tick = 0, period_ns;
+	uint64_t start_ns, next_tick = 0, period_ns, idle_end_ns = 0;
+	const char *ended_by = "signal";
 	int ret, status = 0;
 
 	ret = zcs_recv_parse_opts(argc, argv, &opts, err, sizeof(err));
@@ -160,13 +161,18 @@ int main(int argc, char **argv)
 		goto out_rx;
 	}
 	if (!u.quiet)
-		fprintf(stderr, "zcs-recv %s: listening on %s, receive buffer %d bytes, %s kernels, "
+		fprintf(stderr, "zcs-recv %s: listening on %s, receive buffer %d bytes%s, %s kernels, "
 			"%s to %zu output%s\n", ZCS_VERSION,
 			opts.rx.listen && *opts.rx.listen ? opts.rx.listen : "every address, port 5391",
-			zcs_rx_rcvbuf(&rx), zcs_isa_name(k.isa), zcs_sample_name(opts.rx.type),
+			zcs_rx_rcvbuf(&rx), zcs_rx_gro(&rx) ? ", UDP GRO" : "",
+			zcs_isa_name(k.isa), zcs_sample_name(opts.rx.type),
 			opts.noutputs, opts.noutputs == 1 ? "" : "s");
 
 	period_ns = (uint64_t)(opts.interval * 1e9);
+	/* the end-of-stream datagram may be lost like any other (docs/protocol.md): with
+	 * --exit-on-eos, long silence of the stream followed ends it too */
+	if (opts.rx.exit_on_eos)
+		idle_end_ns = (uint64_t)(opts.eos_timeout * 1e9);
 	if (period_ns)
 		next_tick = start_ns + period_ns;
 	zcs_recv_snapshot_take(&prev, &rx, out, start_ns);
@@ -189,16 +195,31 @@ int main(int argc, char **argv)
 			clear_line(&u);
 			fprintf(stderr, "zcs-recv: receive: %s\n", strerror(-ret));
 			status = 1;
+			ended_by = "error";
 			break;
 		}
-		if (ret == 1)
+		if (ret == 1) {
+			ended_by = rx.gf.done ? "count" : "eos";
 			break;
+		}
+		if (idle_end_ns && rx.locked && !rx.ended &&
+		    zcs_mono_ns() - rx.last_rx_ns >= idle_end_ns) {
+			char msg[160];
+
+			snprintf(msg, sizeof(msg), "stream 0x%08x: silent for %.1f s: taken as ended "
+				 "(its end-of-stream datagram was lost; --eos-timeout)",
+				 (unsigned)rx.stream_id, opts.eos_timeout);
+			news(&u, msg);
+			ended_by = "idle";
+			break;
+		}
 	}
 	zcs_rx_finish(&rx);
 	if (rx.locked && !rx.ended)
 		zcs_outputs_eos(out);
 	wait_drained(out, 5000);
 	zcs_recv_snapshot_take(&cur, &rx, out, start_ns);
+	cur.ended_by = ended_by;
 	clear_line(&u);
 	if (u.json)
 		zcs_recv_stats_json(text, sizeof(text), &cur, NULL, true);

@@ -186,6 +186,9 @@ void zcs_pipeline_stats(struct zcs_pipeline *p, struct zcs_pipeline_stats *o)
 	o->path.retries = ZCS_GET(s->path.retries);
 	o->path.demotions = ZCS_GET(s->path.demotions);
 	o->path.dropped_trains = ZCS_GET(s->path.dropped_trains);
+	o->path.refused = ZCS_GET(s->path.refused);
+	o->start_ns = ZCS_GET(s->start_ns);
+	o->end_ns = ZCS_GET(s->end_ns);
 	o->send_path = ZCS_GET(s->send_path);
 	o->samples_per_dgram = s->samples_per_dgram;
 	o->dgrams_per_train = s->dgrams_per_train;

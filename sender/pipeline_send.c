@@ -88,6 +88,7 @@ static void publish(struct send_state *s)
 	ZCS_PUB(o->path.retries, st->retries);
 	ZCS_PUB(o->path.demotions, st->demotions);
 	ZCS_PUB(o->path.dropped_trains, st->dropped_trains);
+	ZCS_PUB(o->path.refused, st->refused);
 	ZCS_PUB(o->send_path, p->sp.kind);
 }
 
@@ -135,8 +136,14 @@ static struct zcs_train *next_train(struct send_state *s)
 		wait_ms = 100;
 	zcs_doorbell_arm(&p->full_db);
 	t = zcs_ring_pop(&p->full);
-	if (!t && !atomic_load(&p->source_done))
-		zcs_sendpath_wait(&p->sp, p->full_db.fd, wait_ms);
+	if (!t && !atomic_load(&p->source_done)) {
+		/* completions wake us only when the source may soon run short of slots: each wake-up
+		 * would otherwise preempt the source for one slot (they are reaped on the next pass) */
+		if (p->sp.inflight >= p->pool.nslots / 2)
+			zcs_sendpath_wait(&p->sp, p->full_db.fd, wait_ms);
+		else
+			zcs_doorbell_wait(&p->full_db, wait_ms);
+	}
 	zcs_doorbell_disarm(&p->full_db);
 	return t ? t : zcs_ring_pop(&p->full);
 }
@@ -189,6 +196,7 @@ void *zcs_pipeline_send_main(void *arg)
 		publish(&s);
 	}
 	flush(&s);
+	ZCS_PUB(p->pub.end_ns, zcs_mono_ns()); /* the last sample is with the kernel */
 	send_eos(&s);
 	if (zcs_sendpath_drain(&p->sp, zcs_mono_ns() + DRAIN_NS))
 		zcs_pipeline_log(p, "%zu zero-copy completions still missing at exit", p->sp.inflight);

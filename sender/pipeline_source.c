@@ -13,6 +13,10 @@
 
 /* How often the source is asked whether someone else retuned the radio. */
 #define POLL_INFO_NS ZCS_NS_PER_SEC
+/* An unpaced source wakes a sleeping send thread once per this many trains (or before it may
+ * block itself), so the send thread sends them in one batch and the two threads do not switch
+ * for every train when they share a CPU. */
+#define WAKE_EVERY 4
 
 struct src_state {
 	struct zcs_pipeline *p;
@@ -24,6 +28,7 @@ struct src_state {
 	uint64_t next_poll_ns;
 	struct zcs_radio_info info;
 	bool ended;             /* count reached, end of source, stop or error */
+	unsigned unrung;        /* trains pushed since the send thread's doorbell was last rung */
 	uint8_t *zbuf;          /* one datagram's raw payload, for compression */
 };
 
@@ -32,6 +37,15 @@ static uint64_t remaining(const struct src_state *s)
 	const uint64_t count = s->p->cfg.count;
 
 	return count ? count - s->sample : UINT64_MAX;
+}
+
+/* Wakes the send thread (if it sleeps) for the trains pushed since the last time. */
+static void ring_full(struct src_state *s)
+{
+	if (s->unrung) {
+		zcs_doorbell_ring(&s->p->full_db);
+		s->unrung = 0;
+	}
 }
 
 /* Makes s->avail > 0, or sets s->ended.  Returns 0 or -errno (fatal, message in p->src_msg). */
@@ -55,6 +69,9 @@ static int next_block(struct src_state *s)
 			if (src->ops->poll_info(src, &s->info) == 1)
 				s->events |= ZCS_SRC_RETUNED;
 		}
+		/* a radio's read waits for its buffer: what is done goes out first */
+		if (src->paced_by_device)
+			ring_full(s);
 		n = src->ops->read(src, &s->ptr, max, &ev, p->src_msg, sizeof(p->src_msg));
 		if (n == -EAGAIN)
 			continue;
@@ -184,11 +201,13 @@ static void pace(const struct zcs_pipeline *p, uint64_t t0, uint64_t samples_end
 			   samples_end % r * ZCS_NS_PER_SEC / r);
 }
 
-static struct zcs_train *get_free(struct zcs_pipeline *p)
+static struct zcs_train *get_free(struct src_state *s)
 {
+	struct zcs_pipeline *const p = s->p;
 	struct zcs_train *t;
 
 	while (!(t = zcs_ring_pop(&p->free))) {
+		ring_full(s);
 		if (atomic_load(&p->stop))
 			return NULL;
 		zcs_doorbell_arm(&p->free_db);
@@ -219,8 +238,9 @@ void *zcs_pipeline_source_main(void *arg)
 		goto out;
 	}
 	t0 = zcs_mono_ns();
+	ZCS_PUB(p->pub.start_ns, t0); /* the pacing clock's origin: sample 0 is due now */
 	while (!s.ended) {
-		struct zcs_train *t = spare ? spare : get_free(p);
+		struct zcs_train *t = spare ? spare : get_free(&s);
 
 		spare = NULL;
 		if (!t)
@@ -234,7 +254,9 @@ void *zcs_pipeline_source_main(void *arg)
 		}
 		pace(p, t0, t->first_sample + t->samples);
 		zcs_ring_push(&p->full, t);
-		zcs_doorbell_ring(&p->full_db);
+		/* a paced train is due now: no waiting for company */
+		if (++s.unrung >= WAKE_EVERY || p->cfg.pace_rate)
+			ring_full(&s);
 		if (ret < 0)
 			break;
 	}

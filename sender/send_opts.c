@@ -16,6 +16,7 @@
 #include "proto.h"
 #include "send_opts.h"
 #include "sendpath.h"
+#include "sigmf_read.h"
 #include "wire.h"
 #include "zcs_config.h"
 
@@ -181,6 +182,35 @@ static int parse_dest(struct zcs_send_opts *o, char *err, size_t errlen)
 	return 0;
 }
 
+/* A SigMF recording (-s file:NAME.sigmf-data) says its type and rate in NAME.sigmf-meta: they
+ * apply unless --file-type and -r say otherwise.  Returns 0 or -EINVAL with err set. */
+static int sigmf_defaults(struct zcs_send_opts *o, unsigned given, char *err, size_t errlen)
+{
+	const bool need_type = o->src.file_type < 0, want_rate = !(given & G_RATE);
+	struct zcs_sigmf_info si;
+	char why[256];
+	int ret;
+
+	if (!zcs_sigmf_is_data(o->src.path) || (!need_type && !want_rate))
+		return 0;
+	ret = zcs_sigmf_read(o->src.path, &si, why, sizeof(why));
+	if (ret == -ENOENT && !need_type)
+		return 0; /* a bare data file with its type given: paced at the default rate */
+	if (ret < 0)
+		return fail(err, errlen, "-s file:%s: %s (or give --file-type%s)", o->src.path, why,
+			    want_rate ? " and -r" : "");
+	if (need_type && si.type < 0)
+		return fail(err, errlen, "-s file:%s: %s: core:datatype %s%s%s cannot be replayed "
+			    "(ci16_le, cf32_le, ci8 and cu8 can), or give --file-type", o->src.path,
+			    si.meta_path, si.datatype[0] ? "\"" : "", si.datatype[0] ? si.datatype : "missing",
+			    si.datatype[0] ? "\"" : "");
+	if (need_type)
+		o->src.file_type = si.type;
+	if (want_rate && si.rate)
+		o->src.rate = si.rate;
+	return 0;
+}
+
 /* Everything that depends on more than one option. */
 static int check_combinations(struct zcs_send_opts *o, unsigned given, char *err, size_t errlen)
 {
@@ -204,6 +234,8 @@ static int check_combinations(struct zcs_send_opts *o, unsigned given, char *err
 		return fail(err, errlen, "--loop: standard input cannot be rewound");
 	if (iio && o->unpaced)
 		return fail(err, errlen, "-r max and --unpaced: the radio sets the pace of -s iio");
+	if (strcmp(kind, "file") == 0 && sigmf_defaults(o, given, err, errlen) < 0)
+		return -EINVAL;
 	if (!iio && o->src.rate == 0)
 		o->src.rate = ZCS_SEND_DEFAULT_RATE;
 	if (synth && !(given & G_TONE))
@@ -336,9 +368,9 @@ static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *
 		return 0;
 	case OPT_FILE_TYPE:
 		*given |= G_FILE;
-		ret = zcs_sample_from_name(arg);
-		if (ret < 0 || ret == ZCS_SAMPLE_NATIVE)
-			return fail(err, errlen, "--file-type '%s': expected cs16, cs8, cu8 or cf32", arg);
+		ret = zcs_import_from_name(arg);
+		if (ret < 0)
+			return fail(err, errlen, "--file-type '%s': expected cs16, ci16, cs8, cu8 or cf32", arg);
 		o->src.file_type = ret;
 		return 0;
 	case OPT_LOOP:
@@ -465,8 +497,11 @@ const char *zcs_send_usage(void)
 "      --amplitude A     tone or noise amplitude, 0..1 of full scale (default 0.5)\n"
 "      --noise           add noise to the tone (at amplitude/8)\n"
 "      --seed N          seed of the tone phase and the noise (default 1)\n"
-"      --file-type T     cs16 (12-bit LSB-aligned), cs8, cu8 or cf32 (default: by the\n"
-"                        file's suffix .cs16 .cs8 .cu8 .cf32 .cfile, else cs16)\n"
+"      --file-type T     cs16 (int16 holding 12-bit values: the radio's raw layout),\n"
+"                        ci16 (full-scale int16, as zcs-recv -F cs16 and SDR tools write),\n"
+"                        cs8, cu8 or cf32 (default: by the file's suffix .cs16 .ci16 .cs8\n"
+"                        .cu8 .cf32 .cfile, else cs16; NAME.sigmf-data: the type and, without\n"
+"                        -r, the rate from NAME.sigmf-meta)\n"
 "      --loop            start the file again at its end\n"
 "Network:\n"
 "      --mtu BYTES       path MTU; sets the datagram size (default 1500)\n"

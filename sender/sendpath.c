@@ -221,13 +221,14 @@ static int send_loop(struct zcs_sendpath *sp, struct zcs_train *t, int e, char *
 			e = 0;
 			continue;
 		}
-		sp->st.send_errors++;
 		if (e == ECONNREFUSED) {
-			/* a stale ICMP error reported instead of this send: send again */
-			sp->st.retries++;
+			/* a stale ICMP error reported instead of this send: send again (no receiver
+			 * listens yet; not an error, and never a reason to demote) */
+			sp->st.refused++;
 			e = 0;
 			continue;
 		}
+		sp->st.send_errors++;
 		if (e == ENOBUFS || e == EAGAIN) {
 			/* zero-copy notifications or the send buffer are full: let them drain */
 			sp->st.retries++;
@@ -310,15 +311,24 @@ int zcs_sendpath_send_small(struct zcs_sendpath *sp, const void *buf, size_t len
 			return 0;
 		if (errno == EINTR)
 			continue;
+		if (errno == ECONNREFUSED) {
+			sp->st.refused++; /* see send_loop */
+			continue;
+		}
 		sp->st.send_errors++;
-		if (errno != ECONNREFUSED && errno != ENOBUFS)
+		if (errno != ENOBUFS)
 			return -errno;
 		sp->st.retries++;
 	}
 	return -EIO;
 }
 
-size_t zcs_sendpath_reap(struct zcs_sendpath *sp)
+/* MSG_ZEROCOPY completions are read from the error queue only once this many sends are out:
+ * consecutive ones merge into one notification, so one read then covers many sends, and an empty
+ * queue is not asked after every send.  The source keeps the other slots meanwhile. */
+#define MSGZC_REAP_AT 16
+
+static size_t reap_all(struct zcs_sendpath *sp)
 {
 	if (sp->uring) {
 		const int n = zcs_sendpath_uring_reap(sp, -1, 0);
@@ -328,6 +338,14 @@ size_t zcs_sendpath_reap(struct zcs_sendpath *sp)
 	if (sp->inflight)
 		return zcs_sendpath_msgzc_reap(sp);
 	return 0;
+}
+
+size_t zcs_sendpath_reap(struct zcs_sendpath *sp)
+{
+	/* io_uring completions are in memory: looking costs nothing */
+	if (!sp->uring && sp->inflight < MSGZC_REAP_AT)
+		return 0;
+	return reap_all(sp);
 }
 
 int zcs_sendpath_wait(struct zcs_sendpath *sp, int doorbell_fd, int timeout_ms)
@@ -344,7 +362,7 @@ int zcs_sendpath_wait(struct zcs_sendpath *sp, int doorbell_fd, int timeout_ms)
 		pfd[n++] = (struct pollfd){ .fd = sp->fd, .events = 0 };
 	if (poll(pfd, n, timeout_ms) < 0 && errno != EINTR)
 		return -errno;
-	return (int)zcs_sendpath_reap(sp);
+	return (int)reap_all(sp);
 }
 
 size_t zcs_sendpath_drain(struct zcs_sendpath *sp, uint64_t deadline_ns)

@@ -38,6 +38,10 @@ struct zcs_sendpath_stats {
 	uint64_t retries;        /* sends repeated after a transient error */
 	uint64_t demotions;      /* changes to a slower path */
 	uint64_t dropped_trains; /* trains given up after an error */
+	/* appended: sends the kernel refused with ECONNREFUSED, each sent again.  A connected UDP
+	 * socket reports an ICMP port unreachable (nobody listens at the destination, yet) on its
+	 * next send: the network's news, not a failure of ours, so not a send error */
+	uint64_t refused;
 };
 
 /* Called when the kernel no longer needs a train's memory (at once for copying paths). */
@@ -95,7 +99,9 @@ int zcs_sendpath_flush(struct zcs_sendpath *sp, char *log, size_t loglen);
 /* Sends a small datagram (metadata, end of stream) by copy.  Returns 0 or -errno (counted). */
 int zcs_sendpath_send_small(struct zcs_sendpath *sp, const void *buf, size_t len);
 
-/* Collects zero-copy completions without blocking.  Returns trains completed. */
+/* Collects zero-copy completions without blocking (msg-zc: only once enough sends are out to
+ * make the error-queue read worth it; zcs_sendpath_wait() and _drain() always read).  Returns
+ * trains completed. */
 size_t zcs_sendpath_reap(struct zcs_sendpath *sp);
 
 /* Blocks until a completion arrives, doorbell_fd (an eventfd, may be -1) is readable, or

@@ -66,8 +66,7 @@ ssize_t zcs_sendpath_plain_train(struct zcs_sendpath *sp, const struct zcs_train
 			if (errno == EINTR)
 				continue;
 			if (errno == ECONNREFUSED && refused++ < 4) {
-				sp->st.send_errors++;
-				sp->st.retries++;
+				sp->st.refused++; /* not an error: see zcs_sendpath_stats */
 				continue;
 			}
 			return -errno;

@@ -25,7 +25,8 @@ struct zcs_source_config {
 	const char *kind;      /* "iio", "tone", "noise", "file", "stdin" */
 	const char *uri;       /* libiio URI, default "local:" */
 	const char *path;      /* file path for "file" */
-	int file_type;         /* enum zcs_sample_type of a file/stdin, -1 = by suffix (default cs16) */
+	int file_type;         /* enum zcs_import_type (its first four are the zcs_sample_type values)
+				* of a file/stdin, -1 = by suffix (default cs16) */
 	bool loop;             /* file: start again at the end */
 	uint64_t rate;         /* sample rate to set (iio) or to announce (synthetic, file) */
 	uint64_t freq;         /* iio: RX LO frequency to set */

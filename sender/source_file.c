@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* File and standard-input sources: raw interleaved I/Q as cs16 (12-bit LSB aligned), cs8, cu8
- * or cf32, by suffix or --file-type, optionally looped; converted to radio layout by zcs_import. */
+/* File and standard-input sources: raw interleaved I/Q as cs16 (12-bit LSB aligned), ci16 (full
+ * scale), cs8, cu8 or cf32, by suffix or --file-type, optionally looped; converted to radio layout
+ * by zcs_import_convert. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -23,7 +24,7 @@ struct file_priv {
 	bool is_stdin;
 	bool loop;
 	bool any_data;        /* the file gave at least one pair (looping an empty file would spin) */
-	enum zcs_sample_type type;
+	int type;             /* enum zcs_import_type */
 	size_t pair_bytes;
 	size_t block;
 	size_t have;          /* bytes in raw not yet converted (a partial pair from a pipe) */
@@ -31,31 +32,23 @@ struct file_priv {
 	int16_t *out;
 };
 
-static size_t file_pair_bytes(enum zcs_sample_type t)
+/* ".cs16", ".ci16", ".cs8", ".cu8", ".cf32" (also ".cfile", GNU Radio's name for cf32); anything
+ * else is taken as cs16, the radio's own layout, except ".sigmf-data": its type is in the
+ * .sigmf-meta beside it, which zcs-send's options read (sigmf_read.h), so here it is -1. */
+static int type_from_suffix(const char *path)
 {
-	switch (t) {
-	case ZCS_SAMPLE_CS8:
-	case ZCS_SAMPLE_CU8: return 2;
-	case ZCS_SAMPLE_CS16: return 4;
-	case ZCS_SAMPLE_CF32: return 8;
-	default: return 0;
-	}
-}
-
-/* ".cs16", ".cs8", ".cu8", ".cf32" (also ".cfile", GNU Radio's name for cf32); anything else
- * is taken as cs16, the radio's own layout. */
-static enum zcs_sample_type type_from_suffix(const char *path)
-{
-	static const struct { const char *suffix; enum zcs_sample_type t; } map[] = {
-		{ ".cs16", ZCS_SAMPLE_CS16 }, { ".cs8", ZCS_SAMPLE_CS8 }, { ".cu8", ZCS_SAMPLE_CU8 },
-		{ ".cf32", ZCS_SAMPLE_CF32 }, { ".cfile", ZCS_SAMPLE_CF32 },
+	static const struct { const char *suffix; enum zcs_import_type t; } map[] = {
+		{ ".cs16", ZCS_IMPORT_CS16 }, { ".ci16", ZCS_IMPORT_CI16 }, { ".cs8", ZCS_IMPORT_CS8 },
+		{ ".cu8", ZCS_IMPORT_CU8 }, { ".cf32", ZCS_IMPORT_CF32 }, { ".cfile", ZCS_IMPORT_CF32 },
 	};
 	const char *dot = path ? strrchr(path, '.') : NULL;
 
 	for (size_t i = 0; dot && i < sizeof(map) / sizeof(map[0]); i++)
 		if (strcmp(dot, map[i].suffix) == 0)
-			return map[i].t;
-	return ZCS_SAMPLE_CS16;
+			return (int)map[i].t;
+	if (dot && strcmp(dot, ".sigmf-data") == 0)
+		return -1;
+	return ZCS_IMPORT_CS16;
 }
 
 static int file_open(struct zcs_source *s, const struct zcs_source_config *cfg, char *err,
@@ -71,11 +64,17 @@ static int file_open(struct zcs_source *s, const struct zcs_source_config *cfg, 
 	}
 	p->fd = -1;
 	p->is_stdin = strcmp(cfg->kind, "stdin") == 0 || !cfg->path || strcmp(cfg->path, "-") == 0;
-	p->type = cfg->file_type >= 0 ? (enum zcs_sample_type)cfg->file_type
+	p->type = cfg->file_type >= 0 ? cfg->file_type
 				      : type_from_suffix(p->is_stdin ? NULL : cfg->path);
-	p->pair_bytes = file_pair_bytes(p->type);
+	if (p->type < 0) {
+		snprintf(err, errlen, "%s: a SigMF recording's type is in its .sigmf-meta: give "
+			 "--file-type", cfg->path);
+		ret = -EINVAL;
+		goto fail;
+	}
+	p->pair_bytes = zcs_import_pair_bytes(p->type);
 	if (p->pair_bytes == 0) {
-		snprintf(err, errlen, "file type %s cannot be sent", zcs_sample_name(p->type));
+		snprintf(err, errlen, "file type %s cannot be sent", zcs_import_name(p->type));
 		ret = -EINVAL;
 		goto fail;
 	}
@@ -172,7 +171,7 @@ static ssize_t file_read(struct zcs_source *s, const int16_t **pairs, size_t max
 			break;
 	}
 	p->any_data = true;
-	zcs_import(p->type, p->out, p->raw, pairs_ready);
+	zcs_import_convert((enum zcs_import_type)p->type, p->out, p->raw, pairs_ready);
 	/* keep the bytes of a partial pair for the next read */
 	p->have -= pairs_ready * p->pair_bytes;
 	memmove(p->raw, p->raw + pairs_ready * p->pair_bytes, p->have);

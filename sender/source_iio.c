@@ -21,7 +21,10 @@
 #define BLOCK_MIN_PAIRS 4096u
 #define BLOCK_MAX_PAIRS (1024u * 1024u)
 /* Rebuild attempts after a failed refill; back-off doubles from 50 ms up to 1 s, so a radio
- * that never comes back is given up after about 5 s plus the refill time-outs. */
+ * that never comes back is given up after about 4.5 s plus the refill time-outs.  The first
+ * attempt waits too: iiod shares one kernel buffer among its clients and rebuilds it whenever
+ * one leaves, so a new buffer that joined before iiod let go of our old one would be rebuilt
+ * under us a moment later, losing samples between two of our refills with no error at all. */
 #define REBUILD_TRIES 8
 #define BACKOFF_FIRST_MS 50u
 #define BACKOFF_MAX_MS 1000u
@@ -41,6 +44,7 @@ struct iio_src {
 	const int16_t *next;            /* first pair not yet handed out */
 	size_t left;                    /* pairs left in the current refill */
 	bool discont;                   /* flag the next read */
+	bool cut_short;                 /* the last refill came back short: flag the next one */
 };
 
 static void sleep_ms(unsigned int ms)
@@ -314,14 +318,22 @@ static int create_buffer(struct iio_src *p, char *err, size_t errlen)
 	return 0;
 }
 
-/* Hands out the whole buffer: iio_buffer_end() already accounts for a short refill. */
-static void take(struct iio_src *p)
+/* Hands out the whole buffer: iio_buffer_end() already accounts for a short refill.  A refill
+ * is short only when the buffer was torn down under it (iiod ends a client's read early when it
+ * rebuilds the shared buffer, because another client came or went): the radio goes on without
+ * us meanwhile, so whatever comes next is after a gap and is flagged. */
+static void take(struct zcs_source *s, struct iio_src *p)
 {
 	const char *first = iio_buffer_first(p->buf, p->ch_i);
 	const char *end = iio_buffer_end(p->buf);
 
 	p->next = (const int16_t *)(const void *)first;
 	p->left = (size_t)(end - first) / 4;
+	if (p->cut_short) {
+		s->discontinuities++;
+		p->discont = true;
+	}
+	p->cut_short = p->left < p->buf_pairs;
 }
 
 /* Refills; on failure destroys and rebuilds the buffer with bounded retries and back-off. */
@@ -329,10 +341,10 @@ static int refill(struct zcs_source *s, struct iio_src *p, char *err, size_t err
 {
 	ssize_t got = p->buf ? iio_buffer_refill(p->buf) : -EBADF;
 	int why = got < 0 ? (int)got : -EIO;
-	unsigned int backoff = 0;
+	unsigned int backoff = BACKOFF_FIRST_MS;
 
 	if (got > 0) {
-		take(p);
+		take(s, p);
 		return 0;
 	}
 	for (int attempt = 0; attempt < REBUILD_TRIES; attempt++) {
@@ -340,18 +352,19 @@ static int refill(struct zcs_source *s, struct iio_src *p, char *err, size_t err
 			iio_buffer_destroy(p->buf);
 			p->buf = NULL;
 		}
-		if (backoff)
-			sleep_ms(backoff);
-		backoff = backoff ? backoff * 2 : BACKOFF_FIRST_MS;
+		sleep_ms(backoff);
+		backoff *= 2;
 		if (backoff > BACKOFF_MAX_MS)
 			backoff = BACKOFF_MAX_MS;
 		if ((why = create_buffer(p, err, errlen)) < 0)
 			continue;
 		got = iio_buffer_refill(p->buf);
 		if (got > 0) {
+			/* one gap, however many tries it took: counted once, flagged once */
+			p->cut_short = false;
 			s->discontinuities++;
 			p->discont = true;
-			take(p);
+			take(s, p);
 			return 0;
 		}
 		why = got < 0 ? (int)got : -EIO;

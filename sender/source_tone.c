@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* Synthetic sources: a tone (optionally with noise) and noise alone, generated block by block
- * exactly as sender/synth.h defines each sample, so tests can predict every sample. */
+/* Synthetic sources: a tone (optionally with noise) and noise alone, exactly as sender/synth.h
+ * defines each sample, so tests can predict every sample.  A pure tone is periodic: one period is
+ * computed at open and handed out by pointer, costing nothing per sample, like the radio's DMA. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,9 +17,10 @@
 struct tone_priv {
 	struct zcs_synth synth;
 	uint64_t n;      /* index of the next sample */
-	uint32_t phase;  /* phase of sample n */
-	size_t block;
-	int16_t *buf;
+	size_t block;    /* most pairs a read hands out */
+	uint32_t period; /* pure tone: the samples' period (zcs_synth_period), 0 with noise */
+	int16_t *buf;    /* pure tone: samples 0 .. period + block - 1, so any block starting in the
+			  * first period is contiguous; with noise: the block being handed out */
 };
 
 static int tone_open(struct zcs_source *s, const struct zcs_source_config *cfg, char *err,
@@ -35,12 +37,14 @@ static int tone_open(struct zcs_source *s, const struct zcs_source_config *cfg, 
 	if (!p)
 		goto nomem;
 	p->block = cfg->block_pairs ? cfg->block_pairs : TONE_BLOCK_PAIRS;
-	p->buf = malloc(p->block * 2 * sizeof(int16_t));
-	if (!p->buf)
-		goto nomem;
 	zcs_synth_init(&p->synth, !noise_only, noise_only || cfg->noise, cfg->tone_hz, cfg->rate,
 		       cfg->amplitude, cfg->seed);
-	p->phase = p->synth.phase0;
+	p->period = p->synth.noise_amp ? 0 : zcs_synth_period(&p->synth);
+	p->buf = malloc((p->period + p->block) * 2 * sizeof(int16_t));
+	if (!p->buf)
+		goto nomem;
+	if (p->period)
+		zcs_synth_fill(&p->synth, 0, p->period + p->block, p->buf);
 	s->priv = p;
 	memset(&s->info, 0, sizeof(s->info));
 	s->info.sample_rate = cfg->rate;
@@ -55,42 +59,24 @@ nomem:
 	return -ENOMEM;
 }
 
-/* The tone part runs from a phase accumulator (two table loads a pair), which is what makes
- * 30 MS/s cheap on one core; the noise part is counter based, as zcs_synth_sample() says. */
+/* A pure tone: a pointer into the precomputed period.  With noise, which never repeats, the block
+ * is generated (the noise is counter based, as zcs_synth_sample() says). */
 static ssize_t tone_read(struct zcs_source *s, const int16_t **pairs, size_t max_pairs,
 			 uint32_t *events, char *err, size_t errlen)
 {
 	struct tone_priv *const p = s->priv;
-	const struct zcs_synth *const y = &p->synth;
 	const size_t n = max_pairs < p->block ? max_pairs : p->block;
-	const uint32_t quarter = ZCS_SYNTH_TABLE_LEN / 4, mask = ZCS_SYNTH_TABLE_LEN - 1;
-	const int shift = 32 - ZCS_SYNTH_TABLE_BITS;
-	uint32_t phase = p->phase;
-	int16_t *const b = p->buf;
 
 	(void)err;
 	(void)errlen;
 	*events = 0;
-	if (!y->noise_amp) {
-		for (size_t j = 0; j < n; j++, phase += y->step) {
-			const uint32_t k = phase >> shift;
-
-			b[2 * j] = y->cos_tab[k];
-			b[2 * j + 1] = y->cos_tab[(k - quarter) & mask];
-		}
+	if (p->period) {
+		*pairs = p->buf + 2 * (size_t)(p->n % p->period);
 	} else {
-		for (size_t j = 0; j < n; j++, phase += y->step) {
-			const uint32_t k = phase >> shift;
-			const uint64_t c = 2 * (p->n + j);
-
-			b[2 * j] = zcs_synth_sat12(y->cos_tab[k] + zcs_synth_noise(y, c + 1));
-			b[2 * j + 1] = zcs_synth_sat12(y->cos_tab[(k - quarter) & mask] +
-						       zcs_synth_noise(y, c + 2));
-		}
+		zcs_synth_fill(&p->synth, p->n, n, p->buf);
+		*pairs = p->buf;
 	}
-	p->phase = phase;
 	p->n += n;
-	*pairs = b;
 	return (ssize_t)n;
 }
 

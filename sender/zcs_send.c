@@ -17,6 +17,7 @@
 #include "send_opts.h"
 #include "send_stats.h"
 #include "source.h"
+#include "synth.h"
 #include "zcs_config.h"
 
 #define ERRLEN 512
@@ -151,6 +152,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "zcs-send: source %s: %s\n", o.src.kind, err);
 		src.ops = NULL;
 		goto out;
+	}
+	if (strcmp(o.src.kind, "tone") == 0) {
+		/* the tone's frequency is quantised (sender/synth.h): say which one is really sent */
+		const uint64_t r = src.info.sample_rate;
+
+		fprintf(stderr, "zcs-send: tone %.3f Hz at %llu S/s (--tone %g rounded to a multiple "
+			"of rate/%u = %.3f Hz)\n", zcs_synth_tone_hz(o.src.tone_hz, r),
+			(unsigned long long)r, o.src.tone_hz, ZCS_SYNTH_PERIOD_MAX,
+			(double)r / ZCS_SYNTH_PERIOD_MAX);
 	}
 	fd = zcs_net_udp_sender(&o.addr, &o.tx, err, sizeof(err));
 	if (fd < 0) {

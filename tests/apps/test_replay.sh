@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: MIT
 # Recording and replay, as docs/howto-recording.md tells users to do it: zcs-recv records a tone
 # (-o file:rec.FMT with the suffix convention, or -o sigmf:rec), zcs-send replays the recording
-# (-s file:PATH, type from the suffix; --file-type for .sigmf-data), a second zcs-recv takes it as
-# cf32.  Asserts the replay's exact count, the tone's frequency (sign included) and power (a
+# (-s file:PATH, type from the suffix; for .sigmf-data type and rate from the .sigmf-meta), a
+# second zcs-recv takes it as cf32.  zcs-recv's cs16 is full scale (v << 4), which zcs-send calls
+# ci16 (its cs16 is the radio's raw 12-bit layout), so the cs16 recording is named rec.ci16: the
+# regression test of the cs16 replay mismatch (it replayed ~24 dB hot and clipped).  Asserts the replay's exact count, the tone's frequency (sign included) and power (a
 # recording must come back as loud as it went in), and that it equals the recording value for
 # value.  usage: test_replay.sh ZCS-SEND ZCS-RECV FMT
 # (FMT: cf32, cs16, cs8, cu8 or sigmf)
@@ -18,10 +20,13 @@ RATE=1000000 TONE=-87654 AMP=0.5 N=600000
 # 1. record
 if [ "$FMT" = sigmf ]; then
 	start_recv -F cf32 -o "sigmf:$WORK/rec" -n "$N" "127.0.0.1:$PORT"
-	REC=$WORK/rec.sigmf-data TYPE=(--file-type cf32)
+	# no --file-type and no -r: both come from rec.sigmf-meta
+	REC=$WORK/rec.sigmf-data RATE_ARG=()
 else
-	start_recv -F "$FMT" -o "file:$WORK/rec.$FMT" -n "$N" "127.0.0.1:$PORT"
-	REC=$WORK/rec.$FMT TYPE=()
+	SUFFIX=$FMT
+	[ "$FMT" = cs16 ] && SUFFIX=ci16
+	start_recv -F "$FMT" -o "file:$WORK/rec.$SUFFIX" -n "$N" "127.0.0.1:$PORT"
+	REC=$WORK/rec.$SUFFIX RATE_ARG=(-r "$RATE")
 fi
 wait_log "$RECV_LOG" 'listening on'
 start_send -s tone --tone "$TONE" --amplitude "$AMP" -r "$RATE" -n "$N" -f p12 "127.0.0.1:$PORT"
@@ -47,7 +52,7 @@ fi
 # 2. replay it, and take it as cf32
 start_recv -F cf32 -o "file:$WORK/replay.cf32" -n "$N" "127.0.0.1:$((PORT + 1))"
 wait_log "$RECV_LOG" 'listening on'
-start_send -s "file:$REC" "${TYPE[@]}" -r "$RATE" -f p12 "127.0.0.1:$((PORT + 1))"
+start_send -s "file:$REC" "${RATE_ARG[@]}" -f p12 "127.0.0.1:$((PORT + 1))"
 finish "$SEND_PID" "zcs-send (replay)"
 finish "$RECV_PID" "zcs-recv (replay)"
 recv_expect 's["samples"] == '$N 's["lost"] == 0' 'o["bytes"] == 8 * '$N

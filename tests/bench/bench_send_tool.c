@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Helpers for bench_send.sh: the baselines zcs-send is measured against (a TCP loop that converts
- * a block and send()s it, as the seed's zc-stream does; one sendto per datagram), sinks for UDP
- * and TCP, and a wrapper that reports a command's CPU time. */
+ * a block and send()s it, as the seed's zc-stream does; one sendto per datagram; the conversion
+ * alone), a TCP sink, and a wrapper that reports a command's CPU time. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -25,7 +25,12 @@
 /* 64 Ki pairs a block: 192 KB of p12, one send() each. */
 #define BLOCK_PAIRS 65536
 
-static int16_t radio[2 * BLOCK_PAIRS];
+/* zcs-send's default tone: rate/10 at 1 MS/s, amplitude 0.5, seed 1. */
+#define TONE_HZ 100000
+#define TONE_RATE 1000000
+
+/* One period of the tone and a block of wrap-around, so any block is contiguous. */
+static int16_t radio[2 * (ZCS_SYNTH_PERIOD_MAX + BLOCK_PAIRS)];
 static uint8_t wire[3 * BLOCK_PAIRS + 65536];
 
 static int addr4(struct sockaddr_in *a, const char *host, const char *port)
@@ -36,29 +41,43 @@ static int addr4(struct sockaddr_in *a, const char *host, const char *port)
 	return inet_pton(AF_INET, host, &a->sin_addr) == 1 ? 0 : -1;
 }
 
-/* The radio's next block, generated as zcs-send's tone source does (the source's cost is then
- * the same on both sides of the comparison). */
-static void next_block(const struct zcs_synth *s, uint32_t *phase)
-{
-	for (size_t j = 0; j < BLOCK_PAIRS; j++, *phase += s->step) {
-		const uint32_t k = *phase >> 20;
+/* The samples, supplied as zcs-send's tone source supplies them (so the source's cost is the
+ * same on both sides of the comparison): one period computed once, then pointers into it, at no
+ * cost per sample, as the radio's DMA delivers them on the board. */
+struct supply {
+	uint32_t period;
+	uint64_t n; /* next sample */
+};
 
-		radio[2 * j] = s->cos_tab[k];
-		radio[2 * j + 1] = s->cos_tab[(k - 1024) & 4095];
-	}
+static void supply_init(struct supply *u)
+{
+	struct zcs_synth s;
+
+	zcs_synth_init(&s, true, false, TONE_HZ, TONE_RATE, 0.5, 1);
+	u->period = zcs_synth_period(&s);
+	u->n = 0;
+	zcs_synth_fill(&s, 0, u->period + BLOCK_PAIRS, radio);
+}
+
+/* The radio's next BLOCK_PAIRS pairs. */
+static const int16_t *next_block(struct supply *u)
+{
+	const int16_t *const b = radio + 2 * (size_t)(u->n % u->period);
+
+	u->n += BLOCK_PAIRS;
+	return b;
 }
 
 static int tcp_loop(const char *host, const char *port, uint64_t bytes)
 {
 	struct zcs_kernels k;
-	struct zcs_synth s;
+	struct supply u;
 	struct sockaddr_in a;
-	uint32_t phase = 0;
 	uint64_t sent = 0;
 	const int fd = socket(AF_INET, SOCK_STREAM, 0);
 
 	zcs_kernels_init(&k, ZCS_ISA_BEST);
-	zcs_synth_init(&s, true, false, 100000, 1000000, 0.5, 1);
+	supply_init(&u);
 	if (fd < 0 || addr4(&a, host, port) < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
 		perror("tcp connect");
 		return 1;
@@ -66,8 +85,7 @@ static int tcp_loop(const char *host, const char *port, uint64_t bytes)
 	while (sent < bytes) {
 		size_t off = 0;
 
-		next_block(&s, &phase);
-		k.pack[ZCS_WIRE_P12](wire, radio, BLOCK_PAIRS);
+		k.pack[ZCS_WIRE_P12](wire, next_block(&u), BLOCK_PAIRS);
 		while (off < 3 * BLOCK_PAIRS) {
 			const ssize_t n = send(fd, wire + off, 3 * BLOCK_PAIRS - off, 0);
 
@@ -88,27 +106,27 @@ static int sendto_loop(const char *host, const char *port, uint64_t bytes)
 {
 	const size_t spd = zcs_proto_max_samples(ZCS_WIRE_P12, zcs_proto_udp_payload(1500, false));
 	struct zcs_kernels k;
-	struct zcs_synth s;
+	struct supply u;
 	struct sockaddr_in a;
-	uint32_t phase = 0;
 	uint64_t sent = 0, seq = 0, sample = 0;
 	const int fd = socket(AF_INET, SOCK_DGRAM, 0);
 
 	zcs_kernels_init(&k, ZCS_ISA_BEST);
-	zcs_synth_init(&s, true, false, 100000, 1000000, 0.5, 1);
+	supply_init(&u);
 	if (fd < 0 || addr4(&a, host, port) < 0) {
 		perror("udp socket");
 		return 1;
 	}
 	while (sent < bytes) {
-		next_block(&s, &phase);
+		const int16_t *const blk = next_block(&u);
+
 		for (size_t off = 0; off + spd <= BLOCK_PAIRS; off += spd) {
 			const struct zcs_sample_hdr h = { .stream_id = 1, .seq = seq++,
 				.first_sample = sample, .samples = (uint16_t)spd,
 				.payload_len = (uint16_t)(3 * spd), .format = ZCS_WIRE_P12 };
 
 			zcs_proto_write_sample_hdr(wire, &h);
-			k.pack[ZCS_WIRE_P12](wire + ZCS_PROTO_SAMPLE_HDR_SIZE, radio + 2 * off, spd);
+			k.pack[ZCS_WIRE_P12](wire + ZCS_PROTO_SAMPLE_HDR_SIZE, blk + 2 * off, spd);
 			if (sendto(fd, wire, ZCS_PROTO_SAMPLE_HDR_SIZE + 3 * spd, 0,
 				   (struct sockaddr *)&a, sizeof(a)) < 0 && errno != ECONNREFUSED) {
 				perror("sendto");
@@ -122,21 +140,33 @@ static int sendto_loop(const char *host, const char *port, uint64_t bytes)
 	return 0;
 }
 
-/* The conversion alone (generate, pack), to tell the send paths' own cost from the source's. */
+/* The conversion alone (supply, pack), to tell the send paths' own cost from the source's. */
 static int convert_only(uint64_t bytes)
 {
 	struct zcs_kernels k;
-	struct zcs_synth s;
-	uint32_t phase = 0;
+	struct supply u;
 	uint64_t done = 0, sum = 0;
 
 	zcs_kernels_init(&k, ZCS_ISA_BEST);
-	zcs_synth_init(&s, true, false, 100000, 1000000, 0.5, 1);
+	supply_init(&u);
 	for (; done < bytes; done += 3 * BLOCK_PAIRS) {
-		next_block(&s, &phase);
-		k.pack[ZCS_WIRE_P12](wire, radio, BLOCK_PAIRS);
+		k.pack[ZCS_WIRE_P12](wire, next_block(&u), BLOCK_PAIRS);
 		sum += wire[done % (3 * BLOCK_PAIRS)];
 	}
+	return sum == 1 ? 3 : 0; /* keeps the work from being optimised away */
+}
+
+/* The sample supply alone, not packed (one period computed at start, then pointers): the radio's
+ * DMA gives the board its samples for free, and so does the supply every row shares, so this row
+ * is ~0 and "convert" less this is the p12 packing's own cost. */
+static int generate_only(uint64_t bytes)
+{
+	struct supply u;
+	uint64_t done = 0, sum = 0;
+
+	supply_init(&u);
+	for (; done < bytes; done += 3 * BLOCK_PAIRS)
+		sum += (uint16_t)next_block(&u)[done % (2 * BLOCK_PAIRS)];
 	return sum == 1 ? 3 : 0; /* keeps the work from being optimised away */
 }
 
@@ -218,11 +248,13 @@ int main(int argc, char **argv)
 		return sendto_loop(argv[2], argv[3], strtoull(argv[4], NULL, 10));
 	if (argc >= 3 && strcmp(argv[1], "convert") == 0)
 		return convert_only(strtoull(argv[2], NULL, 10));
+	if (argc >= 3 && strcmp(argv[1], "generate") == 0)
+		return generate_only(strtoull(argv[2], NULL, 10));
 	if (argc >= 5 && strcmp(argv[1], "sink") == 0)
 		return sink(argv[2], argv[3], argv[4]);
 	if (argc >= 3 && strcmp(argv[1], "cpu") == 0)
 		return cpu(argv + 2);
-	fputs("usage: bench_send_tool tcp|sendto HOST PORT BYTES | sink udp|tcp HOST PORT | convert BYTES | cpu CMD...\n",
+	fputs("usage: bench_send_tool tcp|sendto HOST PORT BYTES | sink udp|tcp HOST PORT | convert|generate BYTES | cpu CMD...\n",
 	      stderr);
 	return 2;
 }

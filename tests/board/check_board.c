@@ -26,6 +26,7 @@ struct board_check {
 	int port;
 	unsigned int rx;        /* receiver whose pattern to expect */
 	int timeout_s;
+	unsigned int stop_freqs; /* SIGTERM the sender once this many RX LOs were seen (0: never) */
 	const char *out;        /* JSON summary file */
 	struct zcs_kernels k;
 	bool have_stream, have_k, eos;
@@ -176,10 +177,16 @@ static int run(struct board_check *c, int fd, char **cmd)
 		perror(cmd[0]);
 		_exit(127);
 	}
-	for (int idle_ms = 0; idle_ms < c->timeout_s * 1000;) {
+	for (int idle_ms = 0, stopped = 0; idle_ms < c->timeout_s * 1000;) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		struct zcs_dgram d;
 
+		/* the sender ends its stream cleanly on SIGTERM (EOS, exit 0): the retune test streams
+		 * until the new LO showed up, instead of guessing how long that takes under load */
+		if (c->stop_freqs && c->nfreqs >= c->stop_freqs && !stopped) {
+			stopped = 1;
+			kill(pid, SIGTERM);
+		}
 		if (!waited && waitpid(pid, &status, WNOHANG) == pid)
 			waited = 1;
 		if (c->eos && waited)
@@ -216,7 +223,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "port", required_argument, NULL, 'p' }, { "rx", required_argument, NULL, 'r' },
 		{ "out", required_argument, NULL, 'o' }, { "timeout", required_argument, NULL, 't' },
-		{ NULL, 0, NULL, 0 },
+		{ "stop-after-freqs", required_argument, NULL, 's' }, { NULL, 0, NULL, 0 },
 	};
 	struct board_check c = { .timeout_s = 30 };
 	FILE *f;
@@ -228,12 +235,13 @@ int main(int argc, char **argv)
 		case 'r': c.rx = !strcmp(optarg, "rx2") ? 1 : 0; break;
 		case 'o': c.out = optarg; break;
 		case 't': c.timeout_s = atoi(optarg); break;
+		case 's': c.stop_freqs = (unsigned int)atoi(optarg); break;
 		default: return 2;
 		}
 	}
 	if (optind >= argc || c.port <= 0 || !c.out) {
 		fprintf(stderr, "usage: check_board --port P --out FILE [--rx rx1|rx2] "
-			"[--timeout S] -- zcs-send ARGS...\n");
+			"[--timeout S] [--stop-after-freqs N] -- zcs-send ARGS...\n");
 		return 2;
 	}
 	if (zcs_kernels_init(&c.k, ZCS_ISA_SCALAR) < 0 || (fd = open_socket(c.port)) < 0) {

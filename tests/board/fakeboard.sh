@@ -7,7 +7,7 @@
 #   . fakeboard.sh
 #   fakeboard_enter "$@"        # re-executes the script inside `unshare -m -n` (lo up)
 #   fakeboard_up [no-lpc] [no-phy] [one-rx]
-#   fakeboard_feed [--rate SPS] [--jump N]
+#   fakeboard_feed [--rate SPS] [--jump N] [--mark PAIRS]
 #   fakeboard_iiod
 #   ... test ...                # fakeboard_down runs on EXIT
 #
@@ -121,8 +121,14 @@ fakeboard_up() {
 
 # Starts the sample generator on the FIFO; its log is $FB_TMP/feed.log.
 fakeboard_feed() {
-	# The feeder is the kernel side: it must not take the one-opener lock itself.
-	env -u LD_PRELOAD "$BOARD_BIN/feed_iq" "$@" $FB_LPC /dev/iio:device1 2> "$FB_TMP/feed.log" &
+	# The feeder is the kernel side: it must not take the one-opener lock itself.  It plays the
+	# radio's DMA, which no load on the CPUs ever delays: a real-time priority (low, and the
+	# feeder sleeps between chunks) keeps a busy machine from starving it into the reader's
+	# refill time-out, which would be a disable the test did not make (README.md).
+	local rt=()
+	chrt -f 1 true 2> /dev/null && rt=(chrt -f 1)
+	env -u LD_PRELOAD "${rt[@]}" "$BOARD_BIN/feed_iq" "$@" $FB_LPC /dev/iio:device1 \
+		2> "$FB_TMP/feed.log" &
 	FB_PIDS+=($!)
 }
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 
 #define CHUNK_PAIRS 4096u    /* pairs generated per write; 16-64 KB */
 #define IDLE_MS 5            /* how often a disabled buffer's enable file is looked at */
+#define STALL_S 0.2          /* a longer gap between two rounds is logged: the DMA never stalls */
 
 struct feed {
 	const char *sysdir;  /* /sys/bus/iio/devices/iio:deviceN */
@@ -24,6 +26,7 @@ struct feed {
 	double rate;         /* pairs per second, 0 = as fast as the reader takes them */
 	uint32_t jump;       /* pairs "lost" while disabled: k jumps by this on re-enable */
 	uint32_t k;          /* next pair index */
+	uint32_t mark;       /* log once per enable when the reader has taken this many pairs */
 	unsigned int mask;   /* enabled channels voltage0..3 */
 	FILE *log;
 };
@@ -102,6 +105,24 @@ static size_t fill(struct feed *f, int16_t *out, size_t pairs)
 	return w * sizeof(out[0]);
 }
 
+/* Logs, once per enabled spell, when the reader has taken f->mark pairs out of the FIFO: tests
+ * wait for it so that a disturbance lands after the reader's refill completed, i.e. after
+ * samples went out, instead of guessing with a sleep (under load the reader may be far behind).
+ * Taken = written since the enable minus what still sits in the FIFO. */
+static void check_mark(const struct feed *f, uint64_t wrote, uint32_t k_enabled, bool *marked)
+{
+	const unsigned int chans = (unsigned int)__builtin_popcount(f->mask);
+	int queued = 0;
+
+	if (!f->mark || *marked || ioctl(f->fd, FIONREAD, &queued) < 0)
+		return;
+	if (wrote - (uint64_t)queued >= (uint64_t)f->mark * chans * sizeof(int16_t)) {
+		*marked = true;
+		logf_(f, "feed_iq: reader took %u pairs since the enable at k=%u\n", f->mark,
+		      k_enabled);
+	}
+}
+
 static void sleep_ms(int ms)
 {
 	const struct timespec ts = { 0, ms * 1000000L };
@@ -113,12 +134,19 @@ static int run(struct feed *f)
 {
 	static int16_t out[CHUNK_PAIRS * 4];
 	size_t len = 0, off = 0;
-	bool enabled = false, ever = false;
+	bool enabled = false, ever = false, marked = false;
 	double t0 = 0;
-	uint64_t sent = 0;
+	uint64_t sent = 0, wrote = 0;
+	uint32_t k_enabled = 0;
 
-	for (;;) {
+	for (double last = now_s();;) {
 		const bool en = attr_char(f, "buffer/enable") == '1';
+		const double t = now_s();
+
+		/* Logged so that a failure under load shows whether the "ADC" itself was starved */
+		if (t - last > STALL_S)
+			logf_(f, "feed_iq: stalled %.0f ms at k=%u\n", (t - last) * 1e3, f->k);
+		last = t;
 
 		if (en && !enabled) {
 			f->mask = read_mask(f);
@@ -130,7 +158,9 @@ static int run(struct feed *f)
 				f->k = (f->k + f->jump) & IQ_PATTERN_MASK;
 			ever = enabled = true;
 			t0 = now_s();
-			sent = 0;
+			sent = wrote = 0;
+			marked = false;
+			k_enabled = f->k;
 			len = off = 0;
 			logf_(f, "feed_iq: enabled mask 0x%x at k=%u\n", f->mask, f->k);
 		} else if (!en && enabled) {
@@ -142,6 +172,7 @@ static int run(struct feed *f)
 			sleep_ms(IDLE_MS);
 			continue;
 		}
+		check_mark(f, wrote, k_enabled, &marked);
 		if (off == len) {
 			size_t pairs = CHUNK_PAIRS;
 
@@ -163,6 +194,7 @@ static int run(struct feed *f)
 
 		if (w > 0) {
 			off += (size_t)w;
+			wrote += (uint64_t)w;
 		} else if (w < 0 && errno == EAGAIN) {
 			struct pollfd p = { .fd = f->fd, .events = POLLOUT };
 
@@ -176,8 +208,8 @@ static int run(struct feed *f)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: feed_iq [--rate SPS] [--jump N] [--start K] [--quiet] "
-		"SYSFS_DEVICE_DIR FIFO\n");
+	fprintf(stderr, "usage: feed_iq [--rate SPS] [--jump N] [--start K] [--mark PAIRS] "
+		"[--quiet] SYSFS_DEVICE_DIR FIFO\n");
 }
 
 int main(int argc, char **argv)
@@ -192,6 +224,8 @@ int main(int argc, char **argv)
 			f.jump = (uint32_t)strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--start") && i + 1 < argc)
 			f.k = (uint32_t)strtoul(argv[++i], NULL, 0) & IQ_PATTERN_MASK;
+		else if (!strcmp(argv[i], "--mark") && i + 1 < argc)
+			f.mark = (uint32_t)strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--quiet"))
 			f.log = NULL;
 		else {

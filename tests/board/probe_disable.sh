@@ -4,21 +4,20 @@
 # (libiio reserves that file: iio_attr cannot), then by another libiio program, iio_readdev,
 # trying to grab the radio (it disables the buffer, then gets EBUSY, as on the board).  The
 # source rebuilds its buffer each time, flags exactly those two discontinuities, counts them,
-# and every other pair arrives in order.
+# and every other pair arrives in order.  Each disturbance waits until the reader took two blocks
+# since the last enable (feed_iq --mark), so the two losses are two gaps (README.md).
 . "$(dirname "$0")/fakeboard.sh"
 fakeboard_enter "$@"
 fakeboard_up
-fakeboard_feed --rate 2000000 --jump 1000000
+fakeboard_feed --rate 2500000 --jump 1000000 --mark 300000
 out=$FB_TMP/probe.json
 
-"$BOARD_BIN/iio_probe" -u local: -n 8000000 --check > "$out" 2> "$FB_TMP/probe.log" &
+"$BOARD_BIN/iio_probe" -u local: -r 2500000 -n 8000000 --check > "$out" 2> "$FB_TMP/probe.log" &
 probe=$!
 fakeboard_track $probe
-fakeboard_wait_feed 1 'enabled mask 0x3'
-sleep 0.5
+fakeboard_wait_feed 1 'reader took'
 echo 0 > $FB_LPC/buffer/enable
-fakeboard_wait_feed 2 'enabled mask 0x3'
-sleep 0.5
+fakeboard_wait_feed 2 'reader took'
 if iio_readdev -u local: -s 4096 cf-ad9361-lpc voltage0 voltage1 > /dev/null 2> "$FB_TMP/readdev.log"; then
 	fb_die "iio_readdev got the radio while the source streamed"
 fi

@@ -3,22 +3,22 @@
 # zcs-send on `local:` while the buffer is disabled under it twice: by a write of 0 to
 # buffer/enable, then by iio_readdev trying to grab the radio (disables, then EBUSY).  The
 # stream goes on: exactly two datagrams flagged DISCONT, each where the samples jump forward,
-# all else in order, and the sender counts two discontinuities.
+# all else in order, and the sender counts two discontinuities.  Each disturbance waits until
+# the reader took two blocks since the last enable (feed_iq --mark): a disable that came before
+# any block of the rebuilt buffer went out would make one gap of two losses, one flag (README.md).
 . "$(dirname "$0")/fakeboard.sh"
 fakeboard_enter "$@"
 fakeboard_up
-fakeboard_feed --rate 2000000
+fakeboard_feed --rate 2500000 --mark 300000
 out=$FB_TMP/check.json
 
-"$BOARD_BIN/check_board" --port 22003 --out "$out" -- "$ZCS_SEND" -u local: -f i16 \
+"$BOARD_BIN/check_board" --port 22003 --out "$out" -- "$ZCS_SEND" -u local: --rate 2500000 -f i16 \
 	-n 8000000 --json -q --cpus none 127.0.0.1:22003 > "$FB_TMP/send.json" 2> "$FB_TMP/send.log" &
 check=$!
 fakeboard_track $check
-fakeboard_wait_feed 1 'enabled mask 0x3'
-sleep 0.5
+fakeboard_wait_feed 1 'reader took'
 echo 0 > $FB_LPC/buffer/enable
-fakeboard_wait_feed 2 'enabled mask 0x3'
-sleep 0.5
+fakeboard_wait_feed 2 'reader took'
 if iio_readdev -u local: -s 4096 cf-ad9361-lpc voltage0 voltage1 > /dev/null 2> "$FB_TMP/readdev.log"; then
 	fb_die "iio_readdev got the radio while zcs-send streamed"
 fi

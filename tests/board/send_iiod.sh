@@ -6,11 +6,11 @@
 . "$(dirname "$0")/fakeboard.sh"
 fakeboard_enter "$@"
 fakeboard_up
-fakeboard_feed --rate 4000000
+fakeboard_feed --rate 4000000 --mark 400000
 fakeboard_iiod
 out=$FB_TMP/check.json
 
-"$BOARD_BIN/check_board" --port 22002 --out "$out" -- "$ZCS_SEND" -u ip:127.0.0.1 -f p12 \
+"$BOARD_BIN/check_board" --port 22002 --out "$out" -- "$ZCS_SEND" -u ip:127.0.0.1 --rate 4000000 -f p12 \
 	-n 2000000 --json -q --cpus none 127.0.0.1:22002 > "$FB_TMP/send.json" ||
 	{ cat "$out"; fb_die "stream over iiod failed"; }
 fakeboard_expect "$(fakeboard_json "$out" pairs)" 2000000 "pairs"
@@ -19,12 +19,11 @@ fakeboard_expect "$(fakeboard_json "$out" last_k)" 1999999 "last pair"
 fakeboard_expect "$(fakeboard_json "$out" flagged)" 0 "datagrams flagged DISCONT"
 fakeboard_expect "$(fakeboard_json "$out" meta.center_freq)" 2400000000 "metadata RX LO over iiod"
 
-"$BOARD_BIN/check_board" --port 22002 --out "$out" -- "$ZCS_SEND" -u ip:127.0.0.1 -f i16 \
+"$BOARD_BIN/check_board" --port 22002 --out "$out" -- "$ZCS_SEND" -u ip:127.0.0.1 --rate 4000000 -f i16 \
 	-n 8000000 --json -q --cpus none 127.0.0.1:22002 > "$FB_TMP/send.json" 2> "$FB_TMP/send.log" &
 check=$!
 fakeboard_track $check
-fakeboard_wait_feed 2 'enabled mask 0x3'
-sleep 0.5
+fakeboard_wait_feed 2 'reader took'
 echo 0 > $FB_LPC/buffer/enable
 wait $check || { cat "$out" "$FB_TMP/send.log"; fb_die "stream over iiod with a rebuild failed"; }
 fakeboard_expect "$(fakeboard_json "$out" pairs)" 8000000 "pairs with a rebuild"

@@ -43,7 +43,8 @@ struct check {
 	bool meta_spacing;
 	int timeout_s;
 	const char *gen_file;   /* write this file first */
-	int file_type;
+	int file_type;          /* enum zcs_import_type */
+	bool sigmf_meta;        /* also write the .sigmf-meta of a .sigmf-data gen_file */
 	size_t file_pairs;
 	const char *stdin_file;
 	/* state */
@@ -80,12 +81,39 @@ static uint64_t xorshift(uint64_t *s)
 	return *s;
 }
 
+/* NAME.sigmf-meta for NAME.sigmf-data, with the type and the rate the check expects. */
+static int gen_sigmf_meta(const struct check *c)
+{
+	static const char *const datatype[] = {
+		[ZCS_IMPORT_CS8] = "ci8", [ZCS_IMPORT_CU8] = "cu8", [ZCS_IMPORT_CF32] = "cf32_le",
+		[ZCS_IMPORT_CI16] = "ci16_le",
+	};
+	const size_t n = strlen(c->gen_file), sl = strlen(".sigmf-data");
+	char path[4096];
+	FILE *f;
+
+	if (n <= sl || n >= sizeof(path) || strcmp(c->gen_file + n - sl, ".sigmf-data") != 0 ||
+	    c->file_type < 0 || (size_t)c->file_type >= sizeof(datatype) / sizeof(datatype[0]) ||
+	    !datatype[c->file_type])
+		return failf("--sigmf-meta needs a .sigmf-data file of type ci16, cf32, cs8 or cu8");
+	snprintf(path, sizeof(path), "%.*s.sigmf-meta", (int)(n - sl), c->gen_file);
+	f = fopen(path, "w");
+	if (!f)
+		return failf("cannot write %s", path);
+	/* keys in an unusual order and spacing: a reader must not depend on zcs-recv's layout */
+	fprintf(f, "{\"captures\":[{\"core:sample_start\":0}],\"annotations\":[],\n"
+		" \"global\" : {\"core:version\":\"1.0.0\",\"core:sample_rate\" : %llu.0,\n"
+		"  \"core:num_channels\": 1, \"core:datatype\":\t\"%s\"}}\n",
+		(unsigned long long)c->rate, datatype[c->file_type]);
+	return fclose(f) == 0 ? 0 : failf("cannot write %s", path);
+}
+
 /* A seeded random file of the type: cs16 values a little beyond 12 bits (so saturation is
- * exercised), cs8/cu8 any byte, cf32 in [-1.05, 1.05].  The expected samples are zcs_import's
- * reading of the same bytes. */
+ * exercised), ci16 any 16-bit value (rounding), cs8/cu8 any byte, cf32 in [-1.05, 1.05].  The
+ * expected samples are zcs_import_convert's reading of the same bytes. */
 static int gen_file(struct check *c)
 {
-	const size_t pb = c->file_type == ZCS_SAMPLE_CF32 ? 8 : c->file_type == ZCS_SAMPLE_CS16 ? 4 : 2;
+	const size_t pb = zcs_import_pair_bytes(c->file_type);
 	uint8_t *buf = malloc(c->file_pairs * pb);
 	uint64_t s = 0x1234567 + c->seed;
 	FILE *f;
@@ -101,6 +129,9 @@ static int gen_file(struct check *c)
 
 			buf[2 * j] = (uint8_t)v;
 			buf[2 * j + 1] = (uint8_t)((uint16_t)v >> 8);
+		} else if (c->file_type == ZCS_IMPORT_CI16) {
+			buf[2 * j] = (uint8_t)r;
+			buf[2 * j + 1] = (uint8_t)(r >> 8);
 		} else if (c->file_type == ZCS_SAMPLE_CF32) {
 			const float v = (float)((double)(r % 2100001) / 1000000.0 - 1.05);
 
@@ -109,12 +140,12 @@ static int gen_file(struct check *c)
 			buf[j] = (uint8_t)r;
 		}
 	}
-	zcs_import((enum zcs_sample_type)c->file_type, c->file_samples, buf, c->file_pairs);
+	zcs_import_convert((enum zcs_import_type)c->file_type, c->file_samples, buf, c->file_pairs);
 	f = fopen(c->gen_file, "wb");
 	if (!f || fwrite(buf, pb, c->file_pairs, f) != c->file_pairs || fclose(f) != 0)
 		return failf("cannot write %s", c->gen_file);
 	free(buf);
-	return 0;
+	return c->sigmf_meta ? gen_sigmf_meta(c) : 0;
 }
 
 static void expected(const struct check *c, uint64_t n, int16_t *i, int16_t *q)
@@ -404,7 +435,8 @@ static void usage(void)
 	fputs("usage: check_stream --port N [--ipv6] --format F --source tone|noise|file [--rate R]\n"
 	      "  [--tone HZ] [--amplitude A] [--noise] [--seed S] [--count N] [--zstd]\n"
 	      "  [--expect-path P] [--sigint-after N] [--meta-spacing] [--timeout S]\n"
-	      "  [--gen-file PATH --file-type T --file-pairs N] [--stdin PATH] -- ZCS-SEND ARGS...\n",
+	      "  [--gen-file PATH --file-type T --file-pairs N [--sigmf-meta]] [--stdin PATH]\n"
+	      "  -- ZCS-SEND ARGS...\n",
 	      stderr);
 }
 
@@ -417,7 +449,8 @@ int main(int argc, char **argv)
 		{ "count", 1, NULL, 'n' }, { "zstd", 0, NULL, 'z' }, { "expect-path", 1, NULL, 'P' },
 		{ "sigint-after", 1, NULL, 'i' }, { "meta-spacing", 0, NULL, 'm' },
 		{ "timeout", 1, NULL, 'T' }, { "gen-file", 1, NULL, 'g' }, { "file-type", 1, NULL, 'y' },
-		{ "file-pairs", 1, NULL, 'k' }, { "stdin", 1, NULL, 'I' }, { NULL, 0, NULL, 0 },
+		{ "file-pairs", 1, NULL, 'k' }, { "stdin", 1, NULL, 'I' },
+		{ "sigmf-meta", 0, NULL, 'M' }, { NULL, 0, NULL, 0 },
 	};
 	struct check c = { .format = ZCS_WIRE_P12, .source = "tone", .rate = 1000000,
 			   .amplitude = 0.5, .seed = 1, .timeout_s = 30, .file_type = ZCS_SAMPLE_CS16,
@@ -442,7 +475,8 @@ int main(int argc, char **argv)
 		case 'm': c.meta_spacing = true; break;
 		case 'T': c.timeout_s = atoi(optarg); break;
 		case 'g': c.gen_file = optarg; break;
-		case 'y': c.file_type = zcs_sample_from_name(optarg); break;
+		case 'y': c.file_type = zcs_import_from_name(optarg); break;
+		case 'M': c.sigmf_meta = true; break;
 		case 'k': c.file_pairs = strtoull(optarg, NULL, 10); break;
 		case 'I': c.stdin_file = optarg; break;
 		default: usage(); return 2;
@@ -464,5 +498,8 @@ int main(int argc, char **argv)
 			       c.tone_given ? c.tone_hz : (double)c.rate / 10.0, c.rate, c.amplitude, c.seed);
 	}
 	signal(SIGPIPE, SIG_IGN);
-	return run(&c, argv + optind) < 0 ? 1 : 0;
+	const int ret = run(&c, argv + optind) < 0 ? 1 : 0;
+
+	free(c.file_samples);
+	return ret;
 }

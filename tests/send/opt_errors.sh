@@ -45,6 +45,21 @@ expect "--cpus 'a,b'" -s tone --cpus a,b $d
 expect "bad send CPU '4000'" -s tone --cpus 0,4000 $d
 expect "--cpus: CPU1000 is not available" -s tone --cpus 0,1000 $d
 expect "--file-type 'wav'" -s file:/dev/null --file-type wav $d
+expect "--file-type 'native'" -s file:/dev/null --file-type native $d
+# a SigMF recording without its .sigmf-meta (or with one zcs-send cannot replay) needs --file-type
+sigdir=$(mktemp -d)
+trap 'rm -rf "$sigdir"' EXIT
+: >"$sigdir/none.sigmf-data"
+expect "none.sigmf-meta" -s "file:$sigdir/none.sigmf-data" $d
+: >"$sigdir/real.sigmf-data"
+echo '{"global":{"core:datatype":"ri16_le","core:sample_rate":1e6}}' >"$sigdir/real.sigmf-meta"
+expect 'core:datatype "ri16_le"' -s "file:$sigdir/real.sigmf-data" $d
+: >"$sigdir/stereo.sigmf-data"
+echo '{"global":{"core:datatype":"ci16_le","core:num_channels":2}}' >"$sigdir/stereo.sigmf-meta"
+expect "core:num_channels" -s "file:$sigdir/stereo.sigmf-data" $d
+: >"$sigdir/norate.sigmf-data"
+echo '{"global":{"core:datatype":"cf32_le","core:sample_rate":"fast"}}' >"$sigdir/norate.sigmf-meta"
+expect "core:sample_rate" -s "file:$sigdir/norate.sigmf-data" $d
 expect "--channel 'rx3'" -s iio --channel rx3 $d
 expect "--gain 'loud'" -s iio --gain loud $d
 expect "unknown option '--bogus'" -s tone --bogus $d

@@ -486,6 +486,89 @@ START_TEST(test_import_cf32)
 }
 END_TEST
 
+/* Regression (cs16 replay mismatch): zcs-recv -F cs16 writes v << 4, which the cs16 import (the
+ * radio's raw 12-bit layout) saturated, so a recording replayed ~24 dB hot and clipped; ci16 is
+ * the full-scale type: every 12-bit value written by zcs-recv's cs16 kernel comes back exactly. */
+START_TEST(test_import_ci16_full_scale_roundtrip)
+{
+	int16_t v[NVAL], back[NVAL], cs16_back[NVAL];
+	uint8_t cs16[2 * NVAL];
+	struct zcs_kernels k;
+	uint8_t w[2 * NVAL];
+
+	for (int j = 0; j < NVAL; j++)
+		v[j] = (int16_t)(j - 2048);
+	ck_assert_int_eq(zcs_kernels_init(&k, ZCS_ISA_BEST), 0);
+	k.pack[ZCS_WIRE_I16](w, v, NVAL / 2);
+	k.unpack[ZCS_WIRE_I16][ZCS_SAMPLE_CS16](cs16, w, NVAL / 2);
+	zcs_import_convert(ZCS_IMPORT_CI16, back, cs16, NVAL / 2);
+	ck_assert_mem_eq(back, v, sizeof(v));
+	/* the bug: the same bytes read as cs16 saturate everything beyond +-2047/16 */
+	zcs_import_convert(ZCS_IMPORT_CS16, cs16_back, cs16, NVAL / 2);
+	ck_assert_int_eq(cs16_back[0], -2048);
+	ck_assert_int_eq(cs16_back[NVAL - 1], 2047);
+	ck_assert_int_eq(cs16_back[2048 + 200], 2047); /* 200 << 4 = 3200: clipped */
+}
+END_TEST
+
+START_TEST(test_import_ci16_rounding)
+{
+	/* any 16-bit input: nearest 12-bit value, halves up, saturated at the top */
+	static const int16_t in[] = { 0, 7, 8, 15, 16, -7, -8, -9, -24, -25,
+				      32767, 32760, 32759, -32768, -32767, 16, 32, -16, 1000, -1000 };
+	static const int16_t exp[] = { 0, 0, 1, 1, 1, 0, 0, -1, -1, -2,
+				       2047, 2047, 2047, -2048, -2048, 1, 2, -1, 63, -62 };
+	const size_t n = sizeof(in) / sizeof(in[0]);
+	uint8_t raw[sizeof(in)];
+	int16_t out[sizeof(in) / sizeof(in[0])];
+
+	for (size_t j = 0; j < n; j++) {
+		raw[2 * j] = (uint8_t)in[j];
+		raw[2 * j + 1] = (uint8_t)((uint16_t)in[j] >> 8);
+	}
+	zcs_import_convert(ZCS_IMPORT_CI16, out, raw, n / 2);
+	for (size_t j = 0; j < n; j++)
+		if (out[j] != exp[j])
+			ck_abort_msg("ci16 %d -> %d, want %d", in[j], out[j], exp[j]);
+	/* the other import types go through zcs_import unchanged */
+	{
+		static const uint8_t b8[4] = { 0x01, 0xff, 0x80, 0x7f };
+		int16_t a[4], c[4];
+
+		zcs_import_convert(ZCS_IMPORT_CS8, a, b8, 2);
+		zcs_import(ZCS_SAMPLE_CS8, c, b8, 2);
+		ck_assert_mem_eq(a, c, sizeof(a));
+	}
+}
+END_TEST
+
+START_TEST(test_import_names)
+{
+	ck_assert_int_eq(zcs_import_from_name("ci16"), ZCS_IMPORT_CI16);
+	ck_assert_int_eq(zcs_import_from_name("cs16"), ZCS_IMPORT_CS16);
+	ck_assert_int_eq(zcs_import_from_name("cf32"), ZCS_IMPORT_CF32);
+	ck_assert_int_eq(zcs_import_from_name("cs8"), ZCS_IMPORT_CS8);
+	ck_assert_int_eq(zcs_import_from_name("cu8"), ZCS_IMPORT_CU8);
+	ck_assert_int_eq(zcs_import_from_name("native"), -1);
+	ck_assert_int_eq(zcs_import_from_name(NULL), -1);
+	ck_assert_str_eq(zcs_import_name(ZCS_IMPORT_CI16), "ci16");
+	ck_assert_str_eq(zcs_import_name(ZCS_IMPORT_CS16), "cs16");
+	ck_assert_str_eq(zcs_import_name(ZCS_SAMPLE_NATIVE), "unknown");
+	ck_assert_uint_eq(zcs_import_pair_bytes(ZCS_IMPORT_CI16), 4);
+	ck_assert_uint_eq(zcs_import_pair_bytes(ZCS_IMPORT_CS16), 4);
+	ck_assert_uint_eq(zcs_import_pair_bytes(ZCS_IMPORT_CF32), 8);
+	ck_assert_uint_eq(zcs_import_pair_bytes(ZCS_IMPORT_CU8), 2);
+	ck_assert_uint_eq(zcs_import_pair_bytes(ZCS_SAMPLE_NATIVE), 0);
+	ck_assert_int_eq(zcs_import_from_sigmf("ci16_le"), ZCS_IMPORT_CI16);
+	ck_assert_int_eq(zcs_import_from_sigmf("cf32_le"), ZCS_IMPORT_CF32);
+	ck_assert_int_eq(zcs_import_from_sigmf("ci8"), ZCS_IMPORT_CS8);
+	ck_assert_int_eq(zcs_import_from_sigmf("cu8"), ZCS_IMPORT_CU8);
+	ck_assert_int_eq(zcs_import_from_sigmf("ci16_be"), -1);
+	ck_assert_int_eq(zcs_import_from_sigmf("ri16_le"), -1);
+	ck_assert_int_eq(zcs_import_from_sigmf(NULL), -1);
+}
+END_TEST
+
 static Suite *formats_suite(void)
 {
 	Suite *s = suite_create("formats");
@@ -501,6 +584,9 @@ static Suite *formats_suite(void)
 	tcase_add_test(tc, test_import_8bit);
 	tcase_add_test(tc, test_import_cs16);
 	tcase_add_test(tc, test_import_cf32);
+	tcase_add_test(tc, test_import_ci16_full_scale_roundtrip);
+	tcase_add_test(tc, test_import_ci16_rounding);
+	tcase_add_test(tc, test_import_names);
 	suite_add_tcase(s, tc);
 	return s;
 }

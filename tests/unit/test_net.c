@@ -178,14 +178,27 @@ static void udp_pair(const char *spec)
 {
 	char err[ZCS_NET_ERR_LEN] = "", buf[64];
 	const struct zcs_addr a = parse_ok(spec, 5391);
-	const struct zcs_net_rx_opts rx = { .rcvbuf = 1 << 20, .rxq_ovfl = true };
+	struct zcs_net_rx_missing missing = { .drop_count = true, .multicast_all = true };
+	const struct zcs_net_rx_opts rx = { .rcvbuf = 1 << 20, .rxq_ovfl = true,
+					    .missing = &missing };
 	int r, s, v = 0;
 	socklen_t vl = sizeof(v);
 
 	r = zcs_net_udp_receiver(&a, &rx, err, sizeof(err));
 	ck_assert_msg(r >= 0, "receiver %s: %s", spec, err);
-	ck_assert_int_eq(getsockopt(r, SOL_SOCKET, SO_RXQ_OVFL, &v, &vl), 0);
-	ck_assert_int_eq(v, 1);
+	ck_assert(!missing.multicast_all); /* not multicast: never tried */
+	if (missing.drop_count) {
+		/* only ENOPROTOOPT sets it, which no Linux since 2.6.33 returns: qemu-user does
+		 * (its getsockopt may still answer, and then must say "off") */
+		if (getsockopt(r, SOL_SOCKET, SO_RXQ_OVFL, &v, &vl) == 0)
+			ck_assert_int_eq(v, 0);
+		printf("note %s: SO_RXQ_OVFL refused (ENOPROTOOPT, qemu-user): the receiver goes on "
+		       "without a drop count\n", spec);
+		fflush(stdout);
+	} else {
+		ck_assert_int_eq(getsockopt(r, SOL_SOCKET, SO_RXQ_OVFL, &v, &vl), 0);
+		ck_assert_int_eq(v, 1);
+	}
 	s = zcs_net_udp_sender(&a, NULL, err, sizeof(err));
 	ck_assert_msg(s >= 0, "sender %s: %s", spec, err);
 	ck_assert_int_eq(send(s, "zcs-net", 7, 0), 7);
@@ -321,6 +334,19 @@ static void private_netns(void)
 				"ip route add 224.0.0.0/4 dev zv0"), 0);
 }
 
+/* True (after saying why) when a multicast join failed with ENOPROTOOPT: qemu-user (the armhf CI
+ * leg) does not emulate MCAST_JOIN_GROUP / MCAST_JOIN_SOURCE_GROUP, v4 or v6; a real kernel has
+ * them (Linux 2.6.x) and never answers so.  Only then may a multicast test stop short; any other
+ * failure, or ENOPROTOOPT from anything but the join, still fails it. */
+static bool join_unavailable(int ret, const char *err, const char *test)
+{
+	if (ret != -ENOPROTOOPT || strncmp(err, "join ", 5) != 0)
+		return false;
+	printf("SKIP %s: %s: the system has no multicast join (qemu-user)\n", test, err);
+	fflush(stdout);
+	return true;
+}
+
 static void mcast_check(const char *grp_spec, const char *other_spec, const char *src_spec)
 {
 	char err[ZCS_NET_ERR_LEN] = "", buf[16];
@@ -337,6 +363,8 @@ static void mcast_check(const char *grp_spec, const char *other_spec, const char
 		rx.source = &src;
 	}
 	r = zcs_net_udp_receiver(&grp, &rx, err, sizeof(err));
+	if (join_unavailable(r, err, grp_spec))
+		return;
 	ck_assert_msg(r >= 0, "receiver %s: %s", grp_spec, err);
 	r_other = zcs_net_udp_receiver(&other, NULL, err, sizeof(err));
 	ck_assert_msg(r_other >= 0, "receiver %s: %s", other_spec, err);
@@ -406,6 +434,8 @@ START_TEST(test_mcast_ssm_filters_source)
 
 	private_netns();
 	r = zcs_net_udp_receiver(&grp, &rx, err, sizeof(err));
+	if (join_unavailable(r, err, "ssm source filter"))
+		return;
 	ck_assert_msg(r >= 0, "%s", err);
 	s = zcs_net_udp_sender(&grp, &tx, err, sizeof(err));
 	ck_assert_msg(s >= 0, "%s", err);

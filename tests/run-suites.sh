@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Builds zcs every way CI checks it and runs every suite; ends with one "N passed, N failed" line.
+# Stages: native -Werror build (all suites), ASan+UBSan build (all suites), the parse and reorder
+# fuzzers for a fixed number of runs, and the armhf cross build under qemu-arm with the glibc check.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+LOGS=()
+B=${ZCS_BUILD_PREFIX:-build-}   # build directories: ${B}ci, ${B}asan, ${B}armhf
+STAGE_FAIL=0
+
+stage() { echo; echo "=== $* ==="; }
+
+run_meson_suite() { # DIR [meson test args...]
+	local dir=$1; shift
+	meson test -C "$dir" --print-errorlogs --num-processes 2 "$@"
+	local rc=$?
+	LOGS+=("$dir/meson-logs/testlog.json")
+	return $rc
+}
+
+stage "native build (gcc, -Werror)"
+if meson setup "${B}ci" -Dwerror=true -Dfuzz=false >/dev/null && ninja -C "${B}ci"; then
+	run_meson_suite "${B}ci" || STAGE_FAIL=1
+else
+	echo "native build FAILED"; STAGE_FAIL=1
+fi
+
+stage "ASan+UBSan build (clang)"
+if CC=clang meson setup "${B}asan" -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false \
+		-Dfuzz=true >/dev/null && ninja -C "${B}asan"; then
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
+		run_meson_suite "${B}asan" || STAGE_FAIL=1
+	if [ -x tests/fuzz/run-fuzzers.sh ]; then
+		stage "fuzzers, fixed iterations"
+		tests/fuzz/run-fuzzers.sh "${B}asan" || STAGE_FAIL=1
+	fi
+else
+	echo "sanitizer build FAILED"; STAGE_FAIL=1
+fi
+
+if [ -x .ci/armhf.sh ]; then
+	stage "armhf cross build under qemu-arm"
+	.ci/armhf.sh "${B}armhf" || STAGE_FAIL=1
+	[ -f "${B}armhf/meson-logs/testlog.json" ] && LOGS+=("${B}armhf/meson-logs/testlog.json")
+fi
+
+stage "summary"
+/usr/bin/python3 "$ROOT/tests/summary.py" "${LOGS[@]}"
+rc=$?
+[ "$STAGE_FAIL" -eq 0 ] || rc=1
+exit $rc

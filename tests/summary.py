@@ -1,0 +1,33 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Adds up meson testlog.json files: one line per build, then the closing 'N passed, N failed'."""
+import json
+import sys
+
+total_pass = total_fail = total_skip = 0
+for path in sys.argv[1:]:
+    p = f = s = 0
+    failed = []
+    try:
+        with open(path) as fh:
+            for line in fh:
+                rec = json.loads(line)
+                res = rec.get("result")
+                if res in ("OK", "EXPECTEDFAIL"):
+                    p += 1
+                elif res == "SKIP":
+                    s += 1
+                else:
+                    f += 1
+                    failed.append(rec.get("name"))
+    except FileNotFoundError:
+        print(f"{path}: missing (the stage did not run its tests)")
+        total_fail += 1
+        continue
+    print(f"{path}: {p} passed, {f} failed, {s} skipped" + (f"  FAILED: {' '.join(failed)}" if failed else ""))
+    total_pass += p
+    total_fail += f
+    total_skip += s
+
+print(f"zcs: {total_pass} passed, {total_fail} failed, {total_skip} skipped")
+sys.exit(1 if total_fail or total_pass == 0 else 0)
