@@ -11,7 +11,9 @@
 #include "source.h"
 #include "synth.h"
 
-/* 8192 pairs = 32 KB: a few trains' worth, small enough to stay in L2 while it is packed. */
+/* Pairs a read hands out: 8192 pairs = 32 KB, a few trains' worth; with noise, small enough to stay
+ * in L2 between generating and packing.  A pure tone keeps one period and this much more (up to
+ * 288 KB), read-only. */
 #define TONE_BLOCK_PAIRS 8192
 
 struct tone_priv {
