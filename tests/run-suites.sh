@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Builds zcs every way CI checks it and runs every suite; ends with one "N passed, N failed" line.
 # Stages: native -Werror build (all suites), ASan+UBSan build (all suites), the parse and reorder
-# fuzzers for a fixed number of runs, and the armhf cross build under qemu-arm with the glibc check.
+# fuzzers for a fixed number of runs, a TSan build of the threaded suites (unit, send, recv), and
+# the armhf cross build under qemu-arm with the glibc and kernel-header checks.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -38,6 +39,15 @@ if CC=clang meson setup "${B}asan" -Dwerror=true -Db_sanitize=address,undefined 
 	fi
 else
 	echo "sanitizer build FAILED"; STAGE_FAIL=1
+fi
+
+stage "TSan build (clang): the threaded suites"
+if CC=clang meson setup "${B}tsan" -Dwerror=true -Db_sanitize=thread -Db_lundef=false \
+		>/dev/null && ninja -C "${B}tsan"; then
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+		run_meson_suite "${B}tsan" --suite unit --suite send --suite recv || STAGE_FAIL=1
+else
+	echo "TSan build FAILED"; STAGE_FAIL=1
 fi
 
 if [ -x .ci/armhf.sh ]; then
