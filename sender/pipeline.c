@@ -187,6 +187,9 @@ void zcs_pipeline_stats(struct zcs_pipeline *p, struct zcs_pipeline_stats *o)
 	o->path.demotions = ZCS_GET(s->path.demotions);
 	o->path.dropped_trains = ZCS_GET(s->path.dropped_trains);
 	o->path.refused = ZCS_GET(s->path.refused);
+	o->path.dropped_dgrams = ZCS_GET(s->path.dropped_dgrams);
+	o->path.dropped_samples = ZCS_GET(s->path.dropped_samples);
+	o->path.dropped_bytes = ZCS_GET(s->path.dropped_bytes);
 	o->start_ns = ZCS_GET(s->start_ns);
 	o->end_ns = ZCS_GET(s->end_ns);
 	o->send_path = ZCS_GET(s->send_path);

@@ -27,6 +27,8 @@ struct send_state {
 	uint8_t side[ZCS_PROTO_META_SIZE]; /* the small side slot for metadata and end of stream */
 };
 
+static void flush(struct send_state *s);
+
 static void send_meta(struct send_state *s)
 {
 	struct zcs_pipeline *const p = s->p;
@@ -48,6 +50,9 @@ static void send_meta(struct send_state *s)
 	};
 	size_t len;
 
+	/* next_seq says what follows: the trains before it, repeats of failed ones included, go
+	 * out first */
+	flush(s);
 	snprintf(m.sender, sizeof(m.sender), "%s", p->cfg.sender_name ? p->cfg.sender_name : "");
 	snprintf(m.version, sizeof(m.version), "%s", ZCS_VERSION);
 	snprintf(m.source, sizeof(m.source), "%s", p->cfg.source_name ? p->cfg.source_name : "");
@@ -76,10 +81,11 @@ static void publish(struct send_state *s)
 	struct zcs_pipeline_stats *const o = &p->pub;
 	const struct zcs_sendpath_stats *const st = &p->sp.st;
 
-	ZCS_PUB(o->samples, s->samples);
-	ZCS_PUB(o->datagrams, s->datagrams);
-	ZCS_PUB(o->bytes, s->bytes);
-	ZCS_PUB(o->trains, s->trains);
+	/* sent: the trains given up after errors are left out (a receiver misses exactly them) */
+	ZCS_PUB(o->samples, s->samples - st->dropped_samples);
+	ZCS_PUB(o->datagrams, s->datagrams - st->dropped_dgrams);
+	ZCS_PUB(o->bytes, s->bytes - st->dropped_bytes);
+	ZCS_PUB(o->trains, s->trains - st->dropped_trains);
 	ZCS_PUB(o->meta_sent, s->metas);
 	ZCS_PUB(o->path.zc_sends, st->zc_sends);
 	ZCS_PUB(o->path.zc_completions, st->zc_completions);
@@ -89,6 +95,9 @@ static void publish(struct send_state *s)
 	ZCS_PUB(o->path.demotions, st->demotions);
 	ZCS_PUB(o->path.dropped_trains, st->dropped_trains);
 	ZCS_PUB(o->path.refused, st->refused);
+	ZCS_PUB(o->path.dropped_dgrams, st->dropped_dgrams);
+	ZCS_PUB(o->path.dropped_samples, st->dropped_samples);
+	ZCS_PUB(o->path.dropped_bytes, st->dropped_bytes);
 	ZCS_PUB(o->send_path, p->sp.kind);
 }
 

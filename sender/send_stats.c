@@ -56,14 +56,16 @@ void zcs_send_stats_json(char *buf, size_t len, const struct zcs_pipeline_stats 
 		 "\"msps\":%.4f,\"mbps\":%.4f,\"meta_sent\":%" PRIu64 ","
 		 "\"zc_sends\":%" PRIu64 ",\"zc_completions\":%" PRIu64 ",\"zc_copied\":%" PRIu64 ","
 		 "\"send_errors\":%" PRIu64 ",\"retries\":%" PRIu64 ",\"demotions\":%" PRIu64 ","
-		 "\"dropped_trains\":%" PRIu64 ",\"refused\":%" PRIu64 ",\"discontinuities\":%" PRIu64 ","
+		 "\"dropped_trains\":%" PRIu64 ",\"dropped_datagrams\":%" PRIu64 ","
+		 "\"dropped_samples\":%" PRIu64 ",\"refused\":%" PRIu64 ",\"discontinuities\":%" PRIu64 ","
 		 "\"samples_per_dgram\":%zu,\"dgrams_per_train\":%zu,"
 		 "\"src_cpu_s\":%.4f,\"send_cpu_s\":%.4f,\"src_cpu_pct\":%.1f,\"send_cpu_pct\":%.1f%s}",
 		 final ? "summary" : "stats", elapsed, n->samples, n->datagrams, n->bytes, n->trains,
 		 zcs_path_name(n->send_path), per_sec(n->samples, base->samples, span) / 1e6,
 		 per_sec(n->bytes, base->bytes, span) / 1e6, n->meta_sent, n->path.zc_sends,
 		 n->path.zc_completions, n->path.zc_copied, n->path.send_errors, n->path.retries,
-		 n->path.demotions, n->path.dropped_trains, n->path.refused, n->discontinuities,
+		 n->path.demotions, n->path.dropped_trains, n->path.dropped_dgrams,
+		 n->path.dropped_samples, n->path.refused, n->discontinuities,
 		 n->samples_per_dgram,
 		 n->dgrams_per_train, (double)n->src_cpu_ns / 1e9, (double)n->send_cpu_ns / 1e9,
 		 cpu_pct(n->src_cpu_ns, base->src_cpu_ns, final ? elapsed : dt),

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include "clock.h"
+#include "proto.h"
 #include "sendpath.h"
 
 static const char *const path_names[ZCS_PATH_KINDS] = { "uring-zc", "msg-zc", "gso", "plain" };
@@ -78,7 +79,8 @@ int zcs_sendpath_open(struct zcs_sendpath *sp, int fd, int want, const struct zc
 	sp->zc_table = calloc(table, sizeof(*sp->zc_table));
 	sp->failed = calloc(pool->nslots, sizeof(*sp->failed));
 	sp->tries = calloc(pool->nslots, 1);
-	if (!sp->zc_table || !sp->failed || !sp->tries) {
+	sp->partial = calloc(pool->nslots, sizeof(*sp->partial));
+	if (!sp->zc_table || !sp->failed || !sp->tries || !sp->partial) {
 		snprintf(err, errlen, "out of memory");
 		ret = -ENOMEM;
 		goto fail;
@@ -110,9 +112,11 @@ fail:
 	free(sp->zc_table);
 	free(sp->failed);
 	free(sp->tries);
+	free(sp->partial);
 	sp->zc_table = NULL;
 	sp->failed = NULL;
 	sp->tries = NULL;
+	sp->partial = NULL;
 	return ret;
 }
 
@@ -148,6 +152,9 @@ static int demote(struct zcs_sendpath *sp, int to, int e, char *log, size_t logl
 	const int from = sp->kind;
 	char why[160] = "";
 
+	/* io_uring sends queued but not submitted go back to the failed queue: they are sent on
+	 * the new path, in order, after the train that failed */
+	zcs_sendpath_uring_abort(sp);
 	/* the old path's buffers must come back before its machinery goes away */
 	zcs_sendpath_drain(sp, zcs_mono_ns() + ZCS_NS_PER_SEC);
 	zcs_sendpath_uring_close(sp);
@@ -167,20 +174,56 @@ static int demote(struct zcs_sendpath *sp, int to, int e, char *log, size_t logl
 
 void zcs_sendpath_failed(struct zcs_sendpath *sp, struct zcs_train *t, int err)
 {
-	const size_t n = sp->pool->nslots;
+	size_t k = sp->failed_count;
 
-	/* a slot is in flight at most once, so the queue (one entry a slot) cannot overflow */
-	sp->failed[(sp->failed_head + sp->failed_count) % n] = (struct zcs_failed_send){ t, err };
+	/* a slot is in flight at most once, so the queue (one entry a slot) cannot overflow; it
+	 * stays sorted by stream order, however late each failure was reported */
+	while (k > 0 && sp->failed[k - 1].t->first_seq > t->first_seq) {
+		sp->failed[k] = sp->failed[k - 1];
+		k--;
+	}
+	sp->failed[k] = (struct zcs_failed_send){ t, err };
 	sp->failed_count++;
 }
 
+bool zcs_sendpath_pending_before(const struct zcs_sendpath *sp, uint64_t seq)
+{
+	return (sp->failed_count && sp->failed[0].t->first_seq < seq) ||
+	       (sp->holding && sp->hold_seq < seq);
+}
+
+/* Gives a train up: counted with what it held but had not sent (the receiver sees exactly that
+ * as lost). */
+static void drop(struct zcs_sendpath *sp, struct zcs_train *t)
+{
+	const size_t from = sp->partial[t->index];
+	uint64_t samples = 0, bytes = 0;
+
+	for (size_t k = from; k < t->count; k++) {
+		struct zcs_dgram d;
+
+		bytes += t->lens[k];
+		/* each datagram says how many samples it holds (sent part-way: only the rest count) */
+		if (from && zcs_proto_parse(t->buf + k * sp->pool->seg_size, t->lens[k], &d) >= 0 &&
+		    d.type != ZCS_DGRAM_META)
+			samples += d.hdr.samples;
+	}
+	sp->st.dropped_trains++;
+	sp->st.dropped_dgrams += t->count - from;
+	sp->st.dropped_samples += from ? samples : t->samples;
+	sp->st.dropped_bytes += bytes;
+	sp->done(sp->ctx, t);
+}
+
+static int settle(struct zcs_sendpath *sp, char *log, size_t loglen);
+
 /* Sends t; when e > 0 the last try of t failed with e (reported late, by io_uring), so handle
  * that first.  Returns 0 when sent, queued or dropped, 1 after a demotion, -errno when no path
- * is left. */
+ * is left.  Nothing overtakes an earlier train still to be sent again: t then waits behind it. */
 static int send_loop(struct zcs_sendpath *sp, struct zcs_train *t, int e, char *log, size_t loglen)
 {
 	uint8_t *const tries = &sp->tries[t->index];
-	bool demoted = false;
+	int demoted = 0;
 
 	while (*tries < MAX_TRIES) {
 		/* zero-copy only on whole trains: short ones are not worth pinning */
@@ -189,12 +232,38 @@ static int send_loop(struct zcs_sendpath *sp, struct zcs_train *t, int e, char *
 		ssize_t r;
 		int to;
 
+		if (!e && sp->kind == ZCS_PATH_URING_ZC && (e = zcs_sendpath_uring_broken(sp)) != 0) {
+			/* io_uring refused a submission: leave it before anything is sent */
+			sp->holding = true;
+			sp->hold_seq = t->first_seq;
+			sp->st.send_errors++;
+			if (demote(sp, ZCS_PATH_MSG_ZC, e, log, loglen) < 0) {
+				sp->holding = false;
+				return -e;
+			}
+			demoted = 1;
+			e = 0;
+		}
 		if (!e) {
-			const bool uring = sp->kind == ZCS_PATH_URING_ZC && zc && !t->variable;
+			bool uring;
 
-			/* a copied send must not overtake the io_uring sends queued before it */
-			if (!uring && sp->uring && (r = zcs_sendpath_uring_submit(sp, true)) < 0)
-				return (int)r;
+			sp->holding = false;
+			/* a copied send must not overtake the io_uring sends queued before it, nor the
+			 * repeats of those that failed */
+			if (sp->uring && !(sp->kind == ZCS_PATH_URING_ZC && zc)) {
+				const int ret = zcs_sendpath_flush(sp, log, loglen);
+
+				if (ret < 0)
+					return ret;
+				demoted |= ret;
+			}
+			if (zcs_sendpath_pending_before(sp, t->first_seq)) {
+				/* t goes after the earlier trains in the failed queue, with them */
+				const int ret = (zcs_sendpath_failed(sp, t, 0), settle(sp, log, loglen));
+
+				return ret < 0 ? ret : ret | demoted;
+			}
+			uring = sp->kind == ZCS_PATH_URING_ZC && zc;
 			if (t->variable || sp->kind == ZCS_PATH_PLAIN)
 				r = zcs_sendpath_plain_train(sp, t);
 			else if (uring)
@@ -206,7 +275,7 @@ static int send_loop(struct zcs_sendpath *sp, struct zcs_train *t, int e, char *
 
 				if (!held)
 					sp->done(sp->ctx, t);
-				return demoted ? 1 : 0;
+				return demoted;
 			}
 			e = (int)-r;
 		}
@@ -214,13 +283,16 @@ static int send_loop(struct zcs_sendpath *sp, struct zcs_train *t, int e, char *
 			e = 0;
 			continue;
 		}
-		(*tries)++;
+		/* until t is sent, nothing queued after it may go out (waits below submit) */
+		sp->holding = true;
+		sp->hold_seq = t->first_seq;
 		if (e == ECANCELED) {
 			/* a linked io_uring send before this one failed: this one was not tried */
 			sp->st.retries++;
 			e = 0;
 			continue;
 		}
+		(*tries)++;
 		if (e == ECONNREFUSED) {
 			/* a stale ICMP error reported instead of this send: send again (no receiver
 			 * listens yet; not an error, and never a reason to demote) */
@@ -241,14 +313,16 @@ static int send_loop(struct zcs_sendpath *sp, struct zcs_train *t, int e, char *
 		to = demotion_target(sp->kind, e);
 		if (to < 0)
 			break;
-		if (demote(sp, to, e, log, loglen) < 0)
+		if (demote(sp, to, e, log, loglen) < 0) {
+			sp->holding = false;
 			return -e;
-		demoted = true;
+		}
+		demoted = 1;
 		e = 0;
 	}
-	sp->st.dropped_trains++;
-	sp->done(sp->ctx, t);
-	return demoted ? 1 : 0;
+	sp->holding = false;
+	drop(sp, t);
+	return demoted;
 }
 
 /* Retries (or demotes, or drops) the trains whose io_uring send failed, in order. */
@@ -257,11 +331,10 @@ static int settle(struct zcs_sendpath *sp, char *log, size_t loglen)
 	int ret = 0;
 
 	while (sp->failed_count) {
-		const struct zcs_failed_send f = sp->failed[sp->failed_head];
+		const struct zcs_failed_send f = sp->failed[0];
 		int r;
 
-		sp->failed_head = (sp->failed_head + 1) % sp->pool->nslots;
-		sp->failed_count--;
+		memmove(sp->failed, sp->failed + 1, --sp->failed_count * sizeof(*sp->failed));
 		r = send_loop(sp, f.t, f.err, log, loglen);
 		if (r < 0)
 			return r;
@@ -277,16 +350,19 @@ int zcs_sendpath_send(struct zcs_sendpath *sp, struct zcs_train *t, char *log, s
 	if (ret < 0)
 		return ret;
 	sp->tries[t->index] = 0;
+	sp->partial[t->index] = 0;
 	r = send_loop(sp, t, 0, log, loglen);
 	return r < 0 ? r : ret | r;
 }
 
 int zcs_sendpath_flush(struct zcs_sendpath *sp, char *log, size_t loglen)
 {
+	/* each round resends what failed in the last; every round uses up a try of some train or
+	 * demotes, so this bounds the rounds */
+	const size_t rounds = sp->pool->nslots * MAX_TRIES + ZCS_PATH_KINDS;
 	int ret = 0;
 
-	/* each round resends what failed in the last; MAX_TRIES bounds a train's rounds */
-	for (int round = 0; round <= MAX_TRIES; round++) {
+	for (size_t round = 0; round <= rounds; round++) {
 		int r;
 
 		if (sp->uring && (r = zcs_sendpath_uring_submit(sp, true)) < 0)
@@ -386,7 +462,9 @@ void zcs_sendpath_close(struct zcs_sendpath *sp)
 	free(sp->zc_table);
 	free(sp->failed);
 	free(sp->tries);
+	free(sp->partial);
 	sp->zc_table = NULL;
 	sp->failed = NULL;
 	sp->tries = NULL;
+	sp->partial = NULL;
 }

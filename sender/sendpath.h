@@ -42,6 +42,9 @@ struct zcs_sendpath_stats {
 	 * socket reports an ICMP port unreachable (nobody listens at the destination, yet) on its
 	 * next send: the network's news, not a failure of ours, so not a send error */
 	uint64_t refused;
+	/* appended: what the dropped trains held, so "sent" figures can leave them out and a
+	 * receiver's loss can be matched exactly */
+	uint64_t dropped_dgrams, dropped_samples, dropped_bytes;
 };
 
 /* Called when the kernel no longer needs a train's memory (at once for copying paths). */
@@ -52,7 +55,8 @@ struct zcs_uring; /* sendpath_uring.c */
 /* A train whose asynchronous send (io_uring) failed, waiting to be sent again or dropped. */
 struct zcs_failed_send {
 	struct zcs_train *t;
-	int err;                     /* positive errno; ECANCELED: a linked send before it failed */
+	int err;                     /* positive errno; ECANCELED: a linked send before it failed;
+				      * 0: taken back before it was submitted, not tried */
 };
 
 struct zcs_sendpath {
@@ -70,11 +74,18 @@ struct zcs_sendpath {
 	uint32_t zc_next_id;
 	size_t inflight;             /* trains the kernel still holds */
 	struct zcs_uring *uring;
-	/* io_uring sends report failures later: they queue here, in order, until the next send or
-	 * flush retries, demotes or drops them (at most one entry per slot) */
+	/* io_uring sends report failures later: they queue here, sorted by first_seq (failed_head
+	 * stays 0), until the next send or flush retries, demotes or drops them (at most one entry
+	 * per slot).  Nothing is sent while an earlier train waits here, so the wire stays in order */
 	struct zcs_failed_send *failed;
 	size_t failed_head, failed_count;
 	uint8_t *tries;              /* per slot: failed attempts of its current send */
+	/* appended: a train being retried after a failure (not in `failed` meanwhile) */
+	bool holding;
+	uint64_t hold_seq;
+	/* appended: per slot, datagrams of its current train already sent one by one (plain): a
+	 * send failing part-way through a train is resumed, never repeated from its start */
+	uint16_t *partial;
 };
 
 /* Sets up fd for the path `want` (ZCS_PATH_AUTO: the fastest that probes well).  A path asked for
@@ -126,8 +137,16 @@ ssize_t zcs_sendpath_uring_train(struct zcs_sendpath *sp, struct zcs_train *t);
 /* Submits the queued batch (after the previous batch's results, so sends stay in order); with
  * await, also waits for its results.  Returns 0 or -errno. */
 int zcs_sendpath_uring_submit(struct zcs_sendpath *sp, bool await);
-/* For the backends: a train whose send failed (err > 0), to be handled in order. */
+/* For the backends: a train whose send failed (err > 0) or was taken back unsent (err 0), to be
+ * handled in order. */
 void zcs_sendpath_failed(struct zcs_sendpath *sp, struct zcs_train *t, int err);
+/* True when a train before seq still has to be (re)sent: nothing after it may go out yet. */
+bool zcs_sendpath_pending_before(const struct zcs_sendpath *sp, uint64_t seq);
+/* Takes the queued, unsubmitted io_uring sends back into the failed queue (not tried). */
+void zcs_sendpath_uring_abort(struct zcs_sendpath *sp);
+/* Once io_uring refused a submission, that refusal (positive errno): the path must be left
+ * (for msg-zc).  0 while the ring works. */
+int zcs_sendpath_uring_broken(const struct zcs_sendpath *sp);
 /* Reaps CQEs; waits up to wait_ms (0: not at all) for one, arming a poll on doorbell_fd. */
 int zcs_sendpath_uring_reap(struct zcs_sendpath *sp, int doorbell_fd, int wait_ms);
 void zcs_sendpath_uring_close(struct zcs_sendpath *sp);

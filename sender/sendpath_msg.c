@@ -29,8 +29,16 @@ ssize_t zcs_sendpath_msg_train(struct zcs_sendpath *sp, struct zcs_train *t, boo
 	const struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 	const ssize_t n = sendmsg(sp->fd, &msg, zerocopy ? MSG_ZEROCOPY : 0);
 
-	if (n < 0)
-		return -errno;
+	if (n < 0) {
+		const int e = errno;
+
+		/* a send that fails after its data was taken (a GSO segment over the route's MTU)
+		 * still used up a number, and its notification is already queued: read it now, so
+		 * the next send gets the kernel's next number (see zcs_sendpath_msgzc_reap) */
+		if (zerocopy)
+			zcs_sendpath_msgzc_reap(sp);
+		return -e;
+	}
 	if (zerocopy) {
 		/* the kernel numbered this send zc_next_id (failed sends take no number) */
 		sp->zc_table[sp->zc_next_id & sp->zc_mask] = t;
@@ -42,13 +50,14 @@ ssize_t zcs_sendpath_msg_train(struct zcs_sendpath *sp, struct zcs_train *t, boo
 }
 
 /* One datagram per send, a train per sendmmsg; a connection refusal (a stale ICMP error that the
- * kernel reports on the next send instead of sending) is counted and the rest sent again. */
+ * kernel reports on the next send instead of sending) is counted and the rest sent again.  A
+ * failure part-way leaves the datagrams sent in sp->partial: the next try starts after them. */
 ssize_t zcs_sendpath_plain_train(struct zcs_sendpath *sp, const struct zcs_train *t)
 {
 	struct mmsghdr mm[ZCS_TRAIN_MAX_SEGS];
 	struct iovec iov[ZCS_TRAIN_MAX_SEGS];
 	const size_t count = t->count < ZCS_TRAIN_MAX_SEGS ? t->count : ZCS_TRAIN_MAX_SEGS;
-	size_t done = 0, bytes = 0;
+	size_t done = sp->partial[t->index], bytes = 0;
 	int refused = 0;
 
 	memset(mm, 0, sizeof(mm));
@@ -69,10 +78,12 @@ ssize_t zcs_sendpath_plain_train(struct zcs_sendpath *sp, const struct zcs_train
 				sp->st.refused++; /* not an error: see zcs_sendpath_stats */
 				continue;
 			}
+			sp->partial[t->index] = (uint16_t)done;
 			return -errno;
 		}
 		done += (size_t)n;
 	}
+	sp->partial[t->index] = 0;
 	return (ssize_t)bytes;
 }
 
@@ -110,6 +121,10 @@ size_t zcs_sendpath_msgzc_reap(struct zcs_sendpath *sp)
 			/* anything else here is an ICMP error: the send path does not care */
 			if (ee.ee_origin != SO_EE_ORIGIN_ZEROCOPY || ee.ee_errno != 0)
 				continue;
+			/* ids from zc_next_id on were not given to any train: failed sends used them
+			 * (the kernel numbers a send before it may fail), so ours continue after */
+			if ((int32_t)(ee.ee_data - sp->zc_next_id) >= 0)
+				sp->zc_next_id = ee.ee_data + 1;
 			for (uint32_t id = ee.ee_info;; id++) {
 				struct zcs_train **const slot = &sp->zc_table[id & sp->zc_mask];
 

@@ -29,6 +29,8 @@
  * them in order even when one has to wait for send buffer space. */
 #define URING_BATCH 8
 #define UD_DOORBELL UINT64_MAX
+/* a queued send taken back before submission (see abort_queued) */
+#define UD_NOP (UINT64_MAX - 1)
 /* user_data: slot index in the low 32 bits, the slot's send generation above, so a late
  * notification of a failed send cannot free the slot's next send. */
 #define UD(slot, gen) ((uint64_t)(gen) << 32 | (slot))
@@ -37,6 +39,7 @@
  * notification have both come, in either order. */
 struct uring_slot {
 	uint32_t gen;
+	bool active;           /* queued or with the kernel, not yet concluded */
 	bool res_seen, more, notif_seen, copied;
 	int res;
 };
@@ -50,6 +53,14 @@ struct zcs_uring {
 	struct io_uring_sqe *last; /* the batch's last send, linked to the next one queued */
 	unsigned queued;       /* sends prepared, not yet submitted */
 	unsigned awaiting;     /* sends submitted whose result has not come */
+	/* the queued batch in order, so it can be taken back when it must not go out */
+	struct zcs_train *qtrain[URING_BATCH];
+	struct io_uring_sqe *qsqe[URING_BATCH];
+	/* io_uring_enter refused a submission: the SQEs it left in the ring must never be submitted
+	 * (their trains were handed on to be sent again), so nothing is submitted any more and the
+	 * path must be demoted; broken_err is the refusal */
+	bool broken;
+	int broken_err;
 };
 
 int zcs_sendpath_uring_open(struct zcs_sendpath *sp, char *err, size_t errlen)
@@ -114,6 +125,7 @@ static void conclude(struct zcs_sendpath *sp, struct zcs_train *t, size_t *compl
 	struct uring_slot *const s = &u->slot[t->index];
 
 	sp->inflight--;
+	s->active = false;
 	if (s->res >= 0) {
 		if (s->more) {
 			sp->st.zc_completions++;
@@ -142,6 +154,8 @@ static void handle_cqe(struct zcs_sendpath *sp, const struct io_uring_cqe *cqe, 
 		u->poll_armed = false;
 		return;
 	}
+	if (cqe->user_data == UD_NOP)
+		return;
 	if (index >= sp->pool->nslots)
 		return;
 	s = &u->slot[index];
@@ -151,7 +165,7 @@ static void handle_cqe(struct zcs_sendpath *sp, const struct io_uring_cqe *cqe, 
 		s->notif_seen = true;
 		s->copied = ((uint32_t)cqe->res & IORING_NOTIF_USAGE_ZC_COPIED) != 0;
 		/* after a failed result the train was already handed on: nothing to end */
-		if (s->res_seen && s->res >= 0)
+		if (s->active && s->res_seen && s->res >= 0)
 			conclude(sp, &sp->pool->trains[index], completed);
 		return;
 	}
@@ -163,7 +177,7 @@ static void handle_cqe(struct zcs_sendpath *sp, const struct io_uring_cqe *cqe, 
 		sp->st.zc_sends++;
 	/* a failure is handed on at once (its notification, if any, is then ignored); a success
 	 * waits for its notification when one follows */
-	if (s->res < 0 || !s->more || s->notif_seen)
+	if (s->active && (s->res < 0 || !s->more || s->notif_seen))
 		conclude(sp, &sp->pool->trains[index], completed);
 }
 
@@ -200,6 +214,74 @@ static int await_results(struct zcs_sendpath *sp)
 	return 0;
 }
 
+/* Takes the queued (unsubmitted) sends back: their SQEs become no-ops and their trains go to the
+ * failed queue as not tried, to be sent in order by sendpath.c (on a broken ring, after it
+ * demoted the path: see zcs_sendpath_uring_broken). */
+static void abort_queued(struct zcs_sendpath *sp, unsigned from)
+{
+	struct zcs_uring *const u = sp->uring;
+
+	for (unsigned k = from; k < u->queued; k++) {
+		struct zcs_train *const t = u->qtrain[k];
+
+		io_uring_prep_nop(u->qsqe[k]);
+		u->qsqe[k]->user_data = UD_NOP;
+		u->slot[t->index].active = false;
+		sp->inflight--;
+		zcs_sendpath_failed(sp, t, 0);
+	}
+	u->queued = from;
+	if (!from)
+		u->last = NULL;
+}
+
+void zcs_sendpath_uring_abort(struct zcs_sendpath *sp)
+{
+	if (sp->uring)
+		abort_queued(sp, 0);
+}
+
+int zcs_sendpath_uring_broken(const struct zcs_sendpath *sp)
+{
+	return sp->uring && sp->uring->broken ? sp->uring->broken_err : 0;
+}
+
+/* Hands the queued batch to the kernel.  Sends the kernel did not take stay in the SQ ring; a few
+ * more tries (after reaping, which frees completion space) may take them, else the ring is
+ * broken: their trains are handed on unsent, nothing is submitted again, and sendpath.c demotes
+ * the path before it sends them.  Returns 0. */
+static int submit_queued(struct zcs_sendpath *sp)
+{
+	struct zcs_uring *const u = sp->uring;
+	const unsigned queued = u->queued;
+	int ret = 0;
+
+	for (int attempt = 0; attempt < 4; attempt++) {
+		ret = io_uring_submit(&u->ring);
+		if (io_uring_sq_ready(&u->ring) == 0)
+			break;
+		if (ret < 0 && ret != -EAGAIN && ret != -EBUSY && ret != -EINTR)
+			break;
+		reap_ready(sp);
+	}
+	{
+		/* SQEs are taken in order: what is left is the batch's tail (no-ops of an aborted
+		 * batch, submitted with it, come before) */
+		const unsigned left = io_uring_sq_ready(&u->ring);
+		const unsigned taken = left >= queued ? 0 : queued - left;
+
+		u->awaiting += taken;
+		if (left) {
+			u->broken = true;
+			u->broken_err = ret < 0 ? -ret : EBUSY;
+			abort_queued(sp, taken);
+		}
+	}
+	u->queued = 0;
+	u->last = NULL;
+	return 0;
+}
+
 int zcs_sendpath_uring_submit(struct zcs_sendpath *sp, bool await)
 {
 	struct zcs_uring *const u = sp->uring;
@@ -214,12 +296,12 @@ int zcs_sendpath_uring_submit(struct zcs_sendpath *sp, bool await)
 		ret = await_results(sp);
 		if (ret < 0)
 			return ret;
-		ret = io_uring_submit(&u->ring);
-		if (ret < 0)
-			return ret;
-		u->awaiting += u->queued;
-		u->queued = 0;
-		u->last = NULL;
+		/* nor may it overtake an earlier train whose send failed and is still to be repeated:
+		 * it is then taken back and sent after that one */
+		if (u->broken || zcs_sendpath_pending_before(sp, u->qtrain[0]->first_seq))
+			abort_queued(sp, 0);
+		else
+			submit_queued(sp);
 	}
 	return await ? await_results(sp) : 0;
 }
@@ -233,18 +315,23 @@ ssize_t zcs_sendpath_uring_train(struct zcs_sendpath *sp, struct zcs_train *t)
 
 	if (u->queued >= URING_BATCH && (ret = zcs_sendpath_uring_submit(sp, false)) < 0)
 		return ret;
-	sqe = io_uring_get_sqe(&u->ring);
-	if (!sqe) {
+	sqe = u->broken ? NULL : io_uring_get_sqe(&u->ring);
+	if (!sqe && !u->broken) {
 		if ((ret = zcs_sendpath_uring_submit(sp, false)) < 0)
 			return ret;
-		sqe = io_uring_get_sqe(&u->ring);
-		if (!sqe)
-			return -EBUSY;
+		sqe = u->broken ? NULL : io_uring_get_sqe(&u->ring);
+	}
+	if (!sqe) {
+		/* accepted all the same: handed on like a failed send, to go out on another path
+		 * in order after the sends queued before it */
+		zcs_sendpath_failed(sp, t, u->broken ? 0 : EBUSY);
+		return (ssize_t)t->bytes;
 	}
 	io_uring_prep_send_zc_fixed(sqe, sp->fd, t->buf, t->bytes, 0,
 				    u->report_usage ? IORING_SEND_ZC_REPORT_USAGE : 0, 0);
 	s->gen++;
 	s->res_seen = s->more = s->notif_seen = s->copied = false;
+	s->active = true;
 	s->res = 0;
 	sqe->user_data = UD(t->index, s->gen);
 	/* linked: the next one starts only when this one is done; a failure cancels the rest of
@@ -252,6 +339,8 @@ ssize_t zcs_sendpath_uring_train(struct zcs_sendpath *sp, struct zcs_train *t)
 	if (u->last)
 		u->last->flags |= IOSQE_IO_LINK;
 	u->last = sqe;
+	u->qtrain[u->queued] = t;
+	u->qsqe[u->queued] = sqe;
 	u->queued++;
 	sp->inflight++;
 	return (ssize_t)t->bytes;
@@ -270,6 +359,16 @@ int zcs_sendpath_uring_reap(struct zcs_sendpath *sp, int doorbell_fd, int wait_m
 	completed = reap_ready(sp);
 	if (completed || wait_ms <= 0)
 		return (int)completed;
+	if (u->broken) {
+		/* no submission (no doorbell poll either): SQEs left in the ring must stay there */
+		struct __kernel_timespec ts = { .tv_sec = wait_ms / 1000,
+						.tv_nsec = (long long)(wait_ms % 1000) * 1000000 };
+
+		ret = io_uring_wait_cqe_timeout(&u->ring, &cqe, &ts);
+		if (ret < 0 && ret != -ETIME && ret != -EINTR)
+			return ret;
+		return (int)reap_ready(sp);
+	}
 	if (doorbell_fd >= 0 && !u->poll_armed) {
 		struct io_uring_sqe *const sqe = io_uring_get_sqe(&u->ring);
 
@@ -296,9 +395,20 @@ void zcs_sendpath_uring_close(struct zcs_sendpath *sp)
 
 	if (!u)
 		return;
+	/* queued sends never went out: hand them on to be sent on the next path, in order */
+	abort_queued(sp, 0);
 	if (u->registered)
 		io_uring_unregister_buffers(&u->ring);
 	io_uring_queue_exit(&u->ring);
+	/* sends whose notification (or result) never came: the kernel had them, and with the ring
+	 * gone nothing will report them, so their slots come back now rather than never (the
+	 * caller waited for the notifications first) */
+	for (size_t i = 0; i < sp->pool->nslots; i++)
+		if (u->slot[i].active) {
+			u->slot[i].active = false;
+			sp->inflight--;
+			sp->done(sp->ctx, &sp->pool->trains[i]);
+		}
 	free(u->slot);
 	free(u);
 	sp->uring = NULL;
@@ -338,6 +448,17 @@ int zcs_sendpath_uring_reap(struct zcs_sendpath *sp, int doorbell_fd, int wait_m
 void zcs_sendpath_uring_close(struct zcs_sendpath *sp)
 {
 	(void)sp;
+}
+
+void zcs_sendpath_uring_abort(struct zcs_sendpath *sp)
+{
+	(void)sp;
+}
+
+int zcs_sendpath_uring_broken(const struct zcs_sendpath *sp)
+{
+	(void)sp;
+	return 0;
 }
 
 #endif

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 /* check_stream: runs zcs-send (the command after "--") against a loopback socket and checks every
  * datagram: header fields, sequence and sample-index continuity, metadata, end of stream, and the
- * payload bytes against the scalar conversion of the samples the source must have produced. */
+ * payload bytes against the scalar conversion of the samples the source must have produced.
+ * For failure tests (a namespace, a device changed mid-stream) it can bind another address, run a
+ * command at a sample count, and accept gaps that the sender counted as dropped trains. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <netinet/in.h>
+#include <arpa/inet.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -47,6 +50,12 @@ struct check {
 	bool sigmf_meta;        /* also write the .sigmf-meta of a .sigmf-data gen_file */
 	size_t file_pairs;
 	const char *stdin_file;
+	const char *bind_addr;  /* instead of loopback */
+	bool allow_loss;        /* gaps allowed, but they must be the sender's dropped trains */
+	uint64_t exec_after;    /* run exec_cmd once this many samples arrived */
+	const char *exec_cmd;
+	const char *expect_final; /* send path at the end, after expect_demotions demotions */
+	int expect_demotions;   /* -1: not checked (0 with --expect-path) */
 	/* state */
 	struct zcs_synth synth;
 	int16_t *file_samples;  /* radio layout, file_pairs pairs */
@@ -56,6 +65,8 @@ struct check {
 	uint32_t stream_id;
 	uint64_t next_seq, next_sample, datagrams, metas;
 	uint64_t last_meta_sample;
+	uint64_t received_samples, lost_dgrams, lost_samples, gaps;
+	bool executed;
 	bool eos;
 	uint16_t spd;
 };
@@ -167,7 +178,7 @@ static int check_meta(struct check *c, const struct zcs_meta *m)
 	if (c->rate && m->sample_rate != c->rate)
 		return failf("metadata rate %llu, expected %llu", (unsigned long long)m->sample_rate,
 			     (unsigned long long)c->rate);
-	if (m->next_seq != c->next_seq)
+	if (m->next_seq != c->next_seq && !(c->allow_loss && m->next_seq > c->next_seq))
 		return failf("metadata next_seq %llu, expected %llu", (unsigned long long)m->next_seq,
 			     (unsigned long long)c->next_seq);
 	if (m->samples_per_dgram == 0)
@@ -200,6 +211,23 @@ static int check_samples(struct check *c, const struct zcs_sample_hdr *h, const 
 		return failf("sample datagram seq %llu before any metadata", (unsigned long long)h->seq);
 	if (h->format != c->format)
 		return failf("seq %llu: format %u, expected %d", (unsigned long long)h->seq, h->format, c->format);
+	if (c->allow_loss && h->seq > c->next_seq) {
+		/* lost datagrams: each held at least one sample and at most a full datagram's */
+		const uint64_t dgrams = h->seq - c->next_seq, samples = h->first_sample - c->next_sample;
+
+		if (h->first_sample < c->next_sample || samples < dgrams || samples > dgrams * c->spd)
+			return failf("seq %llu: a gap of %llu datagrams holds %lld samples",
+				     (unsigned long long)h->seq, (unsigned long long)dgrams,
+				     (long long)(h->first_sample - c->next_sample));
+		fprintf(stderr, "check_stream: lost seq %llu..%llu (%llu samples)\n",
+			(unsigned long long)c->next_seq, (unsigned long long)h->seq - 1,
+			(unsigned long long)samples);
+		c->lost_dgrams += dgrams;
+		c->lost_samples += samples;
+		c->gaps++;
+		c->next_seq = h->seq;
+		c->next_sample = h->first_sample;
+	}
 	if (h->seq != c->next_seq)
 		return failf("seq %llu, expected %llu", (unsigned long long)h->seq, (unsigned long long)c->next_seq);
 	if (h->first_sample != c->next_sample)
@@ -237,6 +265,7 @@ static int check_samples(struct check *c, const struct zcs_sample_hdr *h, const 
 	}
 	c->next_seq++;
 	c->next_sample += h->samples;
+	c->received_samples += h->samples;
 	c->datagrams++;
 	return 0;
 }
@@ -277,13 +306,15 @@ static int open_socket(const struct check *c)
 		struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_port = htons((uint16_t)c->port),
 					  .sin6_addr = IN6ADDR_LOOPBACK_INIT };
 
-		if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+		if ((c->bind_addr && inet_pton(AF_INET6, c->bind_addr, &a.sin6_addr) != 1) ||
+		    bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
 			return -1;
 	} else {
 		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)c->port),
 					 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 
-		if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+		if ((c->bind_addr && inet_pton(AF_INET, c->bind_addr, &a.sin_addr) != 1) ||
+		    bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
 			return -1;
 	}
 	return fd;
@@ -316,6 +347,17 @@ static pid_t spawn(const struct check *c, char **argv, int *out_fd)
 	return pid;
 }
 
+/* An unsigned number of the summary object, or -1 when the key is missing. */
+static long long json_u64(const char *s, const char *key)
+{
+	char k[64];
+	const char *p;
+
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	p = strstr(s, k);
+	return p ? (long long)strtoull(p + strlen(k), NULL, 10) : -1;
+}
+
 /* The summary JSON line of zcs-send --json: its samples and send path must agree. */
 static int check_summary(const struct check *c, const char *out)
 {
@@ -326,9 +368,23 @@ static int check_summary(const struct check *c, const char *out)
 	if (!s)
 		return failf("no JSON summary on the sender's standard output");
 	p = strstr(s, "\"samples\":");
-	if (!p || strtoull(p + 10, NULL, 10) != c->next_sample)
+	if (!p || strtoull(p + 10, NULL, 10) != c->received_samples)
 		return failf("summary samples %s, received %llu", p ? p + 10 : "(none)",
-			     (unsigned long long)c->next_sample);
+			     (unsigned long long)c->received_samples);
+	/* what the sender gave up is exactly what did not arrive (without --allow-loss: nothing) */
+	if (json_u64(s, "dropped_datagrams") != (long long)c->lost_dgrams ||
+	    json_u64(s, "dropped_samples") != (long long)c->lost_samples)
+		return failf("sender dropped %lld datagrams (%lld samples), %llu (%llu) did not arrive",
+			     json_u64(s, "dropped_datagrams"), json_u64(s, "dropped_samples"),
+			     (unsigned long long)c->lost_dgrams, (unsigned long long)c->lost_samples);
+	if (c->expect_final) {
+		snprintf(want, sizeof(want), "\"send_path\":\"%s\"", c->expect_final);
+		if (!strstr(s, want))
+			return failf("summary send path is not %s at the end: %.300s", c->expect_final, s);
+	}
+	if (c->expect_demotions >= 0 && json_u64(s, "demotions") != c->expect_demotions)
+		return failf("demotions %lld, expected %d", json_u64(s, "demotions"),
+			     c->expect_demotions);
 	if (!strstr(s, "\"datagrams\":") || !strstr(s, "\"bytes\":"))
 		return failf("summary lacks datagrams or bytes");
 	if (c->expect_path) {
@@ -392,6 +448,17 @@ static int run(struct check *c, char **argv)
 			if (out_len == sizeof(out) - 1) /* keep the tail, where the summary is */
 				out_len = 0;
 		}
+		if (c->exec_cmd && !c->executed && c->received_samples >= c->exec_after) {
+			const int st = system(c->exec_cmd);
+
+			c->executed = true;
+			fprintf(stderr, "check_stream: after %llu samples ran: %s\n",
+				(unsigned long long)c->received_samples, c->exec_cmd);
+			if (st != 0) {
+				failf("command failed (status %d): %s", st, c->exec_cmd);
+				goto out;
+			}
+		}
 		if (c->sigint_after && !signalled && c->next_sample >= c->sigint_after) {
 			kill(pid, SIGINT);
 			signalled = true;
@@ -413,11 +480,17 @@ static int run(struct check *c, char **argv)
 		failf("stream ended before the interrupt was sent");
 		goto out;
 	}
+	if (c->exec_cmd && !c->executed) {
+		failf("stream ended before the command ran");
+		goto out;
+	}
 	if (check_summary(c, out) < 0)
 		goto out;
-	printf("check_stream: ok: %llu samples, %llu datagrams, %llu metadata\n",
-	       (unsigned long long)c->next_sample, (unsigned long long)c->datagrams,
-	       (unsigned long long)c->metas);
+	printf("check_stream: ok: %llu samples, %llu datagrams, %llu metadata; lost %llu datagrams "
+	       "(%llu samples) in %llu gaps, all counted as dropped by the sender\n",
+	       (unsigned long long)c->received_samples, (unsigned long long)c->datagrams,
+	       (unsigned long long)c->metas, (unsigned long long)c->lost_dgrams,
+	       (unsigned long long)c->lost_samples, (unsigned long long)c->gaps);
 	ret = 0;
 out:
 	if (pid > 0) {
@@ -436,6 +509,8 @@ static void usage(void)
 	      "  [--tone HZ] [--amplitude A] [--noise] [--seed S] [--count N] [--zstd]\n"
 	      "  [--expect-path P] [--sigint-after N] [--meta-spacing] [--timeout S]\n"
 	      "  [--gen-file PATH --file-type T --file-pairs N [--sigmf-meta]] [--stdin PATH]\n"
+	      "  [--bind ADDR] [--allow-loss] [--exec-after N --exec CMD]\n"
+	      "  [--expect-final-path P] [--expect-demotions N]\n"
 	      "  -- ZCS-SEND ARGS...\n",
 	      stderr);
 }
@@ -450,11 +525,14 @@ int main(int argc, char **argv)
 		{ "sigint-after", 1, NULL, 'i' }, { "meta-spacing", 0, NULL, 'm' },
 		{ "timeout", 1, NULL, 'T' }, { "gen-file", 1, NULL, 'g' }, { "file-type", 1, NULL, 'y' },
 		{ "file-pairs", 1, NULL, 'k' }, { "stdin", 1, NULL, 'I' },
-		{ "sigmf-meta", 0, NULL, 'M' }, { NULL, 0, NULL, 0 },
+		{ "sigmf-meta", 0, NULL, 'M' }, { "bind", 1, NULL, 'B' },
+		{ "allow-loss", 0, NULL, 'L' }, { "exec-after", 1, NULL, 'x' },
+		{ "exec", 1, NULL, 'X' }, { "expect-final-path", 1, NULL, 'F' },
+		{ "expect-demotions", 1, NULL, 'D' }, { NULL, 0, NULL, 0 },
 	};
 	struct check c = { .format = ZCS_WIRE_P12, .source = "tone", .rate = 1000000,
 			   .amplitude = 0.5, .seed = 1, .timeout_s = 30, .file_type = ZCS_SAMPLE_CS16,
-			   .file_pairs = 10000 };
+			   .file_pairs = 10000, .expect_demotions = -1 };
 	int o;
 
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -479,6 +557,12 @@ int main(int argc, char **argv)
 		case 'M': c.sigmf_meta = true; break;
 		case 'k': c.file_pairs = strtoull(optarg, NULL, 10); break;
 		case 'I': c.stdin_file = optarg; break;
+		case 'B': c.bind_addr = optarg; break;
+		case 'L': c.allow_loss = true; break;
+		case 'x': c.exec_after = strtoull(optarg, NULL, 10); break;
+		case 'X': c.exec_cmd = optarg; break;
+		case 'F': c.expect_final = optarg; break;
+		case 'D': c.expect_demotions = atoi(optarg); break;
 		default: usage(); return 2;
 		}
 	}

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: MIT
+/* Makes zcs-send's send paths fail for real, in a private network namespace, and checks that every
+ * train is sent exactly once, in order, or counted as dropped, and that every slot comes back once:
+ * io_uring refusing submissions (its ring fd replaced), GSO refused (SO_NO_CHECK), sends dropped by
+ * a netfilter rule (EPERM). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "proto.h"
+#include "sendpath.h"
+#include "train.h"
+#include "zcs_config.h"
+
+#define PORT 20550
+#define SEG 1472
+#define SLOTS 16
+#define TRAINS 240
+#define FAULT_AT 100
+/* real sample datagrams, i16: a 32-byte header and 360 pairs */
+#define SPD ((SEG - ZCS_PROTO_SAMPLE_HDR_SIZE) / 4)
+/* the datagram of train FAULT_AT that FAULT_DROP_ONE drops */
+#define DROP_AT 20
+
+enum fault { FAULT_RING, FAULT_NOCHECK, FAULT_DROP, FAULT_DROP_ONE };
+
+struct harness {
+	struct zcs_train_pool pool;
+	struct zcs_sendpath sp;
+	bool out[SLOTS];            /* slot handed to the send path, not yet done */
+	struct zcs_train *free[SLOTS];
+	size_t nfree;
+	uint64_t double_done;
+	int tx, rx;
+	uint64_t expect, got, lost, misordered;
+	char log[1024];
+};
+
+static void done(void *ctx, struct zcs_train *t)
+{
+	struct harness *const h = ctx;
+
+	if (!h->out[t->index]) {
+		h->double_done++;
+		return;
+	}
+	h->out[t->index] = false;
+	h->free[h->nfree++] = t;
+}
+
+static void receive(struct harness *h, int timeout_ms)
+{
+	uint8_t buf[2048];
+
+	for (;;) {
+		struct pollfd p = { .fd = h->rx, .events = POLLIN };
+		struct zcs_dgram d;
+		uint64_t seq;
+		ssize_t n;
+
+		if (poll(&p, 1, timeout_ms) <= 0)
+			return;
+		n = recv(h->rx, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n < 0 || zcs_proto_parse(buf, (size_t)n, &d) < 0 || d.type == ZCS_DGRAM_META) {
+			h->misordered++; /* not one of ours: counted as a failure */
+			continue;
+		}
+		seq = d.hdr.seq;
+		if (seq < h->expect) {
+			h->misordered++; /* a duplicate or a datagram overtaken */
+			continue;
+		}
+		h->lost += seq - h->expect;
+		h->expect = seq + 1;
+		h->got++;
+	}
+}
+
+static int sockets(struct harness *h)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(PORT),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	const int big = 64 << 20;
+
+	h->rx = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	h->tx = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (h->rx < 0 || h->tx < 0)
+		return -1;
+	setsockopt(h->rx, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big));
+	if (bind(h->rx, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    connect(h->tx, (struct sockaddr *)&a, sizeof(a)) < 0)
+		return -1;
+	return 0;
+}
+
+/* The io_uring instance's fd: replaced by /dev/null, every io_uring_enter on it fails. */
+static int break_ring(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int fd = -1;
+
+	while (d && (e = readdir(d))) {
+		char path[300], target[64];
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		n = readlink(path, target, sizeof(target) - 1);
+		if (n > 0 && (target[n] = '\0', strcmp(target, "anon_inode:[io_uring]") == 0))
+			fd = atoi(e->d_name);
+	}
+	if (d)
+		closedir(d);
+	if (fd >= 0) {
+		const int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		if (null < 0 || dup2(null, fd) < 0)
+			fd = -1;
+		close(null);
+	}
+	return fd;
+}
+
+static void note(struct harness *h, const char *line)
+{
+	if (line[0]) {
+		printf("  log: %s\n", line);
+		snprintf(h->log + strlen(h->log), sizeof(h->log) - strlen(h->log), "%s\n", line);
+	}
+}
+
+static int run(int path, enum fault fault, int want_path, uint64_t want_dropped,
+	       uint64_t want_dgrams)
+{
+	static const char *const fault_name[] = { "io_uring submissions refused",
+						  "GSO refused (SO_NO_CHECK)",
+						  "one train dropped by netfilter (EPERM)",
+						  "one datagram mid-train refused by netfilter (EPERM)" };
+	struct harness h = { .tx = -1, .rx = -1 };
+	char line[256] = "", err[256] = "";
+	uint64_t seq = 0;
+	int failures = 0, ret;
+
+	printf("%s, %s:\n", zcs_path_name(path), fault_name[fault]);
+	if (sockets(&h) < 0 || zcs_train_pool_init(&h.pool, SLOTS, SEG, zcs_train_max_dgrams(SEG)) < 0) {
+		printf("FAIL: set-up: %s\n", strerror(errno));
+		return 1;
+	}
+	for (size_t i = 0; i < SLOTS; i++)
+		h.free[h.nfree++] = &h.pool.trains[SLOTS - 1 - i];
+	ret = zcs_sendpath_open(&h.sp, h.tx, path, &h.pool, done, &h, line, sizeof(line), err,
+				sizeof(err));
+	if (ret < 0) {
+		printf("FAIL: %s: %s\n", zcs_path_name(path), err);
+		return 1;
+	}
+	for (int i = 0; i < TRAINS; i++) {
+		struct zcs_train *t;
+
+		for (const uint64_t limit = zcs_mono_ns() + 5 * ZCS_NS_PER_SEC; !h.nfree;) {
+			if (zcs_mono_ns() > limit)
+				return printf("FAIL: train %d: no slot came back in 5 s (inflight %zu, "
+					      "failed queue %zu)\n", i, h.sp.inflight,
+					      h.sp.failed_count), 1;
+			/* as the pipeline does before it waits: failed sends are settled */
+			line[0] = '\0';
+			if ((ret = zcs_sendpath_flush(&h.sp, line, sizeof(line))) < 0)
+				return printf("FAIL: flush: %s\n", strerror(-ret)), 1;
+			note(&h, line);
+			zcs_sendpath_wait(&h.sp, -1, 10);
+			zcs_sendpath_reap(&h.sp);
+		}
+		t = h.free[--h.nfree];
+		h.out[t->index] = true;
+		t->count = h.pool.max_dgrams;
+		t->bytes = t->count * SEG;
+		t->variable = false;
+		t->first_seq = seq;
+		t->first_sample = seq * SPD;
+		t->samples = t->count * SPD;
+		for (size_t k = 0; k < t->count; k++, seq++) {
+			uint8_t *const d = t->buf + k * SEG;
+			const struct zcs_sample_hdr hdr = {
+				.stream_id = 1, .seq = seq, .first_sample = seq * SPD, .samples = SPD,
+				.payload_len = SPD * 4, .format = ZCS_WIRE_I16,
+			};
+
+			zcs_proto_write_sample_hdr(d, &hdr);
+			memset(d + ZCS_PROTO_SAMPLE_HDR_SIZE, (int)(seq & 0xff), SPD * 4);
+			t->lens[k] = SEG;
+		}
+		if (i == FAULT_AT && fault == FAULT_NOCHECK) {
+			const int one = 1;
+
+			if (setsockopt(h.tx, SOL_SOCKET, SO_NO_CHECK, &one, sizeof(one)) < 0)
+				return printf("FAIL: SO_NO_CHECK: %s\n", strerror(errno)), 1;
+		}
+		if (i == FAULT_AT && (fault == FAULT_DROP || fault == FAULT_DROP_ONE)) {
+			/* the sequence number is bytes 8..15 of the header (16.. of the UDP header), LE */
+			const uint64_t s = t->first_seq + DROP_AT;
+			char cmd[512], match[64] = "";
+
+			if (fault == FAULT_DROP_ONE)
+				snprintf(match, sizeof(match), "@th,128,16 0x%02x%02x",
+					 (unsigned)(s & 0xff), (unsigned)(s >> 8 & 0xff));
+			snprintf(cmd, sizeof(cmd),
+				 "nft add table ip zcsfail && nft add chain ip zcsfail out "
+				 "'{ type filter hook output priority 0; }' && "
+				 "nft add rule ip zcsfail out udp dport 20550 %s drop", match);
+			/* nothing queued may meet the rule but this train */
+			line[0] = '\0';
+			zcs_sendpath_flush(&h.sp, line, sizeof(line));
+			note(&h, line);
+			if (system(cmd) != 0)
+				return printf("FAIL: %s\n", cmd), 1;
+		}
+		line[0] = '\0';
+		ret = zcs_sendpath_send(&h.sp, t, line, sizeof(line));
+		note(&h, line);
+		if (ret < 0)
+			return printf("FAIL: train %d: send: %s\n", i, strerror(-ret)), 1;
+		if (i == FAULT_AT && (fault == FAULT_DROP || fault == FAULT_DROP_ONE)) {
+			line[0] = '\0';
+			zcs_sendpath_flush(&h.sp, line, sizeof(line));
+			note(&h, line);
+			if (system("nft delete table ip zcsfail") != 0)
+				return printf("FAIL: nft delete\n"), 1;
+		}
+		/* after a few sends of a batch are queued, so some are taken back unsubmitted */
+		if (i == FAULT_AT + 3 && fault == FAULT_RING && break_ring() < 0)
+			return printf("FAIL: no io_uring fd to break\n"), 1;
+		receive(&h, 0);
+	}
+	line[0] = '\0';
+	ret = zcs_sendpath_flush(&h.sp, line, sizeof(line));
+	note(&h, line);
+	if (ret < 0)
+		return printf("FAIL: flush: %s\n", strerror(-ret)), 1;
+	zcs_sendpath_drain(&h.sp, zcs_mono_ns() + 2 * ZCS_NS_PER_SEC);
+	receive(&h, 300);
+
+#define CHECK(cond, ...)                                                                        \
+	do {                                                                                    \
+		if (!(cond)) {                                                                  \
+			printf("FAIL: " __VA_ARGS__);                                           \
+			printf("\n");                                                           \
+			failures++;                                                             \
+		}                                                                               \
+	} while (0)
+	printf("  received %llu of %llu datagrams, lost %llu, misordered %llu; send errors %llu, "
+	       "retries %llu, demotions %llu, dropped %llu trains (%llu datagrams), path %s\n",
+	       (unsigned long long)h.got, (unsigned long long)seq, (unsigned long long)h.lost,
+	       (unsigned long long)h.misordered, (unsigned long long)h.sp.st.send_errors,
+	       (unsigned long long)h.sp.st.retries, (unsigned long long)h.sp.st.demotions,
+	       (unsigned long long)h.sp.st.dropped_trains,
+	       (unsigned long long)h.sp.st.dropped_dgrams, zcs_path_name(h.sp.kind));
+	CHECK(h.misordered == 0, "%llu datagrams duplicated or out of order",
+	      (unsigned long long)h.misordered);
+	CHECK(h.expect == seq || h.lost + h.got == seq, "the stream ends at %llu, not %llu",
+	      (unsigned long long)h.expect, (unsigned long long)seq);
+	CHECK(h.got + h.lost == seq, "received %llu + lost %llu != sent %llu",
+	      (unsigned long long)h.got, (unsigned long long)h.lost, (unsigned long long)seq);
+	CHECK(h.lost == h.sp.st.dropped_dgrams, "lost %llu datagrams, the sender dropped %llu",
+	      (unsigned long long)h.lost, (unsigned long long)h.sp.st.dropped_dgrams);
+	CHECK(h.sp.st.dropped_trains == want_dropped, "dropped %llu trains, expected %llu",
+	      (unsigned long long)h.sp.st.dropped_trains, (unsigned long long)want_dropped);
+	CHECK(h.sp.st.dropped_dgrams == want_dgrams, "dropped %llu datagrams, expected %llu",
+	      (unsigned long long)h.sp.st.dropped_dgrams, (unsigned long long)want_dgrams);
+	CHECK(h.sp.st.dropped_samples == want_dgrams * SPD, "dropped samples %llu",
+	      (unsigned long long)h.sp.st.dropped_samples);
+	CHECK(h.sp.kind == want_path, "path %s at the end, expected %s", zcs_path_name(h.sp.kind),
+	      zcs_path_name(want_path));
+	CHECK(h.sp.st.demotions == (want_path != path), "demotions %llu",
+	      (unsigned long long)h.sp.st.demotions);
+	CHECK(h.sp.st.send_errors >= 1, "no send error counted");
+	CHECK(h.double_done == 0, "%llu slots handed back twice", (unsigned long long)h.double_done);
+	CHECK(h.nfree == SLOTS, "%zu of %d slots came back (inflight %zu, failed queue %zu)",
+	      h.nfree, SLOTS, h.sp.inflight, h.sp.failed_count);
+	if (want_path != path) {
+		char want[96];
+
+		snprintf(want, sizeof(want), "send path: %s failed (", zcs_path_name(path));
+		CHECK(strstr(h.log, want) != NULL, "no log line \"%s...\"", want);
+		snprintf(want, sizeof(want), "now %s", zcs_path_name(want_path));
+		CHECK(strstr(h.log, want) != NULL, "no log line \"...%s\"", want);
+	}
+	zcs_sendpath_close(&h.sp);
+	zcs_train_pool_free(&h.pool);
+	close(h.tx);
+	close(h.rx);
+	return failures;
+}
+
+int main(void)
+{
+	int failures = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* a namespace of our own: its loopback, its netfilter rules, gone when we exit */
+	if (unshare(CLONE_NEWNET) < 0) {
+		printf("FAIL: unshare(CLONE_NEWNET): %s (needs root)\n", strerror(errno));
+		return 1;
+	}
+	if (system("ip link set lo up") != 0) {
+		printf("FAIL: ip link set lo up\n");
+		return 1;
+	}
+	const uint64_t train = zcs_train_max_dgrams(SEG);
+
+#if ZCS_HAVE_URING
+	failures += run(ZCS_PATH_URING_ZC, FAULT_RING, ZCS_PATH_MSG_ZC, 0, 0);
+	failures += run(ZCS_PATH_URING_ZC, FAULT_NOCHECK, ZCS_PATH_PLAIN, 0, 0);
+	failures += run(ZCS_PATH_URING_ZC, FAULT_DROP, ZCS_PATH_URING_ZC, 1, train);
+#endif
+	failures += run(ZCS_PATH_MSG_ZC, FAULT_NOCHECK, ZCS_PATH_PLAIN, 0, 0);
+	failures += run(ZCS_PATH_GSO, FAULT_NOCHECK, ZCS_PATH_PLAIN, 0, 0);
+	failures += run(ZCS_PATH_MSG_ZC, FAULT_DROP, ZCS_PATH_MSG_ZC, 1, train);
+	failures += run(ZCS_PATH_GSO, FAULT_DROP, ZCS_PATH_GSO, 1, train);
+	failures += run(ZCS_PATH_PLAIN, FAULT_DROP, ZCS_PATH_PLAIN, 1, train);
+	/* one datagram by one: the first DROP_AT went out, the rest of the train is dropped */
+	failures += run(ZCS_PATH_PLAIN, FAULT_DROP_ONE, ZCS_PATH_PLAIN, 1, train - DROP_AT);
+	printf("%d failures\n", failures);
+	return failures ? 1 : 0;
+}
