@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Socket set-up in the manner of redis anet.c: address parsing, UDP senders and receivers
- * (unicast, ASM and SSM multicast, IPv4 and IPv6) and TCP helpers; errors go to a caller's buffer. */
+/* Socket set-up in the manner of redis anet.c: address parsing and printing, TCP helpers and the
+ * socket calls net_udp.c shares; errors go to a caller's buffer. */
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
@@ -14,14 +14,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "compat.h"
-#include "net.h"
+#include "net_sock.h"
 
 /* Longest address spec we accept: a DNS name (253) plus brackets, zone and port. */
 #define SPEC_MAX 320
 
-__attribute__((format(printf, 4, 5)))
-static int fail(char *err, size_t errlen, int ret, const char *fmt, ...)
+int zcs_net_fail(char *err, size_t errlen, int ret, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -33,6 +31,31 @@ static int fail(char *err, size_t errlen, int ret, const char *fmt, ...)
 	return ret;
 }
 
+int zcs_net_fail_errno(char *err, size_t errlen, const char *fmt, ...)
+{
+	const int e = errno;
+	va_list ap;
+	size_t n;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+		n = strlen(err);
+		snprintf(err + n, errlen - n, ": %s", strerror(e));
+	}
+	return -e;
+}
+
+int zcs_net_fail_addr(const struct zcs_addr *a, const char *what, char *err, size_t errlen)
+{
+	const int e = errno; /* formatting the address may change errno */
+	char s[96];
+
+	return zcs_net_fail(err, errlen, -e, "%s %s: %s", what, zcs_net_addr_str(a, s, sizeof(s)),
+			    strerror(e));
+}
+
 static int parse_port(const char *s, uint16_t *port, char *err, size_t errlen)
 {
 	char *end;
@@ -40,13 +63,14 @@ static int parse_port(const char *s, uint16_t *port, char *err, size_t errlen)
 
 	/* strtoul accepts a sign and leading blanks: only plain digits are a port */
 	if (!isdigit((unsigned char)s[0]))
-		return fail(err, errlen, -EINVAL, "bad port \"%s\": not a number", s);
+		return zcs_net_fail(err, errlen, -EINVAL, "bad port \"%s\": not a number", s);
 	errno = 0;
 	v = strtoul(s, &end, 10);
 	if (*end != '\0')
-		return fail(err, errlen, -EINVAL, "bad port \"%s\": trailing characters", s);
+		return zcs_net_fail(err, errlen, -EINVAL, "bad port \"%s\": trailing characters",
+				    s);
 	if (errno || v < 1 || v > 65535)
-		return fail(err, errlen, -EINVAL, "bad port \"%s\": must be 1-65535", s);
+		return zcs_net_fail(err, errlen, -EINVAL, "bad port \"%s\": must be 1-65535", s);
 	*port = (uint16_t)v;
 	return 0;
 }
@@ -84,13 +108,14 @@ static int parse_v6(struct zcs_addr *a, char *host, uint16_t port, char *err, si
 	if (zone)
 		*zone++ = '\0';
 	if (inet_pton(AF_INET6, host, &ip) != 1)
-		return fail(err, errlen, -EINVAL, "bad IPv6 address \"%s\"", host);
+		return zcs_net_fail(err, errlen, -EINVAL, "bad IPv6 address \"%s\"", host);
 	if (zone) {
 		char *end;
 		unsigned long v;
 
 		if (!*zone)
-			return fail(err, errlen, -EINVAL, "empty zone after \"%s%%\"", host);
+			return zcs_net_fail(err, errlen, -EINVAL, "empty zone after \"%s%%\"",
+					    host);
 		scope = if_nametoindex(zone);
 		if (!scope && isdigit((unsigned char)zone[0])) {
 			errno = 0;
@@ -99,7 +124,8 @@ static int parse_v6(struct zcs_addr *a, char *host, uint16_t port, char *err, si
 				scope = (uint32_t)v;
 		}
 		if (!scope)
-			return fail(err, errlen, -ENOENT, "unknown zone (interface) \"%s\"", zone);
+			return zcs_net_fail(err, errlen, -ENOENT, "unknown zone (interface) \"%s\"",
+					    zone);
 	}
 	memset(a, 0, sizeof(*a));
 	sin6->sin6_family = AF_INET6;
@@ -117,12 +143,14 @@ static int resolve(struct zcs_addr *a, const char *host, uint16_t port, char *er
 	int ret;
 
 	if (!valid_hostname(host))
-		return fail(err, errlen, -EINVAL, "bad host \"%s\": not an address or a host name", host);
+		return zcs_net_fail(err, errlen, -EINVAL,
+				    "bad host \"%s\": not an address or a host name", host);
 	ret = getaddrinfo(host, NULL, &hints, &res);
 	if (ret != 0)
-		return fail(err, errlen, -ENOENT, "cannot resolve \"%s\": %s", host, gai_strerror(ret));
+		return zcs_net_fail(err, errlen, -ENOENT, "cannot resolve \"%s\": %s", host,
+				    gai_strerror(ret));
 	if (res->ai_addrlen > sizeof(a->ss)) {
-		ret = fail(err, errlen, -EINVAL, "\"%s\": address too long", host);
+		ret = zcs_net_fail(err, errlen, -EINVAL, "\"%s\": address too long", host);
 		goto out;
 	}
 	memset(a, 0, sizeof(*a));
@@ -133,7 +161,7 @@ static int resolve(struct zcs_addr *a, const char *host, uint16_t port, char *er
 	else if (a->ss.ss_family == AF_INET6)
 		((struct sockaddr_in6 *)&a->ss)->sin6_port = htons(port);
 	else
-		ret = fail(err, errlen, -EINVAL, "\"%s\": not an IP address", host);
+		ret = zcs_net_fail(err, errlen, -EINVAL, "\"%s\": not an IP address", host);
 out:
 	freeaddrinfo(res);
 	return ret;
@@ -151,21 +179,23 @@ int zcs_net_parse_addr(struct zcs_addr *a, const char *spec, uint16_t default_po
 	if (!spec)
 		spec = "";
 	if (strlen(spec) >= sizeof(buf))
-		return fail(err, errlen, -EINVAL, "address \"%.32s...\" too long", spec);
+		return zcs_net_fail(err, errlen, -EINVAL, "address \"%.32s...\" too long", spec);
 	strcpy(buf, spec);
 
 	if (buf[0] == '[') {
 		char *close = strchr(buf, ']');
 
 		if (!close)
-			return fail(err, errlen, -EINVAL, "bad address \"%s\": missing ']'", spec);
+			return zcs_net_fail(err, errlen, -EINVAL, "bad address \"%s\": missing ']'",
+					    spec);
 		*close = '\0';
 		host = buf + 1;
 		if (close[1] == ':')
 			portstr = close + 2;
 		else if (close[1] != '\0')
-			return fail(err, errlen, -EINVAL, "bad address \"%s\": \"%s\" after ']'",
-				    spec, close + 1);
+			return zcs_net_fail(err, errlen, -EINVAL,
+					    "bad address \"%s\": \"%s\" after ']'",
+					    spec, close + 1);
 	} else {
 		char *colon = strchr(buf, ':');
 
@@ -257,257 +287,42 @@ const char *zcs_net_addr_str(const struct zcs_addr *a, char *buf, size_t len)
 	return buf;
 }
 
-static int set_int(int fd, int level, int name, int val, const char *what, char *err, size_t errlen)
-{
-	if (setsockopt(fd, level, name, &val, sizeof(val)) < 0) {
-		const int e = errno;
+/* ---- socket calls shared with net_udp.c (net_sock.h) ---- */
 
-		return fail(err, errlen, -e, "setsockopt(%s, %d): %s", what, val, strerror(e));
-	}
+int zcs_net_set_int(int fd, int level, int name, int val, const char *what, char *err,
+		    size_t errlen)
+{
+	if (setsockopt(fd, level, name, &val, sizeof(val)) < 0)
+		return zcs_net_fail_errno(err, errlen, "setsockopt(%s, %d)", what, val);
 	return 0;
 }
 
-static int iface_index(const char *iface, unsigned int *idx, char *err, size_t errlen)
+int zcs_net_bind_device(int fd, const char *iface, char *err, size_t errlen)
 {
-	*idx = 0;
-	if (!iface || !*iface)
-		return 0;
-	*idx = if_nametoindex(iface);
-	if (!*idx)
-		return fail(err, errlen, -ENODEV, "no interface \"%s\"", iface);
+	if (setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, iface, (socklen_t)strlen(iface) + 1) < 0)
+		return zcs_net_fail_errno(err, errlen, "SO_BINDTODEVICE %s", iface);
 	return 0;
 }
 
-static int bind_device(int fd, const char *iface, char *err, size_t errlen)
-{
-	if (setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, iface, (socklen_t)strlen(iface) + 1) < 0) {
-		const int e = errno;
-
-		return fail(err, errlen, -e, "SO_BINDTODEVICE %s: %s", iface, strerror(e));
-	}
-	return 0;
-}
-
-static int new_socket(const struct zcs_addr *a, int type, char *err, size_t errlen)
+int zcs_net_socket(const struct zcs_addr *a, int type, char *err, size_t errlen)
 {
 	const int fd = socket(a->ss.ss_family, type | SOCK_CLOEXEC, 0);
 
-	if (fd < 0) {
-		const int e = errno;
-
-		return fail(err, errlen, -e, "socket: %s", strerror(e));
-	}
-	return fd;
-}
-
-static int mcast_tx_opts(int fd, const struct zcs_addr *dst, const struct zcs_net_tx_opts *opt,
-			 char *err, size_t errlen)
-{
-	const bool v6 = zcs_net_is_ipv6(dst);
-	const int ttl = opt->ttl > 0 ? opt->ttl : 1;
-	unsigned int idx;
-	int ret;
-
-	if (ttl > 255)
-		return fail(err, errlen, -EINVAL, "multicast TTL %d out of range 1-255", ttl);
-	ret = set_int(fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP, v6 ? IPV6_MULTICAST_HOPS : IP_MULTICAST_TTL,
-		      ttl, "multicast TTL", err, errlen);
-	if (ret < 0)
-		return ret;
-	ret = set_int(fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP, v6 ? IPV6_MULTICAST_LOOP : IP_MULTICAST_LOOP,
-		      opt->mcast_loop ? 1 : 0, "multicast loop", err, errlen);
-	if (ret < 0)
-		return ret;
-	ret = iface_index(opt->iface, &idx, err, errlen);
-	if (ret < 0 || !idx)
-		return ret;
-	if (v6)
-		return set_int(fd, IPPROTO_IPV6, IPV6_MULTICAST_IF, (int)idx, "IPV6_MULTICAST_IF",
-			       err, errlen);
-	{
-		/* ip_mreqn selects the interface by index, not by one of its addresses */
-		struct ip_mreqn mr = { .imr_ifindex = (int)idx };
-
-		if (setsockopt(fd, IPPROTO_IP, IP_MULTICAST_IF, &mr, sizeof(mr)) < 0) {
-			const int e = errno;
-
-			return fail(err, errlen, -e, "IP_MULTICAST_IF %s: %s", opt->iface, strerror(e));
-		}
-	}
-	return 0;
-}
-
-int zcs_net_udp_sender(const struct zcs_addr *dst, const struct zcs_net_tx_opts *opt,
-		       char *err, size_t errlen)
-{
-	static const struct zcs_net_tx_opts defaults;
-	char s[96];
-	int fd, ret;
-
-	if (!opt)
-		opt = &defaults;
-	fd = new_socket(dst, SOCK_DGRAM, err, errlen);
 	if (fd < 0)
-		return fd;
-	if (opt->sndbuf > 0) {
-		ret = set_int(fd, SOL_SOCKET, SO_SNDBUF, opt->sndbuf, "SO_SNDBUF", err, errlen);
-		if (ret < 0)
-			goto out;
-	}
-	if (zcs_net_is_multicast(dst))
-		ret = mcast_tx_opts(fd, dst, opt, err, errlen);
-	else if (opt->iface && *opt->iface)
-		ret = bind_device(fd, opt->iface, err, errlen);
-	else
-		ret = 0;
-	if (ret < 0)
-		goto out;
-	if (connect(fd, (const struct sockaddr *)&dst->ss, dst->len) < 0) {
-		const int e = errno;
-
-		ret = fail(err, errlen, -e, "connect %s: %s", zcs_net_addr_str(dst, s, sizeof(s)),
-			   strerror(e));
-		goto out;
-	}
+		return zcs_net_fail_errno(err, errlen, "socket");
 	return fd;
-out:
-	close(fd);
-	return ret;
 }
 
-static int set_rcvbuf(int fd, int bytes, char *err, size_t errlen)
+int zcs_net_keep(int fd, int ret)
 {
-	/* FORCE passes rmem_max when we hold CAP_NET_ADMIN; otherwise the capped plain option */
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof(bytes)) == 0)
-		return 0;
-	return set_int(fd, SOL_SOCKET, SO_RCVBUF, bytes, "SO_RCVBUF", err, errlen);
-}
-
-static int mcast_join(int fd, const struct zcs_addr *grp, const struct zcs_net_rx_opts *opt,
-		      struct zcs_net_rx_missing *missing, char *err, size_t errlen)
-{
-	const bool v6 = zcs_net_is_ipv6(grp);
-	const int level = v6 ? IPPROTO_IPV6 : IPPROTO_IP;
-	char g[96], s[96];
-	unsigned int idx;
-	int ret;
-
-	ret = iface_index(opt->iface, &idx, err, errlen);
-	if (ret < 0)
+	if (ret < 0) {
+		close(fd);
 		return ret;
-	/* "ff02::1%eth0": the zone names the interface when no iface was given */
-	if (!idx && v6)
-		idx = ((const struct sockaddr_in6 *)&grp->ss)->sin6_scope_id;
-	/* without this a socket bound to a port gets every group any socket on the host joined;
-	 * ENOPROTOOPT: a kernel before 4.20 (IPv6) or qemu-user, which has neither option */
-	if (setsockopt(fd, level, v6 ? IPV6_MULTICAST_ALL : IP_MULTICAST_ALL, &(int){ 0 },
-		       sizeof(int)) < 0) {
-		const int e = errno;
-
-		if (e != ENOPROTOOPT)
-			return fail(err, errlen, -e, "multicast_all off: %s", strerror(e));
-		missing->multicast_all = true;
 	}
-	if (opt->source) {
-		struct group_source_req gsr = { .gsr_interface = idx };
-
-		if (opt->source->ss.ss_family != grp->ss.ss_family)
-			return fail(err, errlen, -EINVAL, "source %s and group %s differ in family",
-				    zcs_net_addr_str(opt->source, s, sizeof(s)),
-				    zcs_net_addr_str(grp, g, sizeof(g)));
-		memcpy(&gsr.gsr_group, &grp->ss, grp->len);
-		memcpy(&gsr.gsr_source, &opt->source->ss, opt->source->len);
-		if (setsockopt(fd, level, MCAST_JOIN_SOURCE_GROUP, &gsr, sizeof(gsr)) < 0) {
-			const int e = errno;
-
-			return fail(err, errlen, -e, "join %s source %s: %s",
-				    zcs_net_addr_str(grp, g, sizeof(g)),
-				    zcs_net_addr_str(opt->source, s, sizeof(s)), strerror(e));
-		}
-	} else {
-		struct group_req gr = { .gr_interface = idx };
-
-		memcpy(&gr.gr_group, &grp->ss, grp->len);
-		if (setsockopt(fd, level, MCAST_JOIN_GROUP, &gr, sizeof(gr)) < 0) {
-			const int e = errno;
-
-			return fail(err, errlen, -e, "join %s: %s", zcs_net_addr_str(grp, g, sizeof(g)),
-				    strerror(e));
-		}
-	}
-	return 0;
-}
-
-int zcs_net_udp_receiver(const struct zcs_addr *addr, const struct zcs_net_rx_opts *opt,
-			 char *err, size_t errlen)
-{
-	static const struct zcs_net_rx_opts defaults;
-	const bool mcast = zcs_net_is_multicast(addr);
-	struct zcs_net_rx_missing missing = { 0 };
-	char s[96];
-	int fd, ret;
-
-	if (!opt)
-		opt = &defaults;
-	fd = new_socket(addr, SOCK_DGRAM, err, errlen);
-	if (fd < 0)
-		return fd;
-	/* several receivers (one per process) may share a group port on one host */
-	ret = set_int(fd, SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR", err, errlen);
-	if (ret < 0)
-		goto out;
-	if (opt->rcvbuf > 0) {
-		ret = set_rcvbuf(fd, opt->rcvbuf, err, errlen);
-		if (ret < 0)
-			goto out;
-	}
-	if (opt->rxq_ovfl) {
-		ret = set_int(fd, SOL_SOCKET, SO_RXQ_OVFL, 1, "SO_RXQ_OVFL", err, errlen);
-		/* every kernel since 2.6.33 has it; qemu-user does not: receive without counting */
-		if (ret == -ENOPROTOOPT) {
-			missing.drop_count = true;
-			ret = 0;
-			if (err && errlen)
-				err[0] = '\0';
-		}
-		if (ret < 0)
-			goto out;
-	}
-	if (!mcast && opt->iface && *opt->iface) {
-		ret = bind_device(fd, opt->iface, err, errlen);
-		if (ret < 0)
-			goto out;
-	}
-	/* bound to the group itself, Linux delivers only datagrams sent to that group and port */
-	if (bind(fd, (const struct sockaddr *)&addr->ss, addr->len) < 0) {
-		const int e = errno;
-
-		ret = fail(err, errlen, -e, "bind %s: %s", zcs_net_addr_str(addr, s, sizeof(s)),
-			   strerror(e));
-		goto out;
-	}
-	if (mcast) {
-		ret = mcast_join(fd, addr, opt, &missing, err, errlen);
-		if (ret < 0)
-			goto out;
-	}
-	if (opt->missing)
-		*opt->missing = missing;
 	return fd;
-out:
-	close(fd);
-	return ret;
 }
 
-int zcs_net_rcvbuf(int fd)
-{
-	int v = 0;
-	socklen_t len = sizeof(v);
-
-	if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, &len) < 0)
-		return -errno;
-	return v;
-}
+/* ---- TCP ---- */
 
 static bool is_v6_any(const struct zcs_addr *a)
 {
@@ -515,58 +330,41 @@ static bool is_v6_any(const struct zcs_addr *a)
 	       IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)&a->ss)->sin6_addr);
 }
 
-int zcs_net_tcp_listen(const struct zcs_addr *addr, int backlog, char *err, size_t errlen)
+static int listen_setup(int fd, const struct zcs_addr *addr, int backlog, char *err,
+			size_t errlen)
 {
-	char s[96];
-	int fd, ret;
+	int ret;
 
-	fd = new_socket(addr, SOCK_STREAM | SOCK_NONBLOCK, err, errlen);
-	if (fd < 0)
-		return fd;
-	ret = set_int(fd, SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR", err, errlen);
+	ret = zcs_net_set_int(fd, SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR", err, errlen);
 	if (ret < 0)
-		goto out;
+		return ret;
 	/* "[::]" serves IPv4 clients too; a specific IPv6 address keeps the system default */
 	if (is_v6_any(addr)) {
-		ret = set_int(fd, IPPROTO_IPV6, IPV6_V6ONLY, 0, "IPV6_V6ONLY", err, errlen);
+		ret = zcs_net_set_int(fd, IPPROTO_IPV6, IPV6_V6ONLY, 0, "IPV6_V6ONLY", err, errlen);
 		if (ret < 0)
-			goto out;
+			return ret;
 	}
-	if (bind(fd, (const struct sockaddr *)&addr->ss, addr->len) < 0) {
-		const int e = errno;
+	if (bind(fd, (const struct sockaddr *)&addr->ss, addr->len) < 0)
+		return zcs_net_fail_addr(addr, "bind", err, errlen);
+	if (listen(fd, backlog > 0 ? backlog : 16) < 0)
+		return zcs_net_fail_addr(addr, "listen", err, errlen);
+	return 0;
+}
 
-		ret = fail(err, errlen, -e, "bind %s: %s", zcs_net_addr_str(addr, s, sizeof(s)),
-			   strerror(e));
-		goto out;
-	}
-	if (listen(fd, backlog > 0 ? backlog : 16) < 0) {
-		const int e = errno;
+int zcs_net_tcp_listen(const struct zcs_addr *addr, int backlog, char *err, size_t errlen)
+{
+	const int fd = zcs_net_socket(addr, SOCK_STREAM | SOCK_NONBLOCK, err, errlen);
 
-		ret = fail(err, errlen, -e, "listen %s: %s", zcs_net_addr_str(addr, s, sizeof(s)),
-			   strerror(e));
-		goto out;
-	}
-	return fd;
-out:
-	close(fd);
-	return ret;
+	return fd < 0 ? fd : zcs_net_keep(fd, listen_setup(fd, addr, backlog, err, errlen));
 }
 
 int zcs_net_tcp_connect(const struct zcs_addr *addr, char *err, size_t errlen)
 {
-	char s[96];
-	int fd, ret;
+	const int fd = zcs_net_socket(addr, SOCK_STREAM | SOCK_NONBLOCK, err, errlen);
 
-	fd = new_socket(addr, SOCK_STREAM | SOCK_NONBLOCK, err, errlen);
 	if (fd < 0)
 		return fd;
-	if (connect(fd, (const struct sockaddr *)&addr->ss, addr->len) < 0 && errno != EINPROGRESS) {
-		const int e = errno;
-
-		ret = fail(err, errlen, -e, "connect %s: %s", zcs_net_addr_str(addr, s, sizeof(s)),
-			   strerror(e));
-		close(fd);
-		return ret;
-	}
+	if (connect(fd, (const struct sockaddr *)&addr->ss, addr->len) < 0 && errno != EINPROGRESS)
+		return zcs_net_keep(fd, zcs_net_fail_addr(addr, "connect", err, errlen));
 	return fd;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "convert.h"
+#include "convert_x86.h"
 
 static inline __m256i ld(const void *p)
 {
@@ -16,23 +17,13 @@ static inline void st(void *p, __m256i v)
 	_mm256_storeu_si256((__m256i *)p, v);
 }
 
-static inline __m128i ld128(const void *p)
-{
-	return _mm_loadu_si128((const __m128i *)p);
-}
-
-static inline void st128(void *p, __m128i v)
-{
-	_mm_storeu_si128((__m128i *)p, v);
-}
-
 /* 12 bytes (4 p12 pairs) into the low 12 bytes of a vector, reading nothing past them. */
 static inline __m128i ld96(const uint8_t *p)
 {
 	int32_t last;
 
 	memcpy(&last, p + 8, sizeof(last));
-	return _mm_insert_epi32(_mm_loadl_epi64((const __m128i *)(const void *)p), last, 2);
+	return _mm_insert_epi32(ld64(p), last, 2);
 }
 
 static inline __m256i clamp12(__m256i x)
@@ -41,10 +32,7 @@ static inline __m256i clamp12(__m256i x)
 				_mm256_set1_epi16(ZCS_S12_MAX));
 }
 
-/* ---- radio int16 -> wire ----
- * Every kernel ends with a step that ends exactly at the end of the call, overlapping pairs
- * already packed (each output byte depends only on its own pair, and dst never overlaps src);
- * only calls shorter than one step go to scalar. */
+/* ---- radio int16 -> wire, 16 pairs a step (p12: 8) ---- */
 
 /* sat12(x) >> 4 == clamp(x >> 4, -128, 127): packs saturates exactly there.  packs works per
  * 128-bit lane, so the 64-bit quarters come out as a0 b0 a1 b1 and are put back in order. */
@@ -56,20 +44,7 @@ static inline void pack_i8_16(uint8_t *d, const int16_t *s)
 	st(d, _mm256_permute4x64_epi64(_mm256_packs_epi16(a, b), 0xd8));
 }
 
-static void pack_i8(void *dst, const int16_t *src, size_t pairs)
-{
-	uint8_t *d = dst;
-	size_t n = 0;
-
-	if (pairs < 16) {
-		zcs_formats_scalar_pack_i8(d, src, pairs);
-		return;
-	}
-	for (; n + 16 <= pairs; n += 16)
-		pack_i8_16(d + 2 * n, src + 2 * n);
-	if (n < pairs)
-		pack_i8_16(d + 2 * (pairs - 16), src + 2 * (pairs - 16));
-}
+ZCS_SIMD_PACK(i8, 16, 0, pack_i8_16, pack_i8_16)
 
 static inline void pack_i16_16(uint8_t *d, const int16_t *s)
 {
@@ -77,20 +52,7 @@ static inline void pack_i16_16(uint8_t *d, const int16_t *s)
 	st(d + 32, clamp12(ld(s + 16)));
 }
 
-static void pack_i16(void *dst, const int16_t *src, size_t pairs)
-{
-	uint8_t *d = dst;
-	size_t n = 0;
-
-	if (pairs < 16) {
-		zcs_formats_scalar_pack_i16(d, src, pairs);
-		return;
-	}
-	for (; n + 16 <= pairs; n += 16)
-		pack_i16_16(d + 4 * n, src + 2 * n);
-	if (n < pairs)
-		pack_i16_16(d + 4 * (pairs - 16), src + 2 * (pairs - 16));
-}
+ZCS_SIMD_PACK(i16, 16, 0, pack_i16_16, pack_i16_16)
 
 /* 8 pairs -> 24 bytes in the low 24 bytes of the result: I | Q << 12 per 32-bit lane (pmaddwd
  * with 1 and 4096 on the masked values), vpshufb drops each lane's top byte, vpermd joins the two
@@ -110,27 +72,22 @@ static inline __m256i p12_8(const int16_t *s)
 static inline void st24(uint8_t *d, __m256i v)
 {
 	st128(d, _mm256_castsi256_si128(v));
-	_mm_storel_epi64((__m128i *)(void *)(d + 16), _mm256_extracti128_si256(v, 1));
+	st64(d + 16, _mm256_extracti128_si256(v, 1));
 }
 
 /* The 32-byte store writes 8 bytes of junk that the next step overwrites: 3 pairs of slack, then
  * exact 24-byte stores. */
-static void pack_p12(void *dst, const int16_t *src, size_t pairs)
+static inline void pack_p12_8(uint8_t *d, const int16_t *s)
 {
-	uint8_t *d = dst;
-	size_t n = 0;
-
-	if (pairs < 8) {
-		zcs_formats_scalar_pack_p12(d, src, pairs);
-		return;
-	}
-	for (; n + 8 + 3 <= pairs; n += 8)
-		st(d + 3 * n, p12_8(src + 2 * n));
-	for (; n + 8 <= pairs; n += 8)
-		st24(d + 3 * n, p12_8(src + 2 * n));
-	if (n < pairs)
-		st24(d + 3 * (pairs - 8), p12_8(src + 2 * (pairs - 8)));
+	st(d, p12_8(s));
 }
+
+static inline void pack_p12_8_last(uint8_t *d, const int16_t *s)
+{
+	st24(d, p12_8(s));
+}
+
+ZCS_SIMD_PACK(p12, 8, 3, pack_p12_8, pack_p12_8_last)
 
 /* ---- wire -> s16 (= v << 4), 8 pairs a step ---- */
 
@@ -212,23 +169,12 @@ ZCS_SIMD_UNPACK_W(i8)
 ZCS_SIMD_UNPACK_W(p12)
 ZCS_SIMD_UNPACK_W(i16)
 
-/* cu8 of i8 wire is the wire byte with its top bit flipped ((v >> 4) + 128 == i8 ^ 0x80). */
-static void unpack_i8_cu8_xor(void *dst, const void *src, size_t pairs)
+static inline void xor_cu8(uint8_t *d, const uint8_t *s)
 {
-	const __m256i bias = _mm256_set1_epi8(-128);
-	const uint8_t *s = src;
-	uint8_t *d = dst;
-	size_t n = 0;
-
-	if (pairs < 16) {
-		zcs_formats_scalar_unpack_i8_cu8(d, s, pairs);
-		return;
-	}
-	for (; n + 16 <= pairs; n += 16)
-		st(d + 2 * n, _mm256_xor_si256(ld(s + 2 * n), bias));
-	if (n < pairs)
-		st(d + 2 * (pairs - 16), _mm256_xor_si256(ld(s + 2 * (pairs - 16)), bias));
+	st(d, _mm256_xor_si256(ld(s), _mm256_set1_epi8(-128)));
 }
+
+ZCS_SIMD_I8_CU8_XOR(16)
 
 /* p12 -> cf32 skips the s16 step (its lane-crossing widening cost about a fifth of the speed):
  * each 12-bit value goes to the top of a 32-bit lane (one vpshufb from a broadcast load, then
@@ -248,33 +194,22 @@ static inline void p12_cf32_4(uint8_t *d, __m128i bytes)
 	_mm256_storeu_ps((float *)(void *)d, _mm256_mul_ps(_mm256_cvtepi32_ps(v), k));
 }
 
-static void unpack_p12_cf32_direct(void *dst, const void *src, size_t pairs)
+/* 4 pairs (12 bytes) a step from a 16-byte load: 2 pairs of slack, then exact loads */
+static inline void p12_cf32_step(uint8_t *d, const uint8_t *s)
 {
-	const uint8_t *s = src;
-	uint8_t *d = dst;
-	size_t n = 0;
-
-	if (pairs < 4) {
-		zcs_formats_scalar_unpack_p12_cf32(d, s, pairs);
-		return;
-	}
-	/* 4 pairs (12 bytes) a step from a 16-byte load: 2 pairs of slack, then exact loads */
-	for (; n + 4 + 2 <= pairs; n += 4)
-		p12_cf32_4(d + 8 * n, ld128(s + 3 * n));
-	for (; n + 4 <= pairs; n += 4)
-		p12_cf32_4(d + 8 * n, ld96(s + 3 * n));
-	if (n < pairs)
-		p12_cf32_4(d + 8 * (pairs - 4), ld96(s + 3 * (pairs - 4)));
+	p12_cf32_4(d, ld128(s));
 }
+
+static inline void p12_cf32_last(uint8_t *d, const uint8_t *s)
+{
+	p12_cf32_4(d, ld96(s));
+}
+
+ZCS_SIMD_KERNEL(unpack_p12_cf32_direct, const void *, uint8_t, ZCS_OUT_cf32, ZCS_IN_p12, 4, 2,
+		p12_cf32_step, p12_cf32_last, zcs_formats_scalar_unpack_p12_cf32)
 
 void zcs_formats_fill_avx2(struct zcs_kernels *k)
 {
-	k->pack[ZCS_WIRE_I8] = pack_i8;
-	k->pack[ZCS_WIRE_P12] = pack_p12;
-	k->pack[ZCS_WIRE_I16] = pack_i16;
-	ZCS_FILL_UNPACK_ROW(k, ZCS_WIRE_I8, unpack, i8);
-	ZCS_FILL_UNPACK_ROW(k, ZCS_WIRE_P12, unpack, p12);
-	ZCS_FILL_UNPACK_ROW(k, ZCS_WIRE_I16, unpack, i16);
-	k->unpack[ZCS_WIRE_I8][ZCS_SAMPLE_CU8] = unpack_i8_cu8_xor;
+	ZCS_FILL_SIMD(k);
 	k->unpack[ZCS_WIRE_P12][ZCS_SAMPLE_CF32] = unpack_p12_cf32_direct;
 }

@@ -19,24 +19,7 @@ static inline const int16_t *s16p(const void *p)
 }
 
 /* ---- radio int16 -> wire, 8 pairs a step ----
- * Every step reads and writes exactly its own pairs, so the last step ends exactly at the end of
- * the call, overlapping pairs already packed (each output byte depends only on its own pair, and
- * dst never overlaps src); only calls shorter than one step go to scalar. */
-
-#define ZCS_NEON_PACK(w, step) \
-	static void pack_##w(void *dst, const int16_t *src, size_t pairs) \
-	{ \
-		uint8_t *d = dst; \
-		size_t n = 0; \
-		if (pairs < 8) { \
-			zcs_formats_scalar_pack_##w(d, src, pairs); \
-			return; \
-		} \
-		for (; n + 8 <= pairs; n += 8) \
-			step(d + ZCS_IN_##w * n, src + 2 * n); \
-		if (n < pairs) \
-			step(d + ZCS_IN_##w * (pairs - 8), src + 2 * (pairs - 8)); \
-	}
+ * Every step reads and writes exactly its own pairs: no slack. */
 
 /* sat12(x) >> 4 == clamp(x >> 4, -128, 127): a saturating narrowing shift does both. */
 static inline void pack_i8_8(uint8_t *d, const int16_t *s)
@@ -68,9 +51,9 @@ static inline void pack_p12_8(uint8_t *d, const int16_t *s)
 	vst3_u8(d, o);
 }
 
-ZCS_NEON_PACK(i8, pack_i8_8)
-ZCS_NEON_PACK(i16, pack_i16_8)
-ZCS_NEON_PACK(p12, pack_p12_8)
+ZCS_SIMD_PACK(i8, 8, 0, pack_i8_8, pack_i8_8)
+ZCS_SIMD_PACK(i16, 8, 0, pack_i16_8, pack_i16_8)
+ZCS_SIMD_PACK(p12, 8, 0, pack_p12_8, pack_p12_8)
 
 /* ---- wire -> s16 (= v << 4) as separate I and Q vectors, 8 pairs a step ---- */
 
@@ -168,31 +151,14 @@ ZCS_SIMD_UNPACK_W(i8)
 ZCS_SIMD_UNPACK_W(p12)
 ZCS_SIMD_UNPACK_W(i16)
 
-/* cu8 of i8 wire is the wire byte with its top bit flipped ((v >> 4) + 128 == i8 ^ 0x80). */
-static void unpack_i8_cu8_xor(void *dst, const void *src, size_t pairs)
+static inline void xor_cu8(uint8_t *d, const uint8_t *s)
 {
-	const uint8x16_t bias = vdupq_n_u8(0x80);
-	const uint8_t *s = src;
-	uint8_t *d = dst;
-	size_t n = 0;
-
-	if (pairs < 8) {
-		zcs_formats_scalar_unpack_i8_cu8(d, s, pairs);
-		return;
-	}
-	for (; n + 8 <= pairs; n += 8)
-		vst1q_u8(d + 2 * n, veorq_u8(vld1q_u8(s + 2 * n), bias));
-	if (n < pairs)
-		vst1q_u8(d + 2 * (pairs - 8), veorq_u8(vld1q_u8(s + 2 * (pairs - 8)), bias));
+	vst1q_u8(d, veorq_u8(vld1q_u8(s), vdupq_n_u8(0x80)));
 }
+
+ZCS_SIMD_I8_CU8_XOR(8)
 
 void zcs_formats_fill_neon(struct zcs_kernels *k)
 {
-	k->pack[ZCS_WIRE_I8] = pack_i8;
-	k->pack[ZCS_WIRE_P12] = pack_p12;
-	k->pack[ZCS_WIRE_I16] = pack_i16;
-	ZCS_FILL_UNPACK_ROW(k, ZCS_WIRE_I8, unpack, i8);
-	ZCS_FILL_UNPACK_ROW(k, ZCS_WIRE_P12, unpack, p12);
-	ZCS_FILL_UNPACK_ROW(k, ZCS_WIRE_I16, unpack, i16);
-	k->unpack[ZCS_WIRE_I8][ZCS_SAMPLE_CU8] = unpack_i8_cu8_xor;
+	ZCS_FILL_SIMD(k);
 }

@@ -5,17 +5,7 @@
 #include <string.h>
 
 #include "convert.h"
-
-/* Unaligned loads and stores through void * (no alignment promise, no -Wcast-align). */
-static inline __m128i ld(const void *p)
-{
-	return _mm_loadu_si128((const __m128i *)p);
-}
-
-static inline void st(void *p, __m128i v)
-{
-	_mm_storeu_si128((__m128i *)p, v);
-}
+#include "convert_x86.h"
 
 /* 12 bytes (4 p12 pairs) into the low 12 bytes of a vector, reading nothing past them. */
 static inline __m128i ld96(const uint8_t *p)
@@ -23,8 +13,7 @@ static inline __m128i ld96(const uint8_t *p)
 	int32_t last;
 
 	memcpy(&last, p + 8, sizeof(last));
-	return _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)(const void *)p),
-				  _mm_cvtsi32_si128(last));
+	return _mm_unpacklo_epi64(ld64(p), _mm_cvtsi32_si128(last));
 }
 
 static inline __m128i clamp12(__m128i x)
@@ -33,52 +22,23 @@ static inline __m128i clamp12(__m128i x)
 			     _mm_set1_epi16(ZCS_S12_MAX));
 }
 
-/* ---- radio int16 -> wire ----
- * Every kernel ends with a step that ends exactly at the end of the call, overlapping pairs
- * already packed (each output byte depends only on its own pair, and dst never overlaps src);
- * only calls shorter than one step go to scalar. */
+/* ---- radio int16 -> wire, 8 pairs a step (p12: 4) ---- */
 
 /* sat12(x) >> 4 == clamp(x >> 4, -128, 127), which is exactly what packs does. */
 static inline void pack_i8_8(uint8_t *d, const int16_t *s)
 {
-	st(d, _mm_packs_epi16(_mm_srai_epi16(ld(s), 4), _mm_srai_epi16(ld(s + 8), 4)));
+	st128(d, _mm_packs_epi16(_mm_srai_epi16(ld128(s), 4), _mm_srai_epi16(ld128(s + 8), 4)));
 }
 
-static void pack_i8(void *dst, const int16_t *src, size_t pairs)
-{
-	uint8_t *d = dst;
-	size_t n = 0;
-
-	if (pairs < 8) {
-		zcs_formats_scalar_pack_i8(d, src, pairs);
-		return;
-	}
-	for (; n + 8 <= pairs; n += 8)
-		pack_i8_8(d + 2 * n, src + 2 * n);
-	if (n < pairs)
-		pack_i8_8(d + 2 * (pairs - 8), src + 2 * (pairs - 8));
-}
+ZCS_SIMD_PACK(i8, 8, 0, pack_i8_8, pack_i8_8)
 
 static inline void pack_i16_8(uint8_t *d, const int16_t *s)
 {
-	st(d, clamp12(ld(s)));
-	st(d + 16, clamp12(ld(s + 8)));
+	st128(d, clamp12(ld128(s)));
+	st128(d + 16, clamp12(ld128(s + 8)));
 }
 
-static void pack_i16(void *dst, const int16_t *src, size_t pairs)
-{
-	uint8_t *d = dst;
-	size_t n = 0;
-
-	if (pairs < 8) {
-		zcs_formats_scalar_pack_i16(d, src, pairs);
-		return;
-	}
-	for (; n + 8 <= pairs; n += 8)
-		pack_i16_8(d + 4 * n, src + 2 * n);
-	if (n < pairs)
-		pack_i16_8(d + 4 * (pairs - 8), src + 2 * (pairs - 8));
-}
+ZCS_SIMD_PACK(i16, 8, 0, pack_i16_8, pack_i16_8)
 
 /* Clamped, masked pairs -> 32-bit words I | Q << 12 (pmaddwd with 1 and 4096). */
 static inline __m128i words24(__m128i x)
@@ -93,7 +53,7 @@ static inline __m128i p12_4(const int16_t *s)
 {
 	const __m128i keep_lo = _mm_set_epi64x(0, 0xffffffffffff);        /* bytes 0..5 */
 	const __m128i keep_hi = _mm_set_epi64x(0xffffffff, -0x1000000000000); /* bytes 6..11 */
-	const __m128i w = words24(ld(s));
+	const __m128i w = words24(ld128(s));
 	/* two 24-bit words per 64-bit lane -> one 48-bit value per lane */
 	const __m128i t = _mm_or_si128(_mm_and_si128(w, _mm_set1_epi64x(0xffffff)),
 				       _mm_and_si128(_mm_srli_epi64(w, 8),
@@ -108,28 +68,23 @@ static inline void st96(uint8_t *d, __m128i v)
 {
 	const int32_t last = _mm_cvtsi128_si32(_mm_srli_si128(v, 8));
 
-	_mm_storel_epi64((__m128i *)(void *)d, v);
+	st64(d, v);
 	memcpy(d + 8, &last, sizeof(last));
 }
 
 /* The 16-byte store writes 4 bytes of junk that the next step overwrites: 2 pairs of slack, then
  * exact 12-byte stores. */
-static void pack_p12(void *dst, const int16_t *src, size_t pairs)
+static inline void pack_p12_4(uint8_t *d, const int16_t *s)
 {
-	uint8_t *d = dst;
-	size_t n = 0;
-
-	if (pairs < 4) {
-		zcs_formats_scalar_pack_p12(d, src, pairs);
-		return;
-	}
-	for (; n + 4 + 2 <= pairs; n += 4)
-		st(d + 3 * n, p12_4(src + 2 * n));
-	for (; n + 4 <= pairs; n += 4)
-		st96(d + 3 * n, p12_4(src + 2 * n));
-	if (n < pairs)
-		st96(d + 3 * (pairs - 4), p12_4(src + 2 * (pairs - 4)));
+	st128(d, p12_4(s));
 }
+
+static inline void pack_p12_4_last(uint8_t *d, const int16_t *s)
+{
+	st96(d, p12_4(s));
+}
+
+ZCS_SIMD_PACK(p12, 4, 2, pack_p12_4, pack_p12_4_last)
 
 /* ---- wire -> s16 (= v << 4), 4 pairs a step ---- */
 
@@ -140,7 +95,7 @@ static void pack_p12(void *dst, const int16_t *src, size_t pairs)
 
 static inline __m128i load_i8(const uint8_t *p)
 {
-	const __m128i b = _mm_loadl_epi64((const __m128i *)(const void *)p);
+	const __m128i b = ld64(p);
 
 	return _mm_unpacklo_epi8(_mm_setzero_si128(), b);
 }
@@ -162,7 +117,7 @@ static inline __m128i p12_to_s16(__m128i v)
 
 static inline __m128i load_p12(const uint8_t *p)
 {
-	return p12_to_s16(ld(p));
+	return p12_to_s16(ld128(p));
 }
 
 static inline __m128i load_last_p12(const uint8_t *p)
@@ -172,7 +127,7 @@ static inline __m128i load_last_p12(const uint8_t *p)
 
 static inline __m128i load_i16(const uint8_t *p)
 {
-	return _mm_slli_epi16(clamp12(ld(p)), 4);
+	return _mm_slli_epi16(clamp12(ld128(p)), 4);
 }
 #define load_last_i16 load_i16
 
@@ -187,17 +142,17 @@ static inline __m128i to_s8(__m128i s)
 
 static inline void store_cs8(uint8_t *d, __m128i s)
 {
-	_mm_storel_epi64((__m128i *)(void *)d, to_s8(s));
+	st64(d, to_s8(s));
 }
 
 static inline void store_cu8(uint8_t *d, __m128i s)
 {
-	_mm_storel_epi64((__m128i *)(void *)d, _mm_xor_si128(to_s8(s), _mm_set1_epi8(-128)));
+	st64(d, _mm_xor_si128(to_s8(s), _mm_set1_epi8(-128)));
 }
 
 static inline void store_cs16(uint8_t *d, __m128i s)
 {
-	st(d, s);
+	st128(d, s);
 }
 
 static inline void store_cf32(uint8_t *d, __m128i s)
@@ -214,31 +169,14 @@ ZCS_SIMD_UNPACK_W(i8)
 ZCS_SIMD_UNPACK_W(p12)
 ZCS_SIMD_UNPACK_W(i16)
 
-/* cu8 of i8 wire is the wire byte with its top bit flipped ((v >> 4) + 128 == i8 ^ 0x80). */
-static void unpack_i8_cu8_xor(void *dst, const void *src, size_t pairs)
+static inline void xor_cu8(uint8_t *d, const uint8_t *s)
 {
-	const __m128i bias = _mm_set1_epi8(-128);
-	const uint8_t *s = src;
-	uint8_t *d = dst;
-	size_t n = 0;
-
-	if (pairs < 8) {
-		zcs_formats_scalar_unpack_i8_cu8(d, s, pairs);
-		return;
-	}
-	for (; n + 8 <= pairs; n += 8)
-		st(d + 2 * n, _mm_xor_si128(ld(s + 2 * n), bias));
-	if (n < pairs)
-		st(d + 2 * (pairs - 8), _mm_xor_si128(ld(s + 2 * (pairs - 8)), bias));
+	st128(d, _mm_xor_si128(ld128(s), _mm_set1_epi8(-128)));
 }
+
+ZCS_SIMD_I8_CU8_XOR(8)
 
 void zcs_formats_fill_sse2(struct zcs_kernels *k)
 {
-	k->pack[ZCS_WIRE_I8] = pack_i8;
-	k->pack[ZCS_WIRE_P12] = pack_p12;
-	k->pack[ZCS_WIRE_I16] = pack_i16;
-	ZCS_FILL_UNPACK_ROW(k, ZCS_WIRE_I8, unpack, i8);
-	ZCS_FILL_UNPACK_ROW(k, ZCS_WIRE_P12, unpack, p12);
-	ZCS_FILL_UNPACK_ROW(k, ZCS_WIRE_I16, unpack, i16);
-	k->unpack[ZCS_WIRE_I8][ZCS_SAMPLE_CU8] = unpack_i8_cu8_xor;
+	ZCS_FILL_SIMD(k);
 }

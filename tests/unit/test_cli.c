@@ -9,146 +9,133 @@
 
 #include "cli.h"
 
-static uint64_t u64_ok(const char *s)
-{
-	uint64_t v = 12345;
-	const int ret = zcs_cli_parse_u64(s, 0, UINT64_MAX, &v);
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
-	ck_assert_msg(ret == 0, "\"%s\": %d", s, ret);
-	return v;
-}
+/* One parser call of row r: ret as wanted, and the output the value on success or untouched (777)
+ * on failure.  A macro because the two parsers differ only in the type they write. */
+#define CHECK_ROW(parse, T, r) \
+	do { \
+		T v = 777; \
+		const int ret = parse((r)->s, (r)->min, (r)->max, &v); \
+		const T want = (r)->ret ? 777 : (r)->v; \
+		ck_assert_msg(ret == (r)->ret, "\"%s\": got %d want %d", (r)->s, ret, (r)->ret); \
+		ck_assert_msg(v == want, "\"%s\": output %.17g, want %.17g", (r)->s, (double)v, \
+			      (double)want); \
+	} while (0)
 
-static void u64_bad(const char *s, uint64_t min, uint64_t max, int want)
-{
-	uint64_t v = 777;
-	const int ret = zcs_cli_parse_u64(s, min, max, &v);
+/* A table row for a parser writing a T: input, bounds, and ret with the value on success. */
+#define ROW_OF(T) \
+	struct { \
+		const char *s; \
+		T min, max; \
+		int ret; \
+		T v; \
+	}
 
-	ck_assert_msg(ret == want, "\"%s\": got %d want %d", s, ret, want);
-	ck_assert_msg(v == 777, "\"%s\": output written on failure", s);
-}
+#define U64_ANY 0, UINT64_MAX
 
-START_TEST(test_u64_plain_and_suffixes)
-{
-	ck_assert_uint_eq(u64_ok("0"), 0);
-	ck_assert_uint_eq(u64_ok("42"), 42);
-	ck_assert_uint_eq(u64_ok("+42"), 42);
-	ck_assert_uint_eq(u64_ok("007"), 7);
-	ck_assert_uint_eq(u64_ok("20M"), 20000000);
-	ck_assert_uint_eq(u64_ok("2.4M"), 2400000);
-	ck_assert_uint_eq(u64_ok("915.2M"), 915200000);
-	ck_assert_uint_eq(u64_ok("2.4e6"), 2400000);
-	ck_assert_uint_eq(u64_ok("1e6"), 1000000);
-	ck_assert_uint_eq(u64_ok("1E3"), 1000);
-	ck_assert_uint_eq(u64_ok("64k"), 64000);
-	ck_assert_uint_eq(u64_ok("64K"), 64000);
-	ck_assert_uint_eq(u64_ok("2G"), 2000000000);
-	ck_assert_uint_eq(u64_ok("2.4G"), 2400000000);
-	ck_assert_uint_eq(u64_ok("30.72M"), 30720000);
-	ck_assert_uint_eq(u64_ok("1.5e3k"), 1500000);
-	ck_assert_uint_eq(u64_ok(".5k"), 500);
-	ck_assert_uint_eq(u64_ok("1500e-3k"), 1500);
-	ck_assert_uint_eq(u64_ok("2.000"), 2);
-	ck_assert_uint_eq(u64_ok("18446744073709551615"), UINT64_MAX);
-	ck_assert_uint_eq(u64_ok("0.0e999"), 0);
-}
-END_TEST
-
-START_TEST(test_u64_rejects)
-{
-	u64_bad("", 0, UINT64_MAX, -EINVAL);
-	u64_bad(NULL, 0, UINT64_MAX, -EINVAL);
-	u64_bad(" 5", 0, UINT64_MAX, -EINVAL);
-	u64_bad("5 ", 0, UINT64_MAX, -EINVAL);
-	u64_bad("-1", 0, UINT64_MAX, -EINVAL);
-	u64_bad("-0", 0, UINT64_MAX, -EINVAL);
-	u64_bad("abc", 0, UINT64_MAX, -EINVAL);
-	u64_bad("12x", 0, UINT64_MAX, -EINVAL);
-	u64_bad("12MM", 0, UINT64_MAX, -EINVAL);
-	u64_bad("12m", 0, UINT64_MAX, -EINVAL);
-	u64_bad("M", 0, UINT64_MAX, -EINVAL);
-	u64_bad(".", 0, UINT64_MAX, -EINVAL);
-	u64_bad("1e", 0, UINT64_MAX, -EINVAL);
-	u64_bad("1e+", 0, UINT64_MAX, -EINVAL);
-	u64_bad("0x10", 0, UINT64_MAX, -EINVAL);
-	u64_bad("nan", 0, UINT64_MAX, -EINVAL);
-	u64_bad("inf", 0, UINT64_MAX, -EINVAL);
+static const ROW_OF(uint64_t) u64s[] = {
+	/* plain and with suffixes */
+	{ "0", U64_ANY, 0, 0 },
+	{ "42", U64_ANY, 0, 42 },
+	{ "+42", U64_ANY, 0, 42 },
+	{ "007", U64_ANY, 0, 7 },
+	{ "20M", U64_ANY, 0, 20000000 },
+	{ "2.4M", U64_ANY, 0, 2400000 },
+	{ "915.2M", U64_ANY, 0, 915200000 },
+	{ "2.4e6", U64_ANY, 0, 2400000 },
+	{ "1e6", U64_ANY, 0, 1000000 },
+	{ "1E3", U64_ANY, 0, 1000 },
+	{ "64k", U64_ANY, 0, 64000 },
+	{ "64K", U64_ANY, 0, 64000 },
+	{ "2G", U64_ANY, 0, 2000000000 },
+	{ "2.4G", U64_ANY, 0, 2400000000 },
+	{ "30.72M", U64_ANY, 0, 30720000 },
+	{ "1.5e3k", U64_ANY, 0, 1500000 },
+	{ ".5k", U64_ANY, 0, 500 },
+	{ "1500e-3k", U64_ANY, 0, 1500 },
+	{ "2.000", U64_ANY, 0, 2 },
+	{ "18446744073709551615", U64_ANY, 0, UINT64_MAX },
+	{ "0.0e999", U64_ANY, 0, 0 },
+	/* bounds are inclusive */
+	{ "1", 1, 10, 0, 1 },
+	{ "10", 1, 10, 0, 10 },
+	{ "61.44M", 1, 61440000, 0, 61440000 },
+	/* rejected */
+	{ "", U64_ANY, -EINVAL, 0 },
+	{ NULL, U64_ANY, -EINVAL, 0 },
+	{ " 5", U64_ANY, -EINVAL, 0 },
+	{ "5 ", U64_ANY, -EINVAL, 0 },
+	{ "-1", U64_ANY, -EINVAL, 0 },
+	{ "-0", U64_ANY, -EINVAL, 0 },
+	{ "abc", U64_ANY, -EINVAL, 0 },
+	{ "12x", U64_ANY, -EINVAL, 0 },
+	{ "12MM", U64_ANY, -EINVAL, 0 },
+	{ "12m", U64_ANY, -EINVAL, 0 },
+	{ "M", U64_ANY, -EINVAL, 0 },
+	{ ".", U64_ANY, -EINVAL, 0 },
+	{ "1e", U64_ANY, -EINVAL, 0 },
+	{ "1e+", U64_ANY, -EINVAL, 0 },
+	{ "0x10", U64_ANY, -EINVAL, 0 },
+	{ "nan", U64_ANY, -EINVAL, 0 },
+	{ "inf", U64_ANY, -EINVAL, 0 },
 	/* not a whole number after scaling */
-	u64_bad("1.5", 0, UINT64_MAX, -EINVAL);
-	u64_bad("2.0000005M", 0, UINT64_MAX, -EINVAL);
-	u64_bad("1e-1", 0, UINT64_MAX, -EINVAL);
-	u64_bad("1500e-3", 0, UINT64_MAX, -EINVAL);
+	{ "1.5", U64_ANY, -EINVAL, 0 },
+	{ "2.0000005M", U64_ANY, -EINVAL, 0 },
+	{ "1e-1", U64_ANY, -EINVAL, 0 },
+	{ "1500e-3", U64_ANY, -EINVAL, 0 },
 	/* range */
-	u64_bad("18446744073709551616", 0, UINT64_MAX, -ERANGE);
-	u64_bad("99999999999999999999", 0, UINT64_MAX, -ERANGE);
-	u64_bad("19G", 0, UINT32_MAX, -ERANGE);
-	u64_bad("1e20", 0, UINT64_MAX, -ERANGE);
-	u64_bad("1e9999", 0, UINT64_MAX, -ERANGE);
-	u64_bad("0", 1, 10, -ERANGE);
-	u64_bad("11", 1, 10, -ERANGE);
+	{ "18446744073709551616", U64_ANY, -ERANGE, 0 },
+	{ "99999999999999999999", U64_ANY, -ERANGE, 0 },
+	{ "19G", 0, UINT32_MAX, -ERANGE, 0 },
+	{ "1e20", U64_ANY, -ERANGE, 0 },
+	{ "1e9999", U64_ANY, -ERANGE, 0 },
+	{ "0", 1, 10, -ERANGE, 0 },
+	{ "11", 1, 10, -ERANGE, 0 },
+};
+
+START_TEST(test_u64)
+{
+	CHECK_ROW(zcs_cli_parse_u64, uint64_t, &u64s[_i]);
 }
 END_TEST
 
-START_TEST(test_u64_bounds_inclusive)
-{
-	uint64_t v;
+#define DBL_ANY -1e300, 1e300
 
-	ck_assert_int_eq(zcs_cli_parse_u64("1", 1, 10, &v), 0);
-	ck_assert_uint_eq(v, 1);
-	ck_assert_int_eq(zcs_cli_parse_u64("10", 1, 10, &v), 0);
-	ck_assert_uint_eq(v, 10);
-	ck_assert_int_eq(zcs_cli_parse_u64("61.44M", 1, 61440000, &v), 0);
-	ck_assert_uint_eq(v, 61440000);
-}
-END_TEST
-
-static double dbl_ok(const char *s)
-{
-	double v = -1;
-	const int ret = zcs_cli_parse_double(s, -1e300, 1e300, &v);
-
-	ck_assert_msg(ret == 0, "\"%s\": %d", s, ret);
-	return v;
-}
-
-static void dbl_bad(const char *s, double min, double max, int want)
-{
-	double v = 777;
-	const int ret = zcs_cli_parse_double(s, min, max, &v);
-
-	ck_assert_msg(ret == want, "\"%s\": got %d want %d", s, ret, want);
-	ck_assert(v == 777);
-}
+static const ROW_OF(double) dbls[] = {
+	{ "0", DBL_ANY, 0, 0.0 },
+	{ "-3.5", DBL_ANY, 0, -3.5 },
+	{ "2.4e6", DBL_ANY, 0, 2.4e6 },
+	{ "915.2M", DBL_ANY, 0, 915.2e6 },
+	{ "2.4M", DBL_ANY, 0, 2.4e6 },
+	{ "433.92M", DBL_ANY, 0, 433.92e6 },
+	{ "1k", DBL_ANY, 0, 1000.0 },
+	{ "1K", DBL_ANY, 0, 1000.0 },
+	{ "1.5G", DBL_ANY, 0, 1.5e9 },
+	{ "1e3k", DBL_ANY, 0, 1e6 },
+	{ "-10.5", DBL_ANY, 0, -10.5 },
+	/* rejected */
+	{ "", -1, 1, -EINVAL, 0 },
+	{ NULL, -1, 1, -EINVAL, 0 },
+	{ " 1", -1e9, 1e9, -EINVAL, 0 },
+	{ "1 ", -1e9, 1e9, -EINVAL, 0 },
+	{ "x", -1e9, 1e9, -EINVAL, 0 },
+	{ "1.2.3", -1e9, 1e9, -EINVAL, 0 },
+	{ "5MHz", -1e9, 1e12, -EINVAL, 0 },
+	{ "5m", -1e9, 1e12, -EINVAL, 0 },
+	{ "nan", -1e9, 1e9, -EINVAL, 0 },
+	{ "NaN", -1e9, 1e9, -EINVAL, 0 },
+	{ "inf", -INFINITY, INFINITY, -EINVAL, 0 },
+	{ "-infinity", -INFINITY, INFINITY, -EINVAL, 0 },
+	{ "1e999", -INFINITY, INFINITY, -ERANGE, 0 },
+	{ "1e308G", -INFINITY, INFINITY, -ERANGE, 0 },
+	{ "6.1G", 70e6, 6e9, -ERANGE, 0 },
+	{ "69M", 70e6, 6e9, -ERANGE, 0 },
+};
 
 START_TEST(test_double)
 {
-	ck_assert(dbl_ok("0") == 0.0);
-	ck_assert(dbl_ok("-3.5") == -3.5);
-	ck_assert(dbl_ok("2.4e6") == 2.4e6);
-	ck_assert(dbl_ok("915.2M") == 915.2e6);
-	ck_assert(dbl_ok("2.4M") == 2.4e6);
-	ck_assert(dbl_ok("433.92M") == 433.92e6);
-	ck_assert(dbl_ok("1k") == 1000.0);
-	ck_assert(dbl_ok("1K") == 1000.0);
-	ck_assert(dbl_ok("1.5G") == 1.5e9);
-	ck_assert(dbl_ok("1e3k") == 1e6);
-	ck_assert(dbl_ok("-10.5") == -10.5);
-
-	dbl_bad("", -1, 1, -EINVAL);
-	dbl_bad(NULL, -1, 1, -EINVAL);
-	dbl_bad(" 1", -1e9, 1e9, -EINVAL);
-	dbl_bad("1 ", -1e9, 1e9, -EINVAL);
-	dbl_bad("x", -1e9, 1e9, -EINVAL);
-	dbl_bad("1.2.3", -1e9, 1e9, -EINVAL);
-	dbl_bad("5MHz", -1e9, 1e12, -EINVAL);
-	dbl_bad("5m", -1e9, 1e12, -EINVAL);
-	dbl_bad("nan", -1e9, 1e9, -EINVAL);
-	dbl_bad("NaN", -1e9, 1e9, -EINVAL);
-	dbl_bad("inf", -INFINITY, INFINITY, -EINVAL);
-	dbl_bad("-infinity", -INFINITY, INFINITY, -EINVAL);
-	dbl_bad("1e999", -INFINITY, INFINITY, -ERANGE);
-	dbl_bad("1e308G", -INFINITY, INFINITY, -ERANGE);
-	dbl_bad("6.1G", 70e6, 6e9, -ERANGE);
-	dbl_bad("69M", 70e6, 6e9, -ERANGE);
+	CHECK_ROW(zcs_cli_parse_double, double, &dbls[_i]);
 }
 END_TEST
 
@@ -157,10 +144,8 @@ static Suite *cli_suite(void)
 	Suite *s = suite_create("cli");
 	TCase *tc = tcase_create("parse");
 
-	tcase_add_test(tc, test_u64_plain_and_suffixes);
-	tcase_add_test(tc, test_u64_rejects);
-	tcase_add_test(tc, test_u64_bounds_inclusive);
-	tcase_add_test(tc, test_double);
+	tcase_add_loop_test(tc, test_u64, 0, (int)NELEM(u64s));
+	tcase_add_loop_test(tc, test_double, 0, (int)NELEM(dbls));
 	suite_add_tcase(s, tc);
 	return s;
 }

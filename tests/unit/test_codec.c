@@ -41,6 +41,19 @@ static void make_noise(uint8_t *buf, size_t len, uint64_t seed)
 
 #if ZCS_HAVE_ZSTD
 
+/* A codec at level 3 into *c, and the frame of a tone (into raw) compressed into frame[cap]:
+ * returns the frame's length, checked to be > 0. */
+static ssize_t tone_frame(struct zcs_codec **c, uint8_t *raw, uint8_t *frame, size_t cap)
+{
+	ssize_t n;
+
+	ck_assert_int_eq(zcs_codec_create(c, 3), 0);
+	make_tone(raw, 0);
+	n = zcs_codec_compress(*c, frame, cap, raw, RAW);
+	ck_assert_int_gt(n, 0);
+	return n;
+}
+
 START_TEST(test_create)
 {
 	struct zcs_codec *c = (struct zcs_codec *)&c;
@@ -62,10 +75,7 @@ START_TEST(test_tone_round_trip)
 	struct zcs_codec *c;
 	ssize_t n, m;
 
-	ck_assert_int_eq(zcs_codec_create(&c, 3), 0);
-	make_tone(raw, 0);
-	n = zcs_codec_compress(c, frame, sizeof(frame), raw, RAW);
-	ck_assert_int_gt(n, 0);
+	n = tone_frame(&c, raw, frame, sizeof(frame));
 	ck_assert_int_lt(n, RAW / 4);
 	m = zcs_codec_decompress(c, out, sizeof(out), frame, (size_t)n);
 	ck_assert_int_eq(m, RAW);
@@ -100,11 +110,8 @@ START_TEST(test_corrupt_frames)
 {
 	uint8_t raw[RAW], frame[RAW + 8], bad[RAW + 8], out[RAW];
 	struct zcs_codec *c;
-	ssize_t n;
+	const ssize_t n = tone_frame(&c, raw, frame, sizeof(frame));
 
-	ck_assert_int_eq(zcs_codec_create(&c, 3), 0);
-	make_tone(raw, 0);
-	n = zcs_codec_compress(c, frame, sizeof(frame), raw, RAW);
 	ck_assert_int_gt(n, 8);
 
 	/* wrong magic, truncated, trailing byte, empty, noise */
@@ -144,12 +151,8 @@ START_TEST(test_cap_too_small)
 {
 	uint8_t raw[RAW], frame[RAW], out[RAW];
 	struct zcs_codec *c;
-	ssize_t n;
+	const ssize_t n = tone_frame(&c, raw, frame, sizeof(frame));
 
-	ck_assert_int_eq(zcs_codec_create(&c, 3), 0);
-	make_tone(raw, 0);
-	n = zcs_codec_compress(c, frame, sizeof(frame), raw, RAW);
-	ck_assert_int_gt(n, 0);
 	ck_assert_int_eq(zcs_codec_decompress(c, out, RAW - 1, frame, (size_t)n), -EBADMSG);
 	ck_assert_int_eq(zcs_codec_decompress(c, out, 0, frame, (size_t)n), -EBADMSG);
 	zcs_codec_destroy(c);
@@ -208,12 +211,8 @@ START_TEST(test_decompress_reason)
 	uint8_t raw[RAW], dg[ZCS_PROTO_SAMPLE_HDR_SIZE + RAW], out[RAW + 8];
 	struct zcs_sample_hdr h = { 1, 2, 3, PAIRS, 0, ZCS_WIRE_I16, ZCS_FLAG_ZSTD };
 	struct zcs_codec *c;
-	ssize_t n;
+	const ssize_t n = tone_frame(&c, raw, dg + ZCS_PROTO_SAMPLE_HDR_SIZE, RAW);
 
-	ck_assert_int_eq(zcs_codec_create(&c, 3), 0);
-	make_tone(raw, 0);
-	n = zcs_codec_compress(c, dg + ZCS_PROTO_SAMPLE_HDR_SIZE, RAW, raw, RAW);
-	ck_assert_int_gt(n, 0);
 	h.payload_len = (uint16_t)n;
 	zcs_proto_write_sample_hdr(dg, &h);
 	ck_assert_int_eq(receive(c, dg, ZCS_PROTO_SAMPLE_HDR_SIZE + (size_t)n, out), 0);

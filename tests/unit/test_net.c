@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for common/net.c: address parsing (every form, bad ports, bad hosts, zones),
- * multicast detection, UDP and TCP pairs over loopback (ports 24000-24099), and multicast joins
- * inside a private network namespace so nothing reaches the host's interfaces. */
+/* Unit tests for common/net.c and net_udp.c: address parsing (every form, bad ports, bad hosts,
+ * zones), multicast detection, UDP and TCP pairs over loopback (ports 24000-24099), and multicast
+ * joins inside a private network namespace so nothing reaches the host's interfaces. */
 #include <arpa/inet.h>
 #include <check.h>
 #include <errno.h>
@@ -39,45 +39,41 @@ static void parse_bad(const char *spec, int want, const char *named)
 		      named);
 }
 
-static void assert_str(const struct zcs_addr *a, const char *want)
-{
-	char buf[128];
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
-	ck_assert_str_eq(zcs_net_addr_str(a, buf, sizeof(buf)), want);
-}
+/* Every accepted form: the spec and default port, then what the address must print as, its port
+ * and its family. */
+static const struct form_case {
+	const char *spec;
+	uint16_t def;
+	const char *str;
+	uint16_t port;
+	bool v6;
+} forms[] = {
+	{ "198.18.0.1:6000", 5391, "198.18.0.1:6000", 6000, false },
+	{ "198.18.0.1", 5391, "198.18.0.1:5391", 5391, false },
+	{ "[fd00:5a::1]:6001", 5391, "[fd00:5a::1]:6001", 6001, true },
+	{ "[::1]", 5391, "[::1]:5391", 5391, true },
+	{ "ff15::18", 5391, "[ff15::18]:5391", 5391, true }, /* bare IPv6: no port possible */
+	{ ":7000", 5391, "0.0.0.0:7000", 7000, false },
+	{ "", 5391, "0.0.0.0:5391", 5391, false },
+	{ NULL, 5391, "0.0.0.0:5391", 5391, false },
+	{ "[::]:7001", 5391, "[::]:7001", 7001, true },
+	{ "1.2.3.4:65535", 5391, "1.2.3.4:65535", 65535, false },
+	{ "1.2.3.4:1", 5391, "1.2.3.4:1", 1, false },
+	/* a source address for a source-specific join needs no port */
+	{ "198.18.0.1", 0, "198.18.0.1:0", 0, false },
+};
 
 START_TEST(test_parse_forms)
 {
-	struct zcs_addr a;
+	const struct form_case *const c = &forms[_i];
+	char buf[128];
+	const struct zcs_addr a = parse_ok(c->spec, c->def);
 
-	a = parse_ok("198.18.0.1:6000", 5391);
-	ck_assert(!zcs_net_is_ipv6(&a));
-	ck_assert_uint_eq(zcs_net_port(&a), 6000);
-	assert_str(&a, "198.18.0.1:6000");
-	a = parse_ok("198.18.0.1", 5391);
-	assert_str(&a, "198.18.0.1:5391");
-	a = parse_ok("[fd00:5a::1]:6001", 5391);
-	ck_assert(zcs_net_is_ipv6(&a));
-	assert_str(&a, "[fd00:5a::1]:6001");
-	a = parse_ok("[::1]", 5391);
-	assert_str(&a, "[::1]:5391");
-	a = parse_ok("ff15::18", 5391); /* bare IPv6: no port possible */
-	assert_str(&a, "[ff15::18]:5391");
-	a = parse_ok(":7000", 5391);
-	assert_str(&a, "0.0.0.0:7000");
-	a = parse_ok("", 5391);
-	assert_str(&a, "0.0.0.0:5391");
-	a = parse_ok(NULL, 5391);
-	assert_str(&a, "0.0.0.0:5391");
-	a = parse_ok("[::]:7001", 5391);
-	assert_str(&a, "[::]:7001");
-	a = parse_ok("1.2.3.4:65535", 5391);
-	ck_assert_uint_eq(zcs_net_port(&a), 65535);
-	a = parse_ok("1.2.3.4:1", 5391);
-	ck_assert_uint_eq(zcs_net_port(&a), 1);
-	/* a source address for a source-specific join needs no port */
-	a = parse_ok("198.18.0.1", 0);
-	ck_assert_uint_eq(zcs_net_port(&a), 0);
+	ck_assert_str_eq(zcs_net_addr_str(&a, buf, sizeof(buf)), c->str);
+	ck_assert_uint_eq(zcs_net_port(&a), c->port);
+	ck_assert_int_eq(zcs_net_is_ipv6(&a), c->v6);
 }
 END_TEST
 
@@ -104,43 +100,50 @@ START_TEST(test_parse_zone)
 	ck_assert_uint_ne(lo, 0);
 	a = parse_ok("fe80::1%lo", 5391);
 	ck_assert_uint_eq(((struct sockaddr_in6 *)&a.ss)->sin6_scope_id, lo);
-	assert_str(&a, "[fe80::1%lo]:5391");
+	ck_assert_str_eq(zcs_net_addr_str(&a, want, sizeof(want)), "[fe80::1%lo]:5391");
 	a = parse_ok("[fe80::1%lo]:6003", 5391);
 	ck_assert_uint_eq(((struct sockaddr_in6 *)&a.ss)->sin6_scope_id, lo);
 	snprintf(want, sizeof(want), "fe80::1%%%u", lo);
 	a = parse_ok(want, 5391);
 	ck_assert_uint_eq(((struct sockaddr_in6 *)&a.ss)->sin6_scope_id, lo);
-	parse_bad("fe80::1%", -EINVAL, "zone");
-	parse_bad("[fe80::1%nosuchif0]:5", -ENOENT, "nosuchif0");
 }
 END_TEST
 
-START_TEST(test_parse_bad_ports)
-{
-	parse_bad(":0", -EINVAL, "\"0\"");
-	parse_bad("1.2.3.4:65536", -EINVAL, "65536");
-	parse_bad("1.2.3.4:99999999999999999999", -EINVAL, "9999");
-	parse_bad("1.2.3.4:abc", -EINVAL, "abc");
-	parse_bad("1.2.3.4:-1", -EINVAL, "-1");
-	parse_bad("1.2.3.4:+5", -EINVAL, "+5");
-	parse_bad("1.2.3.4: 5", -EINVAL, " 5");
-	parse_bad("1.2.3.4:5x", -EINVAL, "5x");
-	parse_bad("1.2.3.4:", -EINVAL, "port");
-	parse_bad("[::1]:", -EINVAL, "port");
-	parse_bad("[::1]:70000", -EINVAL, "70000");
-}
-END_TEST
+/* Every rejected spec: the error it must return and a part of it the message must name. */
+static const struct bad_case {
+	const char *spec;
+	int want;
+	const char *named;
+} bads[] = {
+	/* ports */
+	{ ":0", -EINVAL, "\"0\"" },
+	{ "1.2.3.4:65536", -EINVAL, "65536" },
+	{ "1.2.3.4:99999999999999999999", -EINVAL, "9999" },
+	{ "1.2.3.4:abc", -EINVAL, "abc" },
+	{ "1.2.3.4:-1", -EINVAL, "-1" },
+	{ "1.2.3.4:+5", -EINVAL, "+5" },
+	{ "1.2.3.4: 5", -EINVAL, " 5" },
+	{ "1.2.3.4:5x", -EINVAL, "5x" },
+	{ "1.2.3.4:", -EINVAL, "port" },
+	{ "[::1]:", -EINVAL, "port" },
+	{ "[::1]:70000", -EINVAL, "70000" },
+	/* hosts */
+	{ "bad host!", -EINVAL, "bad host!" },
+	{ "host$:5", -EINVAL, "host$" },
+	{ "[::1", -EINVAL, "]" },
+	{ "[::1]x", -EINVAL, "x" },
+	{ "[1.2.3.4]:5", -EINVAL, "1.2.3.4" },
+	{ "[zz::1]", -EINVAL, "zz::1" },
+	{ "1:2:3:4:5:6:7:8:9", -EINVAL, "1:2:3:4:5:6:7:8:9" },
+	{ "a/b", -EINVAL, "a/b" },
+	/* zones */
+	{ "fe80::1%", -EINVAL, "zone" },
+	{ "[fe80::1%nosuchif0]:5", -ENOENT, "nosuchif0" },
+};
 
-START_TEST(test_parse_bad_hosts)
+START_TEST(test_parse_bad)
 {
-	parse_bad("bad host!", -EINVAL, "bad host!");
-	parse_bad("host$:5", -EINVAL, "host$");
-	parse_bad("[::1", -EINVAL, "]");
-	parse_bad("[::1]x", -EINVAL, "x");
-	parse_bad("[1.2.3.4]:5", -EINVAL, "1.2.3.4");
-	parse_bad("[zz::1]", -EINVAL, "zz::1");
-	parse_bad("1:2:3:4:5:6:7:8:9", -EINVAL, "1:2:3:4:5:6:7:8:9");
-	parse_bad("a/b", -EINVAL, "a/b");
+	parse_bad(bads[_i].spec, bads[_i].want, bads[_i].named);
 }
 END_TEST
 
@@ -151,12 +154,12 @@ START_TEST(test_multicast_detection)
 	static const char *const no[] = { "223.255.255.255", "240.0.0.1", "198.18.0.1", "0.0.0.0",
 					  "fd00:5a::1", "::1", "::", "fe80::1" };
 
-	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+	for (size_t i = 0; i < NELEM(yes); i++) {
 		const struct zcs_addr a = parse_ok(yes[i], 5391);
 
 		ck_assert_msg(zcs_net_is_multicast(&a), "%s", yes[i]);
 	}
-	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+	for (size_t i = 0; i < NELEM(no); i++) {
 		const struct zcs_addr a = parse_ok(no[i], 5391);
 
 		ck_assert_msg(!zcs_net_is_multicast(&a), "%s", no[i]);
@@ -208,15 +211,12 @@ static void udp_pair(const char *spec)
 	close(r);
 }
 
-START_TEST(test_udp_loopback_v4)
+START_TEST(test_udp_loopback)
 {
-	udp_pair("127.0.0.1:24001");
-}
-END_TEST
+	static const char *const specs[] = { "127.0.0.1:24001", "[::1]:24002" };
 
-START_TEST(test_udp_loopback_v6)
-{
-	udp_pair("[::1]:24002");
+	for (size_t i = 0; i < NELEM(specs); i++)
+		udp_pair(specs[i]);
 }
 END_TEST
 
@@ -394,21 +394,25 @@ static void mcast_check(const char *grp_spec, const char *other_spec, const char
 	close(r);
 }
 
-START_TEST(test_mcast_netns_v4)
+/* A group, another group on the same port, and the source of a source-specific join (the
+ * sender's own address on zv0) or NULL for any-source. */
+static const struct mcast_case {
+	const char *grp, *other, *src;
+} mcasts[] = {
+	{ "239.18.0.1:24020", "239.18.0.2:24020", NULL },
+	{ "[ff15::18]:24021", "[ff15::19]:24021", NULL },
+	{ "232.18.0.1:24022", "232.18.0.2:24022", "198.18.0.1" },
+	{ "[ff35::18]:24026", "[ff35::19]:24026", "fd00:5a::1" },
+};
+
+START_TEST(test_mcast_netns)
 {
 	private_netns();
-	mcast_check("239.18.0.1:24020", "239.18.0.2:24020", NULL);
+	mcast_check(mcasts[_i].grp, mcasts[_i].other, mcasts[_i].src);
 }
 END_TEST
 
-START_TEST(test_mcast_netns_v6)
-{
-	private_netns();
-	mcast_check("[ff15::18]:24021", "[ff15::19]:24021", NULL);
-}
-END_TEST
-
-START_TEST(test_mcast_netns_ssm)
+START_TEST(test_mcast_ssm_family)
 {
 	char err[ZCS_NET_ERR_LEN] = "";
 	const struct zcs_addr grp = parse_ok("232.18.0.1:24022", 5391);
@@ -416,10 +420,20 @@ START_TEST(test_mcast_netns_ssm)
 	const struct zcs_net_rx_opts bad = { .source = &src6 };
 
 	private_netns();
-	/* the sender's source on zv0 is 198.18.0.1 */
-	mcast_check("232.18.0.1:24022", "232.18.0.2:24022", "198.18.0.1");
 	ck_assert_int_eq(zcs_net_udp_receiver(&grp, &bad, err, sizeof(err)), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "family"));
+}
+END_TEST
+
+START_TEST(test_mcast_ttl_range)
+{
+	char err[ZCS_NET_ERR_LEN] = "";
+	const struct zcs_addr grp = parse_ok("239.18.0.9:24025", 5391);
+	const struct zcs_net_tx_opts tx = { .iface = NS_IFACE, .ttl = 256 };
+
+	private_netns();
+	ck_assert_int_eq(zcs_net_udp_sender(&grp, &tx, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "256"));
 }
 END_TEST
 
@@ -460,25 +474,6 @@ START_TEST(test_mcast_ssm_filters_source)
 }
 END_TEST
 
-START_TEST(test_mcast_netns_ssm_v6)
-{
-	private_netns();
-	mcast_check("[ff35::18]:24026", "[ff35::19]:24026", "fd00:5a::1");
-}
-END_TEST
-
-START_TEST(test_mcast_ttl_range)
-{
-	char err[ZCS_NET_ERR_LEN] = "";
-	const struct zcs_addr grp = parse_ok("239.18.0.9:24025", 5391);
-	const struct zcs_net_tx_opts tx = { .iface = NS_IFACE, .ttl = 256 };
-
-	private_netns();
-	ck_assert_int_eq(zcs_net_udp_sender(&grp, &tx, err, sizeof(err)), -EINVAL);
-	ck_assert_ptr_nonnull(strstr(err, "256"));
-}
-END_TEST
-
 static Suite *net_suite(void)
 {
 	Suite *s = suite_create("net");
@@ -486,21 +481,17 @@ static Suite *net_suite(void)
 	TCase *io = tcase_create("io");
 	TCase *mc = tcase_create("multicast");
 
-	tcase_add_test(parse, test_parse_forms);
+	tcase_add_loop_test(parse, test_parse_forms, 0, (int)NELEM(forms));
 	tcase_add_test(parse, test_parse_name);
 	tcase_add_test(parse, test_parse_zone);
-	tcase_add_test(parse, test_parse_bad_ports);
-	tcase_add_test(parse, test_parse_bad_hosts);
+	tcase_add_loop_test(parse, test_parse_bad, 0, (int)NELEM(bads));
 	tcase_add_test(parse, test_multicast_detection);
-	tcase_add_test(io, test_udp_loopback_v4);
-	tcase_add_test(io, test_udp_loopback_v6);
+	tcase_add_test(io, test_udp_loopback);
 	tcase_add_test(io, test_udp_reuse_and_iface);
 	tcase_add_test(io, test_rcvbuf_force);
 	tcase_add_test(io, test_tcp_loopback);
-	tcase_add_test(mc, test_mcast_netns_v4);
-	tcase_add_test(mc, test_mcast_netns_v6);
-	tcase_add_test(mc, test_mcast_netns_ssm);
-	tcase_add_test(mc, test_mcast_netns_ssm_v6);
+	tcase_add_loop_test(mc, test_mcast_netns, 0, (int)NELEM(mcasts));
+	tcase_add_test(mc, test_mcast_ssm_family);
 	tcase_add_test(mc, test_mcast_ssm_filters_source);
 	tcase_add_test(mc, test_mcast_ttl_range);
 	suite_add_tcase(s, parse);

@@ -61,33 +61,23 @@ static int parse_exact(const uint8_t *src, size_t len, struct zcs_dgram *d)
 	return ret;
 }
 
+/* The fields a round trip must keep, compared one by one (and named in a failure). */
+#define HDR_FIELDS(X) X(stream_id) X(seq) X(first_sample) X(samples) X(payload_len) X(format) \
+	X(flags)
+#define META_FIELDS(X) X(stream_id) X(meta_version) X(next_seq) X(ref_sample) X(ref_time_ns) \
+	X(sample_rate) X(center_freq) X(bandwidth) X(gain_mdb) X(gain_mode) X(channel) X(format) \
+	X(flags) X(samples_per_dgram)
+#define FIELD_EQ(f) \
+	ck_assert_msg(a->f == b->f, #f ": %lld != %lld", (long long)a->f, (long long)b->f);
+
 static void assert_hdr_eq(const struct zcs_sample_hdr *a, const struct zcs_sample_hdr *b)
 {
-	ck_assert_uint_eq(a->stream_id, b->stream_id);
-	ck_assert_uint_eq(a->seq, b->seq);
-	ck_assert_uint_eq(a->first_sample, b->first_sample);
-	ck_assert_uint_eq(a->samples, b->samples);
-	ck_assert_uint_eq(a->payload_len, b->payload_len);
-	ck_assert_uint_eq(a->format, b->format);
-	ck_assert_uint_eq(a->flags, b->flags);
+	HDR_FIELDS(FIELD_EQ)
 }
 
 static void assert_meta_eq(const struct zcs_meta *a, const struct zcs_meta *b)
 {
-	ck_assert_uint_eq(a->stream_id, b->stream_id);
-	ck_assert_uint_eq(a->meta_version, b->meta_version);
-	ck_assert_uint_eq(a->next_seq, b->next_seq);
-	ck_assert_uint_eq(a->ref_sample, b->ref_sample);
-	ck_assert_uint_eq(a->ref_time_ns, b->ref_time_ns);
-	ck_assert_uint_eq(a->sample_rate, b->sample_rate);
-	ck_assert_uint_eq(a->center_freq, b->center_freq);
-	ck_assert_uint_eq(a->bandwidth, b->bandwidth);
-	ck_assert_int_eq(a->gain_mdb, b->gain_mdb);
-	ck_assert_uint_eq(a->gain_mode, b->gain_mode);
-	ck_assert_uint_eq(a->channel, b->channel);
-	ck_assert_uint_eq(a->format, b->format);
-	ck_assert_uint_eq(a->flags, b->flags);
-	ck_assert_uint_eq(a->samples_per_dgram, b->samples_per_dgram);
+	META_FIELDS(FIELD_EQ)
 	ck_assert_str_eq(a->sender, b->sender);
 	ck_assert_str_eq(a->version, b->version);
 	ck_assert_str_eq(a->source, b->source);

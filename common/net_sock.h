@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal to common/net.c and common/net_udp.c: the error messages and socket calls both halves of
+ * net.h's API share.  Every function returns >= 0 or -errno with err set, like net.h's own. */
+#ifndef ZCS_NET_SOCK_H
+#define ZCS_NET_SOCK_H
+
+#include <stddef.h>
+
+#include "net.h"
+
+/* fmt into err (when err and errlen); returns ret. */
+__attribute__((format(printf, 4, 5)))
+int zcs_net_fail(char *err, size_t errlen, int ret, const char *fmt, ...);
+
+/* "<fmt>: <strerror(errno)>" into err; returns -errno.  Call it straight after the failed call,
+ * with arguments that cannot touch errno (no function calls among them). */
+__attribute__((format(printf, 3, 4)))
+int zcs_net_fail_errno(char *err, size_t errlen, const char *fmt, ...);
+
+/* "<what> <address>: <strerror(errno)>" into err, errno read before the address is formatted;
+ * returns -errno.  For a failed bind, connect or listen on a. */
+int zcs_net_fail_addr(const struct zcs_addr *a, const char *what, char *err, size_t errlen);
+
+/* setsockopt of one int; what names it in the message. */
+int zcs_net_set_int(int fd, int level, int name, int val, const char *what, char *err,
+		    size_t errlen);
+
+/* SO_BINDTODEVICE to iface. */
+int zcs_net_bind_device(int fd, const char *iface, char *err, size_t errlen);
+
+/* A close-on-exec socket of a's family; type may carry SOCK_NONBLOCK.  Returns the fd. */
+int zcs_net_socket(const struct zcs_addr *a, int type, char *err, size_t errlen);
+
+/* The one cleanup path of every socket these files open: fd when its set-up returned ret >= 0,
+ * otherwise fd closed and ret (the set-up's -errno, err already set). */
+int zcs_net_keep(int fd, int ret);
+
+#endif
