@@ -189,8 +189,12 @@ static long rtltcp_write(struct zcs_sink *s, const struct zcs_block *b)
 	const uint8_t *src = b->data;
 	int ret;
 
-	if (!read_cmds(s))
-		return -ENOTCONN;   /* already detached and logged */
+	if (!read_cmds(s)) {
+		/* The client left: read_cmds detached it (and logged), so the framework no longer
+		 * counts this block; it is unread like the rest of the queue detach discarded. */
+		atomic_fetch_add(&s->out->unread, 1);
+		return -ENOTCONN;
+	}
 	if (s->out->type != ZCS_SAMPLE_CU8) {
 		zcs_rtltcp_to_cu8(c->cu8, b->data, b->pairs, s->out->type, pair);
 		src = c->cu8;

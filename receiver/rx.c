@@ -245,14 +245,22 @@ static void prepare(struct zcs_rx *rx, size_t i)
 /* One recvmmsg and its datagrams.  Returns the datagrams read, 0 when none was ready, or -errno. */
 static int one_batch(struct zcs_rx *rx)
 {
+	/* before the call: a short batch means the socket ran dry after this time */
+	const uint64_t before = zcs_mono_ns();
 	int n;
 
 	n = recvmmsg(rx->fd, rx->msgs, (unsigned int)rx->opt.batch, MSG_DONTWAIT, NULL);
 	if (n < 0) {
-		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+		if (errno == EINTR)
 			return 0;
+		if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			rx->dry_ns = before;
+			return 0;
+		}
 		return -errno;
 	}
+	if ((size_t)n < rx->opt.batch)
+		rx->dry_ns = before;
 	rx->now_ns = zcs_mono_ns();
 	rx->out_wall_ns = zcs_wall_ns();
 	for (int i = 0; i < n && !rx->done; i++) {
@@ -326,6 +334,14 @@ int zcs_rx_step(struct zcs_rx *rx, int timeout_ms)
 		return errno == EINTR ? 0 : -errno;
 	rx->now_ns = zcs_mono_ns();
 	if (ret == 0) {
+		/* nothing came in time, but the process may have been descheduled since: look again
+		 * after taking the time, so the silence measured is one the socket really had */
+		ret = poll(&pfd, 1, 0);
+		if (ret < 0)
+			return errno == EINTR ? 0 : -errno;
+	}
+	if (ret == 0) {
+		rx->dry_ns = rx->now_ns;
 		zcs_rx_idle(rx);
 		hand_on(rx);
 		return rx->done ? 1 : 0;

@@ -138,6 +138,10 @@ struct zcs_rx {
 
 	uint64_t handon_since;    /* monotonic time samples began waiting to be handed on; 0: none */
 	uint64_t now_ns;          /* monotonic time of the current batch */
+	/* appended: a monotonic time at which the socket was seen empty, taken before the look
+	 * that found it so; silence is claimed only up to here, never for time the receiver was
+	 * descheduled with datagrams waiting in its socket */
+	uint64_t dry_ns;
 	uint64_t out_wall_ns;     /* wall-clock time of the newest batch delivered */
 	struct zcs_rx_stats st;
 };
@@ -167,6 +171,10 @@ bool zcs_rx_gro(const struct zcs_rx *rx);
 bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t b, size_t len, const struct sockaddr *from);
 /* Time passed without datagrams: release held ones of a silent stream. */
 void zcs_rx_idle(struct zcs_rx *rx);
+/* How long the stream followed has certainly been silent: from its newest datagram to dry_ns,
+ * the last time its socket was seen empty (0 when a datagram came since).  The hold and
+ * --eos-timeout measure this, so a receiver run late still reads what waits before deciding. */
+uint64_t zcs_rx_silence_ns(const struct zcs_rx *rx);
 /* Recomputes st.age_ns from the metadata's time stamp (once per step, not per datagram). */
 void zcs_rx_update_age(struct zcs_rx *rx);
 

@@ -342,11 +342,16 @@ void zcs_rx_update_age(struct zcs_rx *rx)
 	rx->st.have_age = true;
 }
 
+uint64_t zcs_rx_silence_ns(const struct zcs_rx *rx)
+{
+	return rx->dry_ns > rx->last_rx_ns ? rx->dry_ns - rx->last_rx_ns : 0;
+}
+
 void zcs_rx_idle(struct zcs_rx *rx)
 {
 	if (!rx->locked || zcs_reorder_depth(&rx->ro) == 0)
 		return;
-	if (rx->now_ns - rx->last_rx_ns < rx->hold_ns)
+	if (zcs_rx_silence_ns(rx) < rx->hold_ns)
 		return;
 	rx->st.idle_flushes++;
 	flush_window(rx, UINT32_MAX);

@@ -202,8 +202,8 @@ int main(int argc, char **argv)
 			ended_by = rx.gf.done ? "count" : "eos";
 			break;
 		}
-		if (idle_end_ns && rx.locked && !rx.ended &&
-		    zcs_mono_ns() - rx.last_rx_ns >= idle_end_ns) {
+		/* silence the socket really had: a late run reads what waits first (rx.h) */
+		if (idle_end_ns && rx.locked && !rx.ended && zcs_rx_silence_ns(&rx) >= idle_end_ns) {
 			char msg[160];
 
 			snprintf(msg, sizeof(msg), "stream 0x%08x: silent for %.1f s: taken as ended "

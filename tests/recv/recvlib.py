@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: MIT
 # Helpers for the zcs-recv integration tests: start zcs-recv and wait until it listens, collect
 # its news and its final JSON summary, and compare counters and bytes with a clear message.
+# Timing the tests cannot assume (a loaded machine) they wait for: Recv.wait_datagrams, settle.
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -10,11 +12,33 @@ import threading
 import time
 
 
-class Recv:
-    """zcs-recv running in the background; stderr collected on a thread."""
+def isolate():
+    """Re-runs this test in a network namespace of its own (loopback only) when it may create
+    one: the ports are fixed, and zcs-recv's and zcs-impair's sockets take SO_REUSEADDR, so a
+    second run of the same test on this host (another build directory, or meson test --repeat
+    with several processes) would bind the same ports and silently take over half the traffic.
+    Without the right to create one (not root, no user namespaces) it runs on the host."""
+    if os.environ.get('ZCS_TEST_NETNS') == '1':
+        return
+    unshare = shutil.which('unshare')
+    if not unshare:
+        return
+    env = dict(os.environ, ZCS_TEST_NETNS='1')
+    for mode in (['--net'], ['--map-root-user', '--net']):
+        probe = subprocess.run([unshare] + mode + ['--', 'ip', 'link', 'set', 'lo', 'up'],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if probe.returncode == 0:
+            os.execve(unshare, [unshare] + mode + [
+                '--', '/bin/sh', '-c', 'ip link set lo up && exec "$@"', 'sh', sys.executable]
+                + sys.argv, env)
 
-    def __init__(self, exe, args, stdout=subprocess.DEVNULL, ready_timeout=10.0):
-        self.args = [exe, '--json', '--interval', '0'] + list(args)
+
+class Recv:
+    """zcs-recv running in the background; stderr collected on a thread.  With interval > 0 it
+    prints JSON statistics lines that wait_datagrams reads."""
+
+    def __init__(self, exe, args, stdout=subprocess.DEVNULL, ready_timeout=10.0, interval=0):
+        self.args = [exe, '--json', '--interval', str(interval)] + list(args)
         self.proc = subprocess.Popen(self.args, stdout=stdout, stderr=subprocess.PIPE)
         self.lines = []
         self.ready = threading.Event()
@@ -63,6 +87,64 @@ class Recv:
 
     def news(self):
         return ''.join(l for l in self.lines if not l.startswith('{'))
+
+    def stats(self):
+        """The JSON statistics lines so far (needs interval > 0)."""
+        return [json.loads(l) for l in list(self.lines) if l.startswith('{"type":"stats"')]
+
+    def wait_datagrams(self, n, timeout=60.0):
+        """Waits until a statistics line counts n datagrams read; True when it counts exactly n.
+        Lines are printed between receive steps, so the step that read the n-th datagram (and
+        set the stream's last-datagram time) has finished by then.  False on timeout."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and self.proc.poll() is None:
+            st = self.stats()
+            if st and st[-1]['datagrams'] >= n:
+                return st[-1]['datagrams'] == n
+            time.sleep(0.02)
+        return False
+
+
+def udp_queued(port):
+    """Bytes waiting in the receive queues of the UDP sockets bound to port (IPv4), or None when
+    none is bound."""
+    total = None
+    with open('/proc/net/udp') as f:
+        for line in f.readlines()[1:]:
+            fields = line.split()
+            if int(fields[1].split(':')[1], 16) == port:
+                total = (total or 0) + int(fields[4].split(':')[1], 16)
+    return total
+
+
+def proc_state(pid):
+    """The scheduler state letter of process pid (S: sleeping, R: running...)."""
+    try:
+        with open(f'/proc/{pid}/stat') as f:
+            return f.read().rsplit(')', 1)[1].split()[0]
+    except OSError:
+        return None
+
+
+def settle(recv, relay_pid, ports, quiet=0.3, timeout=60.0):
+    """Waits until a relay's datagrams have all reached zcs-recv: the relay sleeps, nothing waits
+    in the sockets on ports, and zcs-recv's datagram count has stood still for `quiet` seconds
+    (zcs-recv needs interval > 0).  After a sender ended, a silence the test then keeps is a
+    silence zcs-recv sees, however late the machine ran the relay and zcs-recv.  False on
+    timeout."""
+    deadline = time.monotonic() + timeout
+    last, since = None, None
+    while time.monotonic() < deadline:
+        st = recv.stats()
+        n = st[-1]['datagrams'] if st else 0
+        now = time.monotonic()
+        busy = any(udp_queued(p) for p in ports) or proc_state(relay_pid) != 'S'
+        if busy or n != last:
+            last, since = n, now
+        elif now - since >= quiet:
+            return True
+        time.sleep(0.02)
+    return False
 
 
 class Checker:

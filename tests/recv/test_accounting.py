@@ -4,6 +4,11 @@
 # what happened to every datagram in the order it left; replaying that order through the reorder
 # window's definition gives the ground truth, and zcs-recv's lost, late, duplicate, reordered,
 # gap_samples, invalid-by-reason and output bytes must equal it exactly.  Ports 21200-21299.
+# The truth is the relay's order; timing the machine decides must not change it: zcs-recv holds
+# datagrams for 60 s (--hold), so only the window and the end release them (as the model does); a
+# pause between senders starts only once the relay's datagrams all reached zcs-recv (settle), so
+# zcs-recv sees the silence that makes the next stream a restart; and zcs-recv is stopped only
+# once it has read every datagram the relay sent.
 # Usage: test_accounting.py ZCS_RECV ZCS_SEND ZCS_IMPAIR ZCS_TONE_EXPECT
 import json
 import os
@@ -13,7 +18,9 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from recvlib import Checker, Recv, finish_suite, read, workdir  # noqa: E402
+from recvlib import Checker, Recv, finish_suite, isolate, read, settle, workdir  # noqa: E402
+
+isolate()
 
 RECV, SEND, IMPAIR, EXPECT = sys.argv[1:5]
 BASE_PORT = 21200
@@ -84,8 +91,8 @@ def run(idx, name, impair_args, senders=1, kill_first_after=None):
     for p in (out, log, ready):
         if os.path.exists(p):
             os.unlink(p)
-    r = Recv(RECV, ['-o', 'file:' + out, '--window', str(WINDOW), '--hold', '3000',
-                    f'127.0.0.1:{port}'])
+    r = Recv(RECV, ['-o', 'file:' + out, '--window', str(WINDOW), '--hold', '60000',
+                    f'127.0.0.1:{port}'], interval=0.05)
     relay = subprocess.Popen([IMPAIR, '-l', f'127.0.0.1:{port + 1}', '-t', f'127.0.0.1:{port}',
                               '--log', log, '--ready', ready, '--idle-exit', '20000'] + impair_args)
     for _ in range(500):
@@ -105,20 +112,18 @@ def run(idx, name, impair_args, senders=1, kill_first_after=None):
             time.sleep(kill_first_after)
             s.send_signal(signal.SIGKILL)
             s.wait()
-            time.sleep(2.0)
-            continue
-        subprocess.run(cmd[:1] + ['-n', '1500000'] + cmd[1:], check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        else:
+            subprocess.run(cmd[:1] + ['-n', '1500000'] + cmd[1:], check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # everything this sender sent has reached zcs-recv (or was dropped) ...
+        c.true('the relay and zcs-recv settled', settle(r, relay.pid, (port, port + 1)))
         if i + 1 < senders:
-            # longer than zcs-recv's 1.5 s silence rule, so the next stream is a restart even
-            # when the relay swallowed this one's end of stream
+            # ... and now a silence longer than zcs-recv's 1.5 s rule, so the next stream is a
+            # restart even when the relay swallowed or held back this one's end of stream
             time.sleep(2.0)
     # the relay releases what it still holds when told to stop
-    time.sleep(0.3)
     relay.send_signal(signal.SIGTERM)
     relay.wait(timeout=60)
-    summary = r.finish(stop_after=0.5)
-    c.eq('exit status', r.rc, 0)
 
     # the relay's log, in the order datagrams left it
     streams, order, samples_of, garbage, relay_sum = {}, [], {}, {}, {}
@@ -140,6 +145,13 @@ def run(idx, name, impair_args, senders=1, kill_first_after=None):
                 # still releases of it reaches zcs-recv as another stream's datagrams
                 if sid == order[-1]:
                     streams[sid] += [e['seq']] * n
+    # stopped once it has read all the relay sent: a signal ends zcs-recv at once
+    c.true(f'zcs-recv read the {relay_sum.get("sent")} datagrams the relay sent',
+           r.wait_datagrams(relay_sum.get('sent', -1)))
+    r.stop()
+    summary = r.finish()
+    c.eq('exit status', r.rc, 0)
+
     want = dict(lost=0, late=0, duplicate=0, reordered=0, gap_samples=0)
     expect_out = bytearray()
     for sid in order:

@@ -12,7 +12,10 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from recvlib import Checker, Recv, expect_bytes, finish_suite, gen, read, workdir  # noqa: E402
+from recvlib import (Checker, Recv, expect_bytes, finish_suite, gen, isolate, read,  # noqa: E402
+                     workdir)
+
+isolate()
 
 RECV, GEN = sys.argv[1], sys.argv[2]
 BASE_PORT = 21900

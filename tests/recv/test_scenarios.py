@@ -2,12 +2,20 @@
 # Exact scenarios through zcs-recv: zcs-genstream sends datagrams in a scripted order (reordered,
 # lost, duplicated, late, restarted, malformed, discontinuous, compressed) and every counter and
 # every output byte must match what the script implies.  Ports 21010-21099.
+# The outcome must not depend on how the machine schedules the processes: zcs-recv holds datagrams
+# for 60 s (--hold) so a sender paused mid-script never has its holes released early, a 'term'
+# case is stopped only once zcs-recv has read every datagram sent, and a 'sleep:' is timed from
+# the moment zcs-recv has read everything before it.
 # Usage: test_scenarios.py ZCS_RECV ZCS_GENSTREAM
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from recvlib import Checker, Recv, expect_bytes, finish_suite, gen, read, workdir  # noqa: E402
+from recvlib import (Checker, Recv, expect_bytes, finish_suite, gen, isolate, read,  # noqa: E402
+                     workdir)
+
+isolate()
 
 RECV, GEN = sys.argv[1], sys.argv[2]
 BASE_PORT = 21010
@@ -76,9 +84,11 @@ CASES = [
     ('restart_after_eos', [], ['meta', '0-19', 'eos:20', 'stream:0x2', 'meta', '0-9', 'eos:10'],
      ['--window', '8'], counts(samples=3200, restarts=1, streams=2, eos=2),
      ['0-2099', '0-1099'], 'term'),
+    # longer than zcs-recv's 1.5 s rule for a silent stream; --eos-timeout (default 2 s) would
+    # end the first stream when the machine delays the second sender
     ('restart_after_silence', [], ['meta', '0-9', 'sleep:1800', 'stream:0x3', 'meta', '0-9',
                                    'eos:10'],
-     ['--window', '8'], counts(samples=2100, restarts=1, streams=2, eos=1),
+     ['--window', '8', '--eos-timeout', '60'], counts(samples=2100, restarts=1, streams=2, eos=1),
      ['0-999', '0-1099'], 'eos'),
     ('other_stream_ignored', [], ['stream:0x1', 'meta', '0-4', 'stream:0x2', 'meta', '0-9',
                                   'eos:10', 'stream:0x1', '5-9'],
@@ -95,6 +105,20 @@ CASES = [
 ]
 
 
+def datagrams(ops):
+    """How many datagrams zcs-genstream sends for these OPs."""
+    n = 0
+    for op in ops:
+        if op.startswith(('stream:', 'sleep:')):
+            continue
+        if '-' in op and op[0].isdigit():
+            a, b = op.split('-')
+            n += int(b) - int(a) + 1
+        else:
+            n += 1
+    return n
+
+
 def run_case(idx, case, fmt='p12', out_type='cs16'):
     name, gopts, ops, rargs, want, layout, end = case
     c = Checker(f'{name} ({fmt}->{out_type})')
@@ -103,12 +127,27 @@ def run_case(idx, case, fmt='p12', out_type='cs16'):
     out = os.path.join(d, f'{name}.{out_type}')
     if os.path.exists(out):
         os.unlink(out)
-    args = ['-F', out_type, '-o', 'file:' + out] + rargs + [f'127.0.0.1:{port}']
+    args = ['-F', out_type, '-o', 'file:' + out, '--hold', '60000'] + rargs + [f'127.0.0.1:{port}']
     if end == 'eos':
         args.append('--exit-on-eos')
-    r = Recv(RECV, args)
-    gen(GEN, f'127.0.0.1:{port}', ['--format', fmt] + gopts, ops)
-    s = r.finish(stop_after=0.5 if end == 'term' else None)
+    r = Recv(RECV, args, interval=0.05)
+    dest, gargs, sent = f'127.0.0.1:{port}', ['--format', fmt] + gopts, 0
+    while any(op.startswith('sleep:') for op in ops):
+        # the silence starts once zcs-recv has read what came before, not when the sender
+        # thinks it sent it
+        at = next(i for i, op in enumerate(ops) if op.startswith('sleep:'))
+        gen(GEN, dest, gargs, ops[:at])
+        sent += datagrams(ops[:at])
+        c.true(f'zcs-recv read the {sent} datagrams before {ops[at]}', r.wait_datagrams(sent))
+        time.sleep(int(ops[at][6:]) / 1000)
+        ops = ops[at + 1:]
+    gen(GEN, dest, gargs, ops)
+    sent += datagrams(ops)
+    if end == 'term':
+        # stopped only once every datagram sent was read: a signal ends zcs-recv at once
+        c.true(f'zcs-recv read the {sent} datagrams sent', r.wait_datagrams(sent))
+        r.stop()
+    s = r.finish()
     c.eq('exit status', r.rc, 0)
     c.counters(s, want)
     if layout is not None:

@@ -7,7 +7,9 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from recvlib import Checker, Recv, finish_suite, read, workdir  # noqa: E402
+from recvlib import Checker, Recv, finish_suite, isolate, read, workdir  # noqa: E402
+
+isolate()
 
 RECV, SEND, EXPECT = sys.argv[1], sys.argv[2], sys.argv[3]
 BASE_PORT = 21100
