@@ -163,10 +163,14 @@ static int rx_setup(int fd, const struct zcs_addr *addr, const struct zcs_net_rx
 
 	if (!opt)
 		opt = &defaults;
-	/* several receivers (one per process) may share a group port on one host */
-	ret = zcs_net_set_int(fd, SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR", err, errlen);
-	if (ret < 0)
-		return ret;
+	/* Several receivers (one per process) may share a group port on one host, and each gets
+	 * every datagram.  Never for unicast: there a second socket on the port would silently take
+	 * a share of the first one's datagrams, so the second bind must fail instead. */
+	if (mcast) {
+		ret = zcs_net_set_int(fd, SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR", err, errlen);
+		if (ret < 0)
+			return ret;
+	}
 	if (opt->rcvbuf > 0) {
 		ret = set_rcvbuf(fd, opt->rcvbuf, err, errlen);
 		if (ret < 0)

@@ -418,7 +418,7 @@ def case_leave_return(port):
     args = ['-F', 'cs16', '-o', nfile, '--exit-on-eos', f'127.0.0.1:{port}']
     for spec in names.values():
         args += ['-o', spec]
-    r = Recv(RECV, args)
+    r = Recv(RECV, args, interval=0.05)
     one = {'fifo': FifoReader(fifo, limit=first['fifo']),
            'tcp': TcpReader(port + 1, limit=first['tcp']),
            'rtl': TcpReader(port + 3, limit=first['rtl'])}
@@ -431,8 +431,15 @@ def case_leave_return(port):
                               stderr=subprocess.PIPE)
     got1 = {k: x.finish(c, f'{k} 1') for k, x in one.items()}
     ok = ok and all([wait_news(c, r, names[k], 'left') for k in names])
-    # stay away a while, so blocks pass with nobody attached (unread)
-    time.sleep(0.3)
+    # stay away until blocks have passed with nobody attached (unread): at least 200 datagrams
+    # (~3 blocks) read after everyone left, however slowly the machine runs the sender
+    base = r.stats()[-1]['datagrams'] if r.stats() else 0
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and sender.poll() is None:
+        st = r.stats()
+        if st and st[-1]['datagrams'] >= base + 200:
+            break
+        time.sleep(0.02)
     ok = ok and c.true('the stream still runs when the new consumers come (else the machine '
                        'is far too slow for this test)', sender.poll() is None)
     two = {'fifo': FifoReader(fifo), 'tcp': TcpReader(port + 1), 'rtl': TcpReader(port + 3)}

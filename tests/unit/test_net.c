@@ -220,7 +220,7 @@ START_TEST(test_udp_loopback)
 }
 END_TEST
 
-START_TEST(test_udp_reuse_and_iface)
+START_TEST(test_udp_unicast_port_exclusive_and_iface)
 {
 	char err[ZCS_NET_ERR_LEN] = "";
 	const struct zcs_addr a = parse_ok("127.0.0.1:24003", 5391);
@@ -228,17 +228,17 @@ START_TEST(test_udp_reuse_and_iface)
 	const struct zcs_net_tx_opts tx_bad = { .iface = "nosuchif0" };
 	int r1, r2, s;
 
-	/* SO_REUSEADDR lets two receivers share a port */
+	/* a second unicast receiver on the port is refused: it would silently steal datagrams */
 	r1 = zcs_net_udp_receiver(&a, NULL, err, sizeof(err));
 	ck_assert_msg(r1 >= 0, "%s", err);
 	r2 = zcs_net_udp_receiver(&a, NULL, err, sizeof(err));
-	ck_assert_msg(r2 >= 0, "%s", err);
+	ck_assert_int_eq(r2, -EADDRINUSE);
+	ck_assert_ptr_nonnull(strstr(err, "127.0.0.1:24003"));
 	s = zcs_net_udp_sender(&a, &tx_lo, err, sizeof(err));
 	ck_assert_msg(s >= 0, "%s", err);
 	close(s);
 	ck_assert_int_eq(zcs_net_udp_sender(&a, &tx_bad, err, sizeof(err)), -ENODEV);
 	ck_assert_ptr_nonnull(strstr(err, "nosuchif0"));
-	close(r2);
 	close(r1);
 }
 END_TEST
@@ -487,7 +487,7 @@ static Suite *net_suite(void)
 	tcase_add_loop_test(parse, test_parse_bad, 0, (int)NELEM(bads));
 	tcase_add_test(parse, test_multicast_detection);
 	tcase_add_test(io, test_udp_loopback);
-	tcase_add_test(io, test_udp_reuse_and_iface);
+	tcase_add_test(io, test_udp_unicast_port_exclusive_and_iface);
 	tcase_add_test(io, test_rcvbuf_force);
 	tcase_add_test(io, test_tcp_loopback);
 	tcase_add_loop_test(mc, test_mcast_netns, 0, (int)NELEM(mcasts));
