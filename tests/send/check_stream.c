@@ -585,5 +585,7 @@ int main(int argc, char **argv)
 	const int ret = run(&c, argv + optind) < 0 ? 1 : 0;
 
 	free(c.file_samples);
+	if (c.codec)
+		zcs_codec_destroy(c.codec);
 	return ret;
 }
