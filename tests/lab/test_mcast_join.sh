@@ -15,7 +15,7 @@ MCAST_NAME=mcast_join
 source "$(dirname "$0")/mcast_lib.sh" "$1" "$2"
 
 GROUP=239.18.6.3:24620
-N=1500000
+N=3000000   # 6 s at 500k: rx3 must still be streaming when it is killed, ~1.5 s in, on a loaded machine
 TONE=(-s tone --tone 13000 --noise --seed 9 -r 500k -n "$N" -f p12)
 
 LAB_SNOOPING=1 lab_up mjoin 3 || { echo "FAIL: lab_up failed" >&2; exit 1; }
