@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* Number parsing for the programs' options: an end pointer, SI suffixes (k/K, M, G: decimal) and
- * a range check.  Integers are parsed in exact decimal so "2.4M" is 2400000, not 2399999. */
+ * a range check, and the messages refusing a value.  Integers are parsed in exact decimal so
+ * "2.4M" is 2400000, not 2399999. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,4 +149,43 @@ int zcs_cli_parse_double(const char *s, double min, double max, double *out)
 		return -ERANGE;
 	*out = v;
 	return 0;
+}
+
+int zcs_cli_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+const char *zcs_cli_why(int ret)
+{
+	return ret == -ERANGE ? "out of range" : "not a number";
+}
+
+/* The refusal of NAME's value ARG for the reason ret. */
+static int opt_fail(const char *name, const char *arg, int ret, const char *hint, char *err,
+		    size_t errlen)
+{
+	return zcs_cli_fail(err, errlen, "%s '%s': %s%s%s%s", name, arg, zcs_cli_why(ret),
+			    hint ? " (" : "", hint ? hint : "", hint ? ")" : "");
+}
+
+int zcs_cli_opt_u64(const char *name, const char *arg, uint64_t min, uint64_t max,
+		    const char *hint, uint64_t *out, char *err, size_t errlen)
+{
+	const int ret = zcs_cli_parse_u64(arg, min, max, out);
+
+	return ret < 0 ? opt_fail(name, arg, ret, hint, err, errlen) : 0;
+}
+
+int zcs_cli_opt_double(const char *name, const char *arg, double min, double max,
+		       const char *hint, double *out, char *err, size_t errlen)
+{
+	const int ret = zcs_cli_parse_double(arg, min, max, out);
+
+	return ret < 0 ? opt_fail(name, arg, ret, hint, err, errlen) : 0;
 }

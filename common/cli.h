@@ -4,6 +4,7 @@
 #ifndef ZCS_CLI_H
 #define ZCS_CLI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Integer with optional k/M/G suffix (x1e3, 1e6, 1e9) or decimal/exponent that is a whole number
@@ -11,5 +12,21 @@
 int zcs_cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* Real number with the same suffixes. */
 int zcs_cli_parse_double(const char *s, double min, double max, double *out);
+
+/* Appended: the messages the programs' option parsers share, so both say the same thing the same
+ * way.  Each writes into the caller's err (never prints) and returns -EINVAL on a refusal. */
+
+/* Formats a message into err and returns -EINVAL: `return zcs_cli_fail(err, len, "...", ...);`. */
+int zcs_cli_fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Why a zcs_cli_parse_*() call refused: "out of range" for -ERANGE, else "not a number". */
+const char *zcs_cli_why(int ret);
+/* An option's number through zcs_cli_parse_u64 / _double.  Returns 0 with *out set, or -EINVAL
+ * (*out untouched) with err "NAME 'ARG': out of range (HINT)" or "...: not a number (HINT)";
+ * hint NULL leaves the parenthesis out. */
+int zcs_cli_opt_u64(const char *name, const char *arg, uint64_t min, uint64_t max,
+		    const char *hint, uint64_t *out, char *err, size_t errlen);
+int zcs_cli_opt_double(const char *name, const char *arg, double min, double max,
+		       const char *hint, double *out, char *err, size_t errlen);
 
 #endif

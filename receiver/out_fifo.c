@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -22,7 +21,7 @@ struct fifo_priv {
 
 static int fifo_open(struct zcs_out *out, const char *arg, char *err, size_t errlen)
 {
-	struct fifo_priv *p;
+	struct fifo_priv *const p = out->priv;
 	struct stat st;
 
 	if (!*arg || strlen(arg) >= sizeof(p->path)) {
@@ -40,11 +39,7 @@ static int fifo_open(struct zcs_out *out, const char *arg, char *err, size_t err
 		snprintf(err, errlen, "%s: %s", out->name, strerror(e));
 		return -e;
 	}
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return -ENOMEM;
 	strcpy(p->path, arg);
-	out->priv = p;
 	return 0;
 }
 
@@ -72,16 +67,10 @@ static void fifo_idle(struct zcs_sink *s)
 	zcs_out_log(s->out, "reader came");
 }
 
-static void fifo_close(struct zcs_out *out)
-{
-	free(out->priv);
-	out->priv = NULL;
-}
-
 const struct zcs_out_ops zcs_out_fifo_ops = {
 	.prefix = "fifo:",
+	.priv_size = sizeof(struct fifo_priv),
 	.open = fifo_open,
 	.idle = fifo_idle,
 	.write = zcs_out_write_block,
-	.close = fifo_close,
 };

@@ -45,9 +45,18 @@ static int file_open(struct zcs_out *out, const char *arg, char *err, size_t err
 			snprintf(err, errlen, "%s: no path", out->name);
 			return -EINVAL;
 		}
-		fd = open(arg, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		/* Non-blocking, which regular files ignore: a FIFO or a terminal named here must
+		 * neither hang the open (a FIFO with no reader fails with ENXIO instead) nor pin
+		 * the writer past destroy's deadline.  The description is our own: no one else
+		 * sees the flag. */
+		fd = open(arg, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0644);
 		if (fd < 0)
 			fd = -errno;
+	}
+	if (fd == -ENXIO) {
+		snprintf(err, errlen, "%s: a FIFO with no reader (fifo:PATH waits for readers)",
+			 out->name);
+		return fd;
 	}
 	if (fd < 0) {
 		snprintf(err, errlen, "%s: %s", out->name, strerror(-fd));

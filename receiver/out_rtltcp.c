@@ -5,20 +5,21 @@
  * tuning stays with the board, where zcs-send sets it. */
 #include <errno.h>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 
 #include "bytes.h"
 #include "output_kinds.h"
 
 #define CMD_LEN 5
+/* Commands logged per client: a client's start-up and some retuning.  One that sends without
+ * pause must not flood zcs-recv's standard error: the rest are counted only. */
+#define CMDS_LOGGED 32
 
 struct rtltcp_client {
 	uint8_t cmd[CMD_LEN];    /* a command split across reads */
 	size_t have;
-	uint8_t *cu8;            /* conversion buffer, ZCS_BLOCK_BYTES (cu8 is the smallest type) */
+	uint64_t ncmds;          /* commands this client sent so far */
+	uint8_t cu8[ZCS_BLOCK_BYTES];  /* conversion buffer: cu8 is no larger than any type */
 };
 
 static const char *const cmd_names[] = {
@@ -106,12 +107,18 @@ void zcs_rtltcp_to_cu8(uint8_t *dst, const uint8_t *src, size_t pairs, enum zcs_
 	}
 }
 
-static void log_cmd(struct zcs_sink *s, const uint8_t *c)
+static void log_cmd(struct zcs_sink *s, struct rtltcp_client *cl, const uint8_t *c)
 {
 	const uint32_t param = (uint32_t)c[1] << 24 | (uint32_t)c[2] << 16 | (uint32_t)c[3] << 8 | c[4];
 	struct zcs_meta m;
 
 	atomic_fetch_add(&s->out->commands, 1);
+	if (++cl->ncmds > CMDS_LOGGED) {
+		if (cl->ncmds == CMDS_LOGGED + 1)
+			zcs_out_log(s->out, "client %s: further commands are counted, not logged",
+				    s->peer);
+		return;
+	}
 	if (c[0] == 0x02 && zcs_out_last_meta(s->out, &m) && m.sample_rate != param) {
 		zcs_out_log(s->out, "client %s: set_sample_rate %u ignored: the stream runs at "
 			    "%llu S/s (rates are set on the board)", s->peer, param,
@@ -122,48 +129,18 @@ static void log_cmd(struct zcs_sink *s, const uint8_t *c)
 		    zcs_rtltcp_cmd_name(c[0]), param);
 }
 
-/* Takes whatever commands arrived, without waiting; detaches when the client closed. */
-static bool read_cmds(struct zcs_sink *s)
+/* Collects the 5-byte commands in what the client sent, one possibly split across reads. */
+static void take_cmds(struct zcs_sink *s, const uint8_t *buf, size_t len)
 {
 	struct rtltcp_client *c = s->kpriv;
-	uint8_t buf[256];
-	ssize_t n;
 
-	if (atomic_load(&s->state) != ZCS_SINK_ATTACHED)
-		return false;
-	while ((n = recv(s->fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
-		for (ssize_t i = 0; i < n; i++) {
-			c->cmd[c->have++] = buf[i];
-			if (c->have == CMD_LEN) {
-				log_cmd(s, c->cmd);
-				c->have = 0;
-			}
+	for (size_t i = 0; i < len; i++) {
+		c->cmd[c->have++] = buf[i];
+		if (c->have == CMD_LEN) {
+			log_cmd(s, c, c->cmd);
+			c->have = 0;
 		}
 	}
-	if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
-		zcs_out_log(s->out, "client %s left", s->peer);
-		zcs_out_detach(s);
-		return false;
-	}
-	return true;
-}
-
-static int rtltcp_open(struct zcs_out *out, const char *arg, char *err, size_t errlen)
-{
-	int ret = zcs_out_tcp_listen(out, arg, err, errlen);
-
-	if (ret < 0)
-		return ret;
-	for (size_t i = 0; i < out->nsinks; i++) {
-		struct rtltcp_client *c = calloc(1, sizeof(*c));
-
-		if (c)
-			c->cu8 = malloc(ZCS_BLOCK_BYTES);
-		out->sinks[i].kpriv = c;
-		if (!c || !c->cu8)
-			return -ENOMEM;   /* freed by close via the framework's cleanup */
-	}
-	return 0;
 }
 
 static int rtltcp_greet(struct zcs_sink *s)
@@ -172,6 +149,7 @@ static int rtltcp_greet(struct zcs_sink *s)
 	uint8_t g[ZCS_RTLTCP_GREETING_LEN];
 
 	c->have = 0;
+	c->ncmds = 0;
 	zcs_rtltcp_greeting(g);
 	s->is_socket = true;
 	return zcs_out_write_all(s, s->fd, g, sizeof(g));
@@ -179,7 +157,7 @@ static int rtltcp_greet(struct zcs_sink *s)
 
 static void rtltcp_idle(struct zcs_sink *s)
 {
-	read_cmds(s);
+	zcs_out_tcp_check(s, take_cmds);
 }
 
 static long rtltcp_write(struct zcs_sink *s, const struct zcs_block *b)
@@ -189,8 +167,8 @@ static long rtltcp_write(struct zcs_sink *s, const struct zcs_block *b)
 	const uint8_t *src = b->data;
 	int ret;
 
-	if (!read_cmds(s)) {
-		/* The client left: read_cmds detached it (and logged), so the framework no longer
+	if (!zcs_out_tcp_check(s, take_cmds)) {
+		/* The client left: the check detached it (and logged), so the framework no longer
 		 * counts this block; it is unread like the rest of the queue detach discarded. */
 		atomic_fetch_add(&s->out->unread, 1);
 		return -ENOTCONN;
@@ -203,24 +181,12 @@ static long rtltcp_write(struct zcs_sink *s, const struct zcs_block *b)
 	return ret < 0 ? ret : (long)(2 * b->pairs);
 }
 
-static void rtltcp_close(struct zcs_out *out)
-{
-	for (size_t i = 0; i < out->nsinks; i++) {
-		struct rtltcp_client *c = out->sinks[i].kpriv;
-
-		if (c)
-			free(c->cu8);
-		free(c);
-		out->sinks[i].kpriv = NULL;
-	}
-}
-
 const struct zcs_out_ops zcs_out_rtltcp_ops = {
 	.prefix = "rtl_tcp:",
 	.server = true,
-	.open = rtltcp_open,
+	.sink_priv_size = sizeof(struct rtltcp_client),
+	.open = zcs_out_tcp_listen,
 	.idle = rtltcp_idle,
 	.greet = rtltcp_greet,
 	.write = rtltcp_write,
-	.close = rtltcp_close,
 };

@@ -15,8 +15,10 @@
 #include "output_kinds.h"
 #include "zcs_config.h"
 
-/* Bounds the metadata of a pathological stream (a gap every datagram for hours). */
-#define SIGMF_MAX_ENTRIES (1u << 20)
+/* Bounds the metadata of a pathological stream (a gap every datagram for hours): at ~150 bytes
+ * an entry the meta file stays under 10 MB each of captures and annotations, rewritten at most
+ * once a second.  Entries past it are counted in core:description instead. */
+#define SIGMF_MAX_ENTRIES (1u << 16)
 
 struct sigmf_capture {
 	uint64_t start, global, freq, time_ns;  /* freq, time_ns: 0 = unknown */
@@ -39,12 +41,15 @@ struct sigmf_priv {
 	size_t ncaps, capcap;
 	struct sigmf_note *notes;
 	size_t nnotes, notecap;
+	uint64_t unrecorded;         /* captures and annotations past SIGMF_MAX_ENTRIES */
 	uint64_t file_pos;           /* pairs written to the data file */
 	bool new_capture;            /* at the next data block: first data, retune, new stream */
 	bool pending;                /* a capture at stream index pending_at (after a zero-filled gap) */
 	uint64_t pending_at;
 	uint64_t skip_until;         /* --gap drop: the stream may jump up to here, announced */
 	bool dirty;
+	bool disk_has_capture;       /* the meta file on disk describes at least one capture */
+	bool write_failed;           /* the last rewrite failed: retry after a second */
 	uint64_t written_ns;
 };
 
@@ -61,7 +66,7 @@ static const char *sigmf_datatype(enum zcs_sample_type t)
 
 static int sigmf_open(struct zcs_out *out, const char *arg, char *err, size_t errlen)
 {
-	struct sigmf_priv *p;
+	struct sigmf_priv *const p = out->priv;
 	char data_path[4200];
 	int fd;
 
@@ -75,10 +80,6 @@ static int sigmf_open(struct zcs_out *out, const char *arg, char *err, size_t er
 		snprintf(err, errlen, "%s: bad path", out->name);
 		return -EINVAL;
 	}
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	out->priv = p;
 	p->datatype = sigmf_datatype(out->type);
 	snprintf(p->meta_path, sizeof(p->meta_path), "%s.sigmf-meta", arg);
 	snprintf(p->tmp_path, sizeof(p->tmp_path), "%s.sigmf-meta.tmp", arg);
@@ -145,8 +146,11 @@ static void add_capture(struct sigmf_priv *p, uint64_t start, uint64_t global)
 	if (c && start < c->start)
 		return;
 	if (!c || start != c->start) {
-		if (!grow((void **)&p->caps, &p->capcap, p->ncaps, sizeof(*p->caps)))
+		if (!grow((void **)&p->caps, &p->capcap, p->ncaps, sizeof(*p->caps))) {
+			p->unrecorded++;
+			p->dirty = true;
 			return;
+		}
 		c = &p->caps[p->ncaps++];
 	}
 	c->start = start;
@@ -159,8 +163,11 @@ static void add_capture(struct sigmf_priv *p, uint64_t start, uint64_t global)
 static void add_note(struct sigmf_priv *p, uint64_t start, uint64_t count, uint64_t value,
 		     enum note_why why)
 {
-	if (!grow((void **)&p->notes, &p->notecap, p->nnotes, sizeof(*p->notes)))
+	if (!grow((void **)&p->notes, &p->notecap, p->nnotes, sizeof(*p->notes))) {
+		p->unrecorded++;
+		p->dirty = true;
 		return;
+	}
 	p->notes[p->nnotes++] = (struct sigmf_note){ start, count, value, why };
 	p->dirty = true;
 }
@@ -207,6 +214,10 @@ static int write_meta(struct sigmf_priv *p)
 		fprintf(f, "    \"core:hw\": \"zcs-send %.16s on %.32s, source %.16s\",\n",
 			p->meta.version, p->meta.sender, p->meta.source);
 no_hw:
+	if (p->unrecorded)
+		fprintf(f, "    \"core:description\": \"%llu captures and annotations (gaps, "
+			"retunes) past the first %u of each are not recorded here\",\n",
+			(unsigned long long)p->unrecorded, SIGMF_MAX_ENTRIES);
 	fprintf(f, "    \"core:recorder\": \"zcs-recv %s\"\n  },\n  \"captures\": [", ZCS_VERSION);
 	for (size_t i = 0; i < p->ncaps; i++) {
 		const struct sigmf_capture *c = &p->caps[i];
@@ -244,18 +255,23 @@ no_hw:
 		ret = -errno;
 	if (ret == 0) {
 		p->dirty = false;
+		p->disk_has_capture = p->ncaps > 0;
 		p->written_ns = zcs_mono_ns();
 	}
 	return ret;
 }
 
+/* Rewrites the meta file when it changed, at most once a second; but at once while the file on
+ * disk describes no capture yet, so a recording killed in its first second is usable too. */
 static void maybe_write_meta(struct zcs_out *out, struct sigmf_priv *p)
 {
 	int ret;
 
-	if (!p->dirty || zcs_mono_ns() - p->written_ns < ZCS_NS_PER_SEC)
+	if (!p->dirty || ((p->disk_has_capture || p->write_failed) &&
+			  zcs_mono_ns() - p->written_ns < ZCS_NS_PER_SEC))
 		return;
 	ret = write_meta(p);
+	p->write_failed = ret < 0;
 	if (ret < 0) {
 		zcs_out_log(out, "%s: %s", p->meta_path, strerror(-ret));
 		p->written_ns = zcs_mono_ns();   /* try again in a second, not in a loop */
@@ -293,10 +309,12 @@ static long sigmf_write(struct zcs_sink *s, const struct zcs_block *b)
 			p->pending = false;
 		}
 	}
+	/* the meta before the samples: a data file with samples always has a meta describing
+	 * them (up to a second behind), whenever the process dies */
+	maybe_write_meta(s->out, p);
 	n = zcs_out_write_block(s, b);
 	if (n >= 0)
 		p->file_pos += b->pairs;
-	maybe_write_meta(s->out, p);
 	return n;
 }
 
@@ -363,12 +381,11 @@ static void sigmf_close(struct zcs_out *out)
 		write_meta(p);
 	free(p->caps);
 	free(p->notes);
-	free(p);
-	out->priv = NULL;
 }
 
 const struct zcs_out_ops zcs_out_sigmf_ops = {
 	.prefix = "sigmf:",
+	.priv_size = sizeof(struct sigmf_priv),
 	.open = sigmf_open,
 	.idle = sigmf_idle,
 	.write = sigmf_write,

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -46,38 +45,38 @@ int zcs_out_tcp_listen(struct zcs_out *out, const char *arg, char *err, size_t e
 	return 0;
 }
 
-bool zcs_out_tcp_check(struct zcs_sink *s)
+bool zcs_out_tcp_check(struct zcs_sink *s, zcs_out_take_fn take)
 {
 	uint8_t buf[512];
-	ssize_t n;
 
 	if (atomic_load(&s->state) != ZCS_SINK_ATTACHED)
 		return false;
-	do
-		n = recv(s->fd, buf, sizeof(buf), MSG_DONTWAIT);
-	while (n > 0);
-	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
-		zcs_out_log(s->out, "client %s left", s->peer);
-		zcs_out_detach(s);
-		return false;
+	for (size_t got = 0; got < ZCS_OUT_TCP_READ_MAX;) {
+		const ssize_t n = recv(s->fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+			break;
+		if (n <= 0) {
+			zcs_out_log(s->out, "client %s left", s->peer);
+			zcs_out_detach(s);
+			return false;
+		}
+		if (take)
+			take(s, buf, (size_t)n);
+		got += (size_t)n;
 	}
 	return true;
 }
 
-static int tcp_open(struct zcs_out *out, const char *arg, char *err, size_t errlen)
-{
-	return zcs_out_tcp_listen(out, arg, err, errlen);
-}
-
 static void tcp_idle(struct zcs_sink *s)
 {
-	zcs_out_tcp_check(s);
+	zcs_out_tcp_check(s, NULL);
 }
 
 const struct zcs_out_ops zcs_out_tcp_ops = {
 	.prefix = "tcp:",
 	.server = true,
-	.open = tcp_open,
+	.open = zcs_out_tcp_listen,
 	.idle = tcp_idle,
 	.write = zcs_out_write_block,
 };
@@ -94,24 +93,14 @@ struct tcpc_priv {
 
 static int tcpc_open(struct zcs_out *out, const char *arg, char *err, size_t errlen)
 {
-	struct tcpc_priv *p;
-	struct zcs_addr a;
+	struct tcpc_priv *const p = out->priv;
 	int ret;
 
-	ret = zcs_net_parse_addr(&a, arg, 0, err, errlen);
+	p->pending = -1;     /* first: close runs after a failed open too */
+	ret = zcs_out_parse_hostport(out, arg, &p->addr, err, errlen);
 	if (ret < 0)
 		return ret;
-	if (zcs_net_port(&a) == 0 || !*arg || arg[0] == ':') {
-		snprintf(err, errlen, "%s: give HOST:PORT", out->name);
-		return -EINVAL;
-	}
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	p->addr = a;
-	p->pending = -1;
 	p->backoff_ms = BACKOFF_MIN_MS;
-	out->priv = p;
 	return 0;
 }
 
@@ -130,7 +119,7 @@ static void tcpc_idle(struct zcs_sink *s)
 	socklen_t sl = sizeof(soerr);
 
 	if (atomic_load(&s->state) == ZCS_SINK_ATTACHED) {
-		if (!zcs_out_tcp_check(s))
+		if (!zcs_out_tcp_check(s, NULL))
 			tcpc_retry_later(p);
 		return;
 	}
@@ -180,16 +169,15 @@ static long tcpc_write(struct zcs_sink *s, const struct zcs_block *b)
 
 static void tcpc_close(struct zcs_out *out)
 {
-	struct tcpc_priv *p = out->priv;
+	const struct tcpc_priv *p = out->priv;
 
 	if (p && p->pending >= 0)
 		close(p->pending);
-	free(p);
-	out->priv = NULL;
 }
 
 const struct zcs_out_ops zcs_out_tcpc_ops = {
 	.prefix = "tcp-connect:",
+	.priv_size = sizeof(struct tcpc_priv),
 	.open = tcpc_open,
 	.idle = tcpc_idle,
 	.write = tcpc_write,

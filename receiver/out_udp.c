@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -26,27 +25,17 @@ struct udp_priv {
 static int udp_open(struct zcs_out *out, const char *arg, char *err, size_t errlen)
 {
 	const struct zcs_net_tx_opts opt = { .ttl = 1 };
-	struct udp_priv *p;
+	struct udp_priv *const p = out->priv;
 	struct zcs_addr a;
 	int fd;
 
-	fd = zcs_net_parse_addr(&a, arg, 0, err, errlen);
+	fd = zcs_out_parse_hostport(out, arg, &a, err, errlen);
 	if (fd < 0)
 		return fd;
-	if (zcs_net_port(&a) == 0 || !*arg || arg[0] == ':') {
-		snprintf(err, errlen, "%s: give HOST:PORT", out->name);
-		return -EINVAL;
-	}
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return -ENOMEM;
 	fd = zcs_net_udp_sender(&a, &opt, err, errlen);
-	if (fd < 0) {
-		free(p);
+	if (fd < 0)
 		return fd;
-	}
 	p->max_payload = zcs_net_is_ipv6(&a) ? UDP_MAX_V6 : UDP_MAX_V4;
-	out->priv = p;
 	zcs_out_attach(&out->sinks[0], fd, true);
 	return 0;
 }
@@ -103,15 +92,9 @@ static long udp_write(struct zcs_sink *s, const struct zcs_block *b)
 	return (long)off;
 }
 
-static void udp_close(struct zcs_out *out)
-{
-	free(out->priv);
-	out->priv = NULL;
-}
-
 const struct zcs_out_ops zcs_out_udp_ops = {
 	.prefix = "udp:",
+	.priv_size = sizeof(struct udp_priv),
 	.open = udp_open,
 	.write = udp_write,
-	.close = udp_close,
 };

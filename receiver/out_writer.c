@@ -2,6 +2,7 @@
 /* The writer side of the outputs: each consumer's thread (wait, pop, write, detect departures),
  * the servers' accept threads, and the helpers the kinds use to attach, detach and write. */
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -47,7 +48,7 @@ void zcs_out_detach(struct zcs_sink *s)
 	while ((b = zcs_ring_pop(&s->q))) {
 		if (b->type == ZCS_BLOCK_DATA)
 			atomic_fetch_add(&out->unread, 1);
-		zcs_out_block_put(out->set, b);
+		zcs_out_pool_put(&out->set->pool, b);
 	}
 	if (s->fd >= 0)
 		close(s->fd);
@@ -55,9 +56,6 @@ void zcs_out_detach(struct zcs_sink *s)
 	atomic_fetch_sub(&out->consumers, 1);
 	atomic_store(&s->state, ZCS_SINK_FREE);
 }
-
-
-
 
 int zcs_out_write_all(struct zcs_sink *s, int fd, const void *buf, size_t len)
 {
@@ -183,8 +181,20 @@ void *zcs_out_sink_main(void *arg)
 			continue;
 		}
 		deliver(s, b);
-		zcs_out_block_put(out->set, b);
+		zcs_out_pool_put(&out->set->pool, b);
 		atomic_store(&s->busy, false);
+	}
+	return NULL;
+}
+
+/* A free sink claimed for a new client, or NULL when every one has a client. */
+static struct zcs_sink *claim_sink(struct zcs_out *out)
+{
+	for (size_t i = 0; i < out->nsinks; i++) {
+		int expect = ZCS_SINK_FREE;
+
+		if (atomic_compare_exchange_strong(&out->sinks[i].state, &expect, ZCS_SINK_CLAIMED))
+			return &out->sinks[i];
 	}
 	return NULL;
 }
@@ -192,40 +202,49 @@ void *zcs_out_sink_main(void *arg)
 void *zcs_out_accept_main(void *arg)
 {
 	struct zcs_out *out = arg;
+	bool accept_failing = false;
+	uint64_t refused = 0;
 
 	while (!zcs_out_stopping(out)) {
 		struct pollfd pfd = { .fd = out->listen_fd, .events = POLLIN };
-		struct sockaddr_storage ss;
-		socklen_t sl = sizeof(ss);
-		struct zcs_sink *s = NULL;
-		char peer[64];
+		struct zcs_addr a = { .len = sizeof(a.ss) };
+		struct zcs_sink *s;
 		int fd;
 
 		if (poll(&pfd, 1, ZCS_OUT_TICK_MS) <= 0)
 			continue;
-		fd = accept4(out->listen_fd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0)
+		fd = accept4(out->listen_fd, (struct sockaddr *)&a.ss, &a.len,
+			     SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			/* Out of descriptors or memory, the client stays queued and the socket stays
+			 * readable: wait a tick instead of spinning on it, and say so once. */
+			if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED) {
+				if (!accept_failing)
+					zcs_out_log(out, "cannot take a client: %s (retrying)",
+						    strerror(errno));
+				accept_failing = true;
+				poll(NULL, 0, ZCS_OUT_TICK_MS);
+			}
 			continue;
-		{
-			struct zcs_addr a = { .ss = ss, .len = sl };
-
-			zcs_net_addr_str(&a, peer, sizeof(peer));
 		}
-		for (size_t i = 0; i < out->nsinks && !s; i++) {
-			int expect = ZCS_SINK_FREE;
-
-			if (atomic_compare_exchange_strong(&out->sinks[i].state, &expect,
-							   ZCS_SINK_CLAIMED))
-				s = &out->sinks[i];
-		}
+		accept_failing = false;
+		s = claim_sink(out);
 		if (!s) {
-			zcs_out_log(out, "client %s refused: already %d clients", peer,
-				    ZCS_OUT_MAX_CLIENTS);
+			char peer[64];
+
+			/* the 1st, 2nd, 4th, 8th... refusal: a connection storm logs a few lines */
+			refused++;
+			if ((refused & (refused - 1)) == 0) {
+				zcs_net_addr_str(&a, peer, sizeof(peer));
+				zcs_out_log(out, "client %s refused: already %d clients (%" PRIu64
+					    " refused so far)", peer, ZCS_OUT_MAX_CLIENTS, refused);
+			}
 			close(fd);
 			continue;
 		}
 		s->fd = fd;
-		snprintf(s->peer, sizeof(s->peer), "%s", peer);
+		zcs_net_addr_str(&a, s->peer, sizeof(s->peer));
+		/* publishes fd and peer to the sink's thread */
 		atomic_store(&s->state, ZCS_SINK_PENDING);
 		zcs_out_wake(s);
 	}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The internal interface between the output framework (outputs.c: block pool, queues, writer
- * threads) and each output kind (out_*.c).  Not for the receive thread: it uses output.h. */
+/* The internal interface between the output framework (out_pool.c, out_feed.c, outputs.c,
+ * out_writer.c) and each output kind (out_*.c).  Not for the receive thread: it uses output.h. */
 #ifndef ZCS_OUTPUT_KINDS_H
 #define ZCS_OUTPUT_KINDS_H
 
@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "formats.h"
+#include "net.h"
 #include "output.h"
 #include "proto.h"
 #include "ring.h"
@@ -71,7 +72,7 @@ struct zcs_sink {
 	pthread_t thread;
 	bool thread_started;
 	char peer[64];           /* who the consumer is, for news */
-	void *kpriv;             /* per-consumer state of the kind */
+	void *kpriv;             /* per-consumer state of the kind (freed by the framework) */
 };
 
 struct zcs_out_ops;
@@ -80,9 +81,10 @@ struct zcs_out_ops;
 struct zcs_out {
 	struct zcs_outputs *set;
 	const struct zcs_out_ops *ops;
-	char name[64];
+	char name[64];           /* the spec, cut to fit news lines and statistics */
+	char *spec;              /* the whole spec: two outputs with the same one are refused */
 	enum zcs_sample_type type;
-	void *priv;              /* the kind's state */
+	void *priv;              /* the kind's state (freed by the framework) */
 	pthread_mutex_t mu;      /* sink attach/detach against the receive thread's queueing */
 	struct zcs_sink *sinks;
 	size_t nsinks;
@@ -99,6 +101,9 @@ struct zcs_out {
 struct zcs_out_ops {
 	const char *prefix;      /* "fifo:" ... ("-" is the file kind) */
 	bool server;             /* ZCS_OUT_MAX_CLIENTS sinks fed from listen_fd's clients */
+	/* Bytes of zeroed state the framework allocates before open: out->priv, each sink's
+	 * kpriv (0: none). */
+	size_t priv_size, sink_priv_size;
 	/* Parses arg (the spec after the prefix), opens files and sockets.  0 or -errno + err. */
 	int (*open)(struct zcs_out *out, const char *arg, char *err, size_t errlen);
 	/* Nothing to write: attach a consumer (fifo, tcp-connect) or look after one.  May be NULL. */
@@ -110,17 +115,63 @@ struct zcs_out_ops {
 	long (*write)(struct zcs_sink *s, const struct zcs_block *b);
 	/* A META, GAP or EOS block, in order with the data.  May be NULL. */
 	void (*event)(struct zcs_sink *s, const struct zcs_block *b);
-	/* At destroy, after the writer threads stopped: finish and free priv/kpriv.  May be NULL. */
+	/* At destroy after the threads stopped, or after a failed open (priv and kpriv may then be
+	 * NULL or half set up): finish, and free what priv and kpriv point to.  The framework
+	 * frees priv and kpriv themselves and closes the sinks' fds afterwards.  May be NULL. */
 	void (*close)(struct zcs_out *out);
 };
 
 extern const struct zcs_out_ops zcs_out_fifo_ops, zcs_out_tcp_ops, zcs_out_tcpc_ops,
 	zcs_out_udp_ops, zcs_out_file_ops, zcs_out_rtltcp_ops, zcs_out_sigmf_ops;
 
-/* --- between the framework's two files (outputs.c, out_writer.c) --- */
+/* --- the block pool (out_pool.c) --- */
 
-/* Drops one reference; the last returns the block to the pool. */
-void zcs_out_block_put(struct zcs_outputs *o, struct zcs_block *b);
+struct zcs_out_pool {
+	/* Sized at start so a block is always free (zcs_outputs_start); the free list is a LIFO
+	 * so the hot blocks stay resident and the untouched rest never costs RAM. */
+	struct zcs_block *blocks;
+	uint8_t *mem;
+	size_t nblocks;
+	pthread_mutex_t mu;          /* the free list, against writers returning blocks */
+	struct zcs_block *free_list;
+	struct zcs_block spare;      /* handed out only when the list is empty: filled, never queued */
+	uint64_t misses;             /* receive thread only: times the spare was handed out */
+};
+
+/* Allocates the spare block (the pool is empty until filled).  0 or -ENOMEM. */
+int zcs_out_pool_init(struct zcs_out_pool *p);
+/* Allocates nblocks blocks, all free.  0 or -ENOMEM (zcs_out_pool_free still cleans up). */
+int zcs_out_pool_fill(struct zcs_out_pool *p, size_t nblocks);
+/* Receive thread: a block with one reference, reset to type; the spare if none is free. */
+struct zcs_block *zcs_out_pool_get(struct zcs_out_pool *p, enum zcs_block_type type);
+/* True for the spare, which must never be queued. */
+bool zcs_out_pool_is_spare(const struct zcs_out_pool *p, const struct zcs_block *b);
+/* Any thread: drops one reference; the last returns the block to the free list. */
+void zcs_out_pool_put(struct zcs_out_pool *p, struct zcs_block *b);
+/* Frees everything: no block may be in use any more. */
+void zcs_out_pool_free(struct zcs_out_pool *p);
+
+/* --- the set, shared by the framework's files --- */
+
+#define ZCS_OUT_MAX 32           /* outputs in one set (zcs-recv allows 16) */
+
+struct zcs_outputs {
+	enum zcs_sample_type type;
+	struct zcs_out *outs[ZCS_OUT_MAX];
+	size_t n;
+	zcs_outputs_log_fn log_fn;
+	void *log_ctx;
+	atomic_bool stop;            /* destroy gave up waiting: writers and acceptors end */
+	bool started;
+	struct zcs_out_pool pool;
+	/* receive thread only (out_feed.c) */
+	struct zcs_block *cur;       /* the data block being filled */
+	bool defer_wakes;            /* see zcs_outputs_defer_wakes */
+	size_t unwoken;              /* blocks queued whose writer was not woken yet */
+};
+
+/* --- between the framework's files --- */
+
 /* Wakes the sink's writer thread. */
 void zcs_out_wake(struct zcs_sink *s);
 /* Thread bodies: a consumer's writer (arg: struct zcs_sink *), a server's accept loop (arg:
@@ -143,6 +194,9 @@ long zcs_out_write_block(struct zcs_sink *s, const struct zcs_block *b);
 bool zcs_out_stopping(const struct zcs_out *out);
 /* The latest metadata the output saw (any thread).  False when none yet. */
 bool zcs_out_last_meta(struct zcs_out *out, struct zcs_meta *m);
+/* "HOST:PORT" (both required) for the client kinds.  0 or -errno + err. */
+int zcs_out_parse_hostport(const struct zcs_out *out, const char *arg, struct zcs_addr *a,
+			   char *err, size_t errlen);
 /* One line of news, "NAME: ..." to the set's log callback. */
 void zcs_out_log(struct zcs_out *out, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -151,8 +205,14 @@ void zcs_out_log(struct zcs_out *out, const char *fmt, ...)
 
 /* "[ADDR:]PORT" -> out->listen_fd (127.0.0.1 when no address).  0 or -errno + err. */
 int zcs_out_tcp_listen(struct zcs_out *out, const char *arg, char *err, size_t errlen);
-/* Reads and discards what a client sent; detaches s when the client closed.  True if attached. */
-bool zcs_out_tcp_check(struct zcs_sink *s);
+/* Bytes of a client's input taken per check: a client that sends without pause cannot hold
+ * its writer away from the data (it is read at the writer's pace, and its sends block). */
+#define ZCS_OUT_TCP_READ_MAX (16 * 1024)
+/* What a client sent, for a kind that reads it (rtl_tcp's commands). */
+typedef void (*zcs_out_take_fn)(struct zcs_sink *s, const uint8_t *buf, size_t len);
+/* Reads what the client sent without waiting, up to ZCS_OUT_TCP_READ_MAX bytes, handing it to
+ * take (NULL: discarded); detaches s when the client closed.  True while s is attached. */
+bool zcs_out_tcp_check(struct zcs_sink *s, zcs_out_take_fn take);
 
 /* --- rtl_tcp pieces, exposed for the unit test (out_rtltcp.c) --- */
 

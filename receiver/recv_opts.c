@@ -3,6 +3,7 @@
  * suffixes, range); combinations are checked once all options are read. */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,21 +56,10 @@ const char *zcs_recv_usage(void)
 	return usage;
 }
 
+/* long options without a short letter */
 enum {
-	OPT_IFACE = 256,
-	OPT_SOURCE,
-	OPT_STREAM,
-	OPT_WINDOW,
-	OPT_GAP,
-	OPT_EXIT_ON_EOS,
-	OPT_JSON,
-	OPT_RCVBUF,
-	OPT_MAX_DGRAM,
-	OPT_BATCH,
-	OPT_INTERVAL,
-	OPT_HOLD,
-	OPT_EOS_TIMEOUT,
-	OPT_NO_GRO,
+	OPT_IFACE = 256, OPT_SOURCE, OPT_STREAM, OPT_WINDOW, OPT_GAP, OPT_EXIT_ON_EOS, OPT_JSON,
+	OPT_RCVBUF, OPT_MAX_DGRAM, OPT_BATCH, OPT_INTERVAL, OPT_HOLD, OPT_EOS_TIMEOUT, OPT_NO_GRO,
 };
 
 static const struct option long_opts[] = {
@@ -96,13 +86,7 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int bad(char *err, size_t errlen, const char *flag, const char *val, const char *why)
-{
-	snprintf(err, errlen, "%s '%s': %s", flag, val, why);
-	return -EINVAL;
-}
-
-/* The option as the user spelled it, for messages. */
+/* The option as --help spells it, for messages: "-n/--count", "--window". */
 static const char *flag_name(int c, char *buf, size_t len)
 {
 	for (const struct option *l = long_opts; l->name; l++) {
@@ -118,21 +102,128 @@ static const char *flag_name(int c, char *buf, size_t len)
 	return buf;
 }
 
-static int number(int c, const char *arg, uint64_t min, uint64_t max, uint64_t *out, char *err,
-		  size_t errlen)
+/* A whole number for option c in min..max, suffixes k, M, G allowed; the message names the
+ * option, the value, its unit and the range. */
+static int number(int c, const char *arg, uint64_t min, uint64_t max, const char *unit,
+		  uint64_t *out, char *err, size_t errlen)
 {
-	char f[48], why[64];
+	char f[48], hint[96];
 
-	if (zcs_cli_parse_u64(arg, min, max, out) == 0)
+	if (max == UINT64_MAX)   /* no useful upper bound to tell */
+		snprintf(hint, sizeof(hint), "%s, at least %" PRIu64, unit, min);
+	else
+		snprintf(hint, sizeof(hint), "%s, %" PRIu64 "..%" PRIu64, unit, min, max);
+	return zcs_cli_opt_u64(flag_name(c, f, sizeof(f)), arg, min, max, hint, out, err, errlen);
+}
+
+/* A 32-bit stream id as the statistics print it (0x...) or in decimal. */
+static int stream_id(const char *arg, struct zcs_rx_opts *rx, char *err, size_t errlen)
+{
+	unsigned long long id;
+	char *end;
+
+	errno = 0;
+	id = strtoull(arg, &end, 0);
+	if (errno || end == arg || *end || id > UINT32_MAX || arg[0] == '-')
+		return zcs_cli_fail(err, errlen,
+				    "--stream '%s': expected a 32-bit stream id (0x... or decimal)", arg);
+	rx->have_stream = true;
+	rx->stream_id = (uint32_t)id;
+	return 0;
+}
+
+/* One option; the numbers' ranges are the documented ones (docs/receiver.md). */
+static int parse_one(struct zcs_recv_opts *o, int c, const char *arg, bool *eos_timeout_given,
+		     char *err, size_t errlen)
+{
+	uint64_t v;
+	int ret;
+
+	switch (c) {
+	case 'o':
+		if (o->noutputs == ZCS_RECV_MAX_OUTPUTS)
+			return zcs_cli_fail(err, errlen, "-o/--output '%s': too many outputs (at most %d)",
+					    arg, ZCS_RECV_MAX_OUTPUTS);
+		if (!*arg)
+			return zcs_cli_fail(err, errlen, "-o/--output '': empty output");
+		o->outputs[o->noutputs++] = arg;
 		return 0;
-	snprintf(why, sizeof(why), "expected a whole number in %llu..%llu", (unsigned long long)min,
-		 (unsigned long long)max);
-	return bad(err, errlen, flag_name(c, f, sizeof(f)), arg, why);
+	case 'F':
+		ret = zcs_sample_from_name(arg);
+		if (ret < 0)
+			return zcs_cli_fail(err, errlen, "-F/--out-format '%s': expected cs8, cu8, cs16, "
+					    "cf32 or native", arg);
+		o->rx.type = (enum zcs_sample_type)ret;
+		return 0;
+	case OPT_IFACE:
+	case OPT_SOURCE:
+		if (!*arg)
+			return zcs_cli_fail(err, errlen, "%s '': empty %s", c == OPT_IFACE ? "--iface" :
+					    "--source", c == OPT_IFACE ? "interface name" : "address");
+		*(c == OPT_IFACE ? &o->rx.iface : &o->rx.source) = arg;
+		return 0;
+	case OPT_STREAM:
+		return stream_id(arg, &o->rx, err, errlen);
+	case OPT_WINDOW:
+		/* the reorder history must reach twice as far as the window, and then some */
+		v = o->rx.window;
+		ret = number(c, arg, 1, ZCS_REORDER_HISTORY / 4, "datagrams", &v, err, errlen);
+		o->rx.window = (size_t)v;
+		return ret;
+	case OPT_GAP:
+		if (strcmp(arg, "zero") != 0 && strcmp(arg, "drop") != 0)
+			return zcs_cli_fail(err, errlen, "--gap '%s': expected zero or drop", arg);
+		o->rx.gap_drop = strcmp(arg, "drop") == 0;
+		return 0;
+	case 'n':
+		return number(c, arg, 1, UINT64_MAX, "samples", &o->rx.count, err, errlen);
+	case OPT_EXIT_ON_EOS:
+		o->rx.exit_on_eos = true;
+		return 0;
+	case OPT_JSON:
+		o->json = true;
+		return 0;
+	case OPT_RCVBUF:
+		v = (uint64_t)o->rx.rcvbuf;
+		ret = number(c, arg, 4096, INT32_MAX, "bytes", &v, err, errlen);
+		o->rx.rcvbuf = (int)v;
+		return ret;
+	case OPT_MAX_DGRAM:
+		v = o->rx.max_dgram;
+		ret = number(c, arg, ZCS_PROTO_META_SIZE, 65536, "bytes", &v, err, errlen);
+		o->rx.max_dgram = (size_t)v;
+		return ret;
+	case OPT_BATCH:
+		v = o->rx.batch;
+		ret = number(c, arg, 1, 1024, "datagrams", &v, err, errlen);
+		o->rx.batch = (size_t)v;
+		return ret;
+	case OPT_NO_GRO:
+		o->rx.no_gro = true;
+		return 0;
+	case OPT_INTERVAL:
+		return zcs_cli_opt_double("--interval", arg, 0, 3600, "seconds, 0..3600",
+					  &o->interval, err, errlen);
+	case OPT_EOS_TIMEOUT:
+		*eos_timeout_given = true;
+		return zcs_cli_opt_double("--eos-timeout", arg, 0, 86400,
+					  "seconds, 0..86400; 0: never", &o->eos_timeout, err, errlen);
+	case OPT_HOLD:
+		return number(c, arg, 1, 3600000, "milliseconds", &o->rx.hold_ms, err, errlen);
+	case 'q':
+		o->quiet = true;
+		return 0;
+	case 'h':
+		return ZCS_RECV_HELP;
+	case 'V':
+		return ZCS_RECV_VERSION;
+	default:
+		return zcs_cli_fail(err, errlen, "internal: option %d", c);
+	}
 }
 
 int zcs_recv_parse_opts(int argc, char **argv, struct zcs_recv_opts *o, char *err, size_t errlen)
 {
-	uint64_t v;
 	bool eos_timeout_given = false;
 	int c, ret;
 
@@ -147,152 +238,28 @@ int zcs_recv_parse_opts(int argc, char **argv, struct zcs_recv_opts *o, char *er
 	opterr = 0; /* our own messages, naming the flag */
 
 	while ((c = getopt_long(argc, argv, ":o:F:n:qhV", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (o->noutputs == ZCS_RECV_MAX_OUTPUTS)
-				return bad(err, errlen, "-o/--output", optarg, "too many outputs (at most 16)");
-			if (!*optarg)
-				return bad(err, errlen, "-o/--output", optarg, "empty output");
-			o->outputs[o->noutputs++] = optarg;
-			break;
-		case 'F':
-			ret = zcs_sample_from_name(optarg);
-			if (ret < 0)
-				return bad(err, errlen, "-F/--out-format", optarg,
-					   "expected cs8, cu8, cs16, cf32 or native");
-			o->rx.type = (enum zcs_sample_type)ret;
-			break;
-		case OPT_IFACE:
-			if (!*optarg)
-				return bad(err, errlen, "--iface", optarg, "empty interface name");
-			o->rx.iface = optarg;
-			break;
-		case OPT_SOURCE:
-			if (!*optarg)
-				return bad(err, errlen, "--source", optarg, "empty address");
-			o->rx.source = optarg;
-			break;
-		case OPT_STREAM: {
-			char *end;
-			unsigned long long id;
+		char f[48];
 
-			errno = 0;
-			id = strtoull(optarg, &end, 0);
-			if (errno || end == optarg || *end || id > UINT32_MAX || optarg[0] == '-')
-				return bad(err, errlen, "--stream", optarg,
-					   "expected a 32-bit stream id (0x... or decimal)");
-			o->rx.have_stream = true;
-			o->rx.stream_id = (uint32_t)id;
-			break;
-		}
-		case OPT_WINDOW:
-			/* the reorder history must reach twice as far as the window */
-			ret = number(c, optarg, 1, ZCS_REORDER_HISTORY / 4, &v, err, errlen);
-			if (ret < 0)
-				return ret;
-			o->rx.window = (size_t)v;
-			break;
-		case OPT_GAP:
-			if (strcmp(optarg, "zero") == 0)
-				o->rx.gap_drop = false;
-			else if (strcmp(optarg, "drop") == 0)
-				o->rx.gap_drop = true;
-			else
-				return bad(err, errlen, "--gap", optarg, "expected zero or drop");
-			break;
-		case 'n':
-			ret = number(c, optarg, 1, UINT64_MAX, &v, err, errlen);
-			if (ret < 0)
-				return ret;
-			o->rx.count = v;
-			break;
-		case OPT_EXIT_ON_EOS:
-			o->rx.exit_on_eos = true;
-			break;
-		case OPT_JSON:
-			o->json = true;
-			break;
-		case OPT_RCVBUF:
-			ret = number(c, optarg, 4096, INT32_MAX, &v, err, errlen);
-			if (ret < 0)
-				return ret;
-			o->rx.rcvbuf = (int)v;
-			break;
-		case OPT_MAX_DGRAM:
-			ret = number(c, optarg, ZCS_PROTO_META_SIZE, 65536, &v, err, errlen);
-			if (ret < 0)
-				return ret;
-			o->rx.max_dgram = (size_t)v;
-			break;
-		case OPT_BATCH:
-			ret = number(c, optarg, 1, 1024, &v, err, errlen);
-			if (ret < 0)
-				return ret;
-			o->rx.batch = (size_t)v;
-			break;
-		case OPT_NO_GRO:
-			o->rx.no_gro = true;
-			break;
-		case OPT_INTERVAL: {
-			double d;
-
-			if (zcs_cli_parse_double(optarg, 0, 3600, &d) < 0)
-				return bad(err, errlen, "--interval", optarg, "expected seconds in 0..3600");
-			o->interval = d;
-			break;
-		}
-		case OPT_EOS_TIMEOUT: {
-			double d;
-
-			if (zcs_cli_parse_double(optarg, 0, 86400, &d) < 0)
-				return bad(err, errlen, "--eos-timeout", optarg,
-					   "expected seconds in 0..86400 (0: never)");
-			o->eos_timeout = d;
-			eos_timeout_given = true;
-			break;
-		}
-		case OPT_HOLD:
-			ret = number(c, optarg, 1, 3600000, &v, err, errlen);
-			if (ret < 0)
-				return ret;
-			o->rx.hold_ms = v;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'h':
-			return ZCS_RECV_HELP;
-		case 'V':
-			return ZCS_RECV_VERSION;
-		case ':': {
-			char f[48];
-
-			snprintf(err, errlen, "%s needs a value",
-				 optopt ? flag_name(optopt, f, sizeof(f)) : argv[optind - 1]);
-			return -EINVAL;
-		}
-		default:
+		if (c == ':')
+			return zcs_cli_fail(err, errlen, "%s needs a value (see --help)",
+					    optopt ? flag_name(optopt, f, sizeof(f)) : argv[optind - 1]);
+		if (c == '?') {
 			if (optopt && optopt < 256)
-				snprintf(err, errlen, "unknown option '-%c'", optopt);
-			else
-				snprintf(err, errlen, "unknown option '%s'", argv[optind - 1]);
-			return -EINVAL;
+				return zcs_cli_fail(err, errlen, "unknown option '-%c' (see --help)",
+						    optopt);
+			return zcs_cli_fail(err, errlen, "unknown option '%s' (see --help)",
+					    argv[optind - 1]);
 		}
+		ret = parse_one(o, c, optarg, &eos_timeout_given, err, errlen);
+		if (ret != 0)
+			return ret;
 	}
 	if (optind < argc)
 		o->rx.listen = argv[optind++];
-	if (optind < argc) {
-		snprintf(err, errlen, "unexpected argument '%s' (only one address to listen on)",
-			 argv[optind]);
-		return -EINVAL;
-	}
-	if (eos_timeout_given && !o->rx.exit_on_eos) {
-		snprintf(err, errlen, "--eos-timeout applies with --exit-on-eos only");
-		return -EINVAL;
-	}
-	if (o->rx.window && o->rx.window * 2 > ZCS_REORDER_HISTORY) {
-		snprintf(err, errlen, "--window too large");
-		return -EINVAL;
-	}
+	if (optind < argc)
+		return zcs_cli_fail(err, errlen, "unexpected argument '%s' (only one address to "
+				    "listen on)", argv[optind]);
+	if (eos_timeout_given && !o->rx.exit_on_eos)
+		return zcs_cli_fail(err, errlen, "--eos-timeout applies with --exit-on-eos only");
 	return ZCS_RECV_RUN;
 }

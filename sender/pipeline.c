@@ -120,6 +120,9 @@ int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_con
 				errlen);
 	if (ret < 0)
 		goto fail;
+	if (path != cfg->path) /* not "(as asked)": the user asked for auto */
+		snprintf(log, loglen, "send path: %s (--zstd: compressed datagrams differ in size, "
+			 "so one per send)", zcs_path_name(path));
 	p->pub.samples_per_dgram = p->spd;
 	p->pub.dgrams_per_train = dgrams;
 	p->pub.send_path = p->sp.kind;

@@ -17,6 +17,9 @@
  * block itself), so the send thread sends them in one batch and the two threads do not switch
  * for every train when they share a CPU. */
 #define WAKE_EVERY 4
+/* Longest pacing sleep between two looks at the stop flag (zcs-send's watch loop ticks at 100 ms
+ * too, so a stop is noticed within about two ticks). */
+#define PACE_SLICE_NS (100 * 1000000ULL)
 
 struct src_state {
 	struct zcs_pipeline *p;
@@ -85,7 +88,7 @@ static int next_block(struct src_state *s)
 		}
 		s->avail = (size_t)n;
 		s->events |= ev;
-		if (ev & ZCS_SRC_RETUNED)
+		if ((ev & ZCS_SRC_RETUNED) && src->ops->poll_info)
 			src->ops->poll_info(src, &s->info);
 	}
 	return 0;
@@ -190,15 +193,25 @@ static int fill_train(struct src_state *s, struct zcs_train *t)
 	return ret;
 }
 
-/* Sleeps until the train's last sample is due: absolute times, so errors never accumulate. */
-static void pace(const struct zcs_pipeline *p, uint64_t t0, uint64_t samples_end)
+/* Sleeps until the train's last sample is due: absolute times, so errors never accumulate.  The
+ * sleep is cut into slices that look at the stop flag: at a low rate one datagram spans minutes
+ * (480 p12 samples at -r 1), and a stop must not wait for it; the train then goes out early. */
+static void pace(struct zcs_pipeline *p, uint64_t t0, uint64_t samples_end)
 {
 	const uint64_t r = p->cfg.pace_rate;
+	uint64_t due;
 
 	if (!r)
 		return;
-	zcs_sleep_until_ns(t0 + samples_end / r * ZCS_NS_PER_SEC +
-			   samples_end % r * ZCS_NS_PER_SEC / r);
+	/* no overflow: samples_end / r is seconds of stream, centuries away from 2^64 ns */
+	due = t0 + samples_end / r * ZCS_NS_PER_SEC + samples_end % r * ZCS_NS_PER_SEC / r;
+	while (!atomic_load(&p->stop)) {
+		const uint64_t now = zcs_mono_ns();
+
+		if (now >= due)
+			return;
+		zcs_sleep_until_ns(due - now > PACE_SLICE_NS ? now + PACE_SLICE_NS : due);
+	}
 }
 
 static struct zcs_train *get_free(struct src_state *s)
@@ -257,7 +270,9 @@ void *zcs_pipeline_source_main(void *arg)
 		/* a paced train is due now: no waiting for company */
 		if (++s.unrung >= WAKE_EVERY || p->cfg.pace_rate)
 			ring_full(&s);
-		if (ret < 0)
+		/* a stop ends the stream after this train, not after the rest of the source's block
+		 * (up to 1M pairs of a radio's), which pace() would no longer space out */
+		if (ret < 0 || atomic_load(&p->stop))
 			break;
 	}
 	/* a spare slot goes back through the send thread's ring of full trains would be wrong; it is

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* Parsing and checking zcs-send's options: every number through zcs_cli_parse_*, every option
- * that does not apply to the chosen source or destination refused by name. */
+/* Parsing and checking zcs-send's options: every number through common/cli.h's parsers, every
+ * option that does not apply to the chosen source or destination refused by name.  The --help
+ * text is send_usage.c. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +25,11 @@ enum {
 	OPT_FILE_TYPE, OPT_LOOP, OPT_MTU, OPT_TTL, OPT_IFACE, OPT_MCAST_LOOP, OPT_ZSTD,
 	OPT_SEND_PATH, OPT_CPUS, OPT_JSON, OPT_UNPACED,
 };
+
+/* --mtu's range in its message, from the protocol's own minimum */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define MTU_RANGE STR(ZCS_PROTO_MIN_MTU) "..65535"
 
 /* Options given, to check combinations once everything is read. */
 #define G_RATE (1u << 0)
@@ -68,22 +73,6 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-static const char *range_word(int ret)
-{
-	return ret == -ERANGE ? "out of range" : "not a number";
-}
-
 /* "SRC,SEND": each a CPU number or "-" (leave unpinned); "none" for both. */
 static int parse_cpus(struct zcs_send_opts *o, const char *s, char *err, size_t errlen)
 {
@@ -96,7 +85,9 @@ static int parse_cpus(struct zcs_send_opts *o, const char *s, char *err, size_t 
 		return 0;
 	}
 	if (!comma || (size_t)(comma - s) >= sizeof(a) || strlen(comma + 1) >= sizeof(b))
-		return fail(err, errlen, "--cpus '%s': expected SRC,SEND (e.g. 0,1; '-' leaves one unpinned)", s);
+		return zcs_cli_fail(err, errlen,
+				    "--cpus '%s': expected SRC,SEND (e.g. 0,1; '-' leaves one "
+				    "unpinned)", s);
 	memcpy(a, s, (size_t)(comma - s));
 	a[comma - s] = '\0';
 	strcpy(b, comma + 1);
@@ -105,13 +96,13 @@ static int parse_cpus(struct zcs_send_opts *o, const char *s, char *err, size_t 
 	else if (zcs_cli_parse_u64(a, 0, CPU_SETSIZE - 1, &v) == 0)
 		o->cpu_src = (int)v;
 	else
-		return fail(err, errlen, "--cpus '%s': bad source CPU '%s'", s, a);
+		return zcs_cli_fail(err, errlen, "--cpus '%s': bad source CPU '%s'", s, a);
 	if (strcmp(b, "-") == 0)
 		o->cpu_send = -1;
 	else if (zcs_cli_parse_u64(b, 0, CPU_SETSIZE - 1, &v) == 0)
 		o->cpu_send = (int)v;
 	else
-		return fail(err, errlen, "--cpus '%s': bad send CPU '%s'", s, b);
+		return zcs_cli_fail(err, errlen, "--cpus '%s': bad send CPU '%s'", s, b);
 	return 0;
 }
 
@@ -126,7 +117,8 @@ static int parse_source(struct zcs_send_opts *o, const char *s, char *err, size_
 		o->src.kind = "file";
 		o->src.path = s + 5;
 	} else {
-		return fail(err, errlen, "--source '%s': expected iio, tone, noise, file:PATH or -", s);
+		return zcs_cli_fail(err, errlen,
+				    "--source '%s': expected iio, tone, noise, file:PATH or -", s);
 	}
 	return 0;
 }
@@ -149,7 +141,8 @@ static int parse_gain(struct zcs_send_opts *o, const char *s, char *err, size_t 
 	/* the AD9361's manual range is about -3..71 dB; the device refuses what it cannot do */
 	ret = zcs_cli_parse_double(s, -20.0, 100.0, &db);
 	if (ret < 0)
-		return fail(err, errlen, "--gain '%s': expected dB (-20..100), slow, fast or hybrid", s);
+		return zcs_cli_fail(err, errlen,
+				    "--gain '%s': expected dB (-20..100), slow, fast or hybrid", s);
 	o->src.gain_set = true;
 	o->src.gain_mdb = (int32_t)lround(db * 1000.0);
 	o->src.gain_mode = ZCS_GAIN_MANUAL;
@@ -163,7 +156,7 @@ static int parse_dest(struct zcs_send_opts *o, char *err, size_t errlen)
 	bool any = false;
 
 	if (zcs_net_parse_addr(&o->addr, o->dest, ZCS_DEFAULT_PORT, why, sizeof(why)) < 0)
-		return fail(err, errlen, "destination '%s': %s", o->dest, why);
+		return zcs_cli_fail(err, errlen, "destination '%s': %s", o->dest, why);
 	if (ss->ss_family == AF_INET) {
 		struct sockaddr_in sin;
 
@@ -176,9 +169,11 @@ static int parse_dest(struct zcs_send_opts *o, char *err, size_t errlen)
 		any = IN6_IS_ADDR_UNSPECIFIED(&sin6.sin6_addr);
 	}
 	if (any)
-		return fail(err, errlen, "destination '%s': needs a host or group to send to", o->dest);
+		return zcs_cli_fail(err, errlen,
+				    "destination '%s': needs a host or group to send to", o->dest);
 	if (zcs_net_port(&o->addr) == 0)
-		return fail(err, errlen, "destination '%s': port 0 cannot be sent to", o->dest);
+		return zcs_cli_fail(err, errlen,
+				    "destination '%s': port 0 cannot be sent to", o->dest);
 	return 0;
 }
 
@@ -197,10 +192,12 @@ static int sigmf_defaults(struct zcs_send_opts *o, unsigned given, char *err, si
 	if (ret == -ENOENT && !need_type)
 		return 0; /* a bare data file with its type given: paced at the default rate */
 	if (ret < 0)
-		return fail(err, errlen, "-s file:%s: %s (or give --file-type%s)", o->src.path, why,
+		return zcs_cli_fail(err, errlen,
+				    "-s file:%s: %s (or give --file-type%s)", o->src.path, why,
 			    want_rate ? " and -r" : "");
 	if (need_type && si.type < 0)
-		return fail(err, errlen, "-s file:%s: %s: core:datatype %s%s%s cannot be replayed "
+		return zcs_cli_fail(err, errlen,
+				    "-s file:%s: %s: core:datatype %s%s%s cannot be replayed "
 			    "(ci16_le, cf32_le, ci8 and cu8 can), or give --file-type", o->src.path,
 			    si.meta_path, si.datatype[0] ? "\"" : "", si.datatype[0] ? si.datatype : "missing",
 			    si.datatype[0] ? "\"" : "");
@@ -221,19 +218,29 @@ static int check_combinations(struct zcs_send_opts *o, unsigned given, char *err
 	size_t payload;
 
 	if (iio && !ZCS_HAVE_IIO)
-		return fail(err, errlen, "--source iio: this build has no libiio (use -s tone, noise, file:PATH or -)");
+		return zcs_cli_fail(err, errlen,
+				    "--source iio: this build has no libiio (use -s tone, noise, "
+				    "file:PATH or -)");
 	if (!iio && (given & G_RADIO))
-		return fail(err, errlen, "--freq, --gain, --bw, --channel and --uri apply to -s iio only (source is %s)", kind);
+		return zcs_cli_fail(err, errlen,
+				    "--freq, --gain, --bw, --channel and --uri apply to -s iio "
+				    "only (source is %s)", kind);
 	if (!synth && (given & (G_TONE | G_SYNTH | G_NOISE)))
-		return fail(err, errlen, "--tone, --amplitude, --noise and --seed apply to -s tone or noise only (source is %s)", kind);
+		return zcs_cli_fail(err, errlen,
+				    "--tone, --amplitude, --noise and --seed apply to -s tone or "
+				    "noise only (source is %s)", kind);
 	if (strcmp(kind, "noise") == 0 && (given & (G_TONE | G_NOISE)))
-		return fail(err, errlen, "--tone and --noise apply to -s tone (-s noise is noise alone)");
+		return zcs_cli_fail(err, errlen,
+				    "--tone and --noise apply to -s tone (-s noise is noise alone)");
 	if (!file && (given & (G_FILE | G_LOOP)))
-		return fail(err, errlen, "--file-type and --loop apply to file:PATH and - only (source is %s)", kind);
+		return zcs_cli_fail(err, errlen,
+				    "--file-type and --loop apply to file:PATH and - only (source "
+				    "is %s)", kind);
 	if (strcmp(kind, "stdin") == 0 && (given & G_LOOP))
-		return fail(err, errlen, "--loop: standard input cannot be rewound");
+		return zcs_cli_fail(err, errlen, "--loop: standard input cannot be rewound");
 	if (iio && o->unpaced)
-		return fail(err, errlen, "-r max and --unpaced: the radio sets the pace of -s iio");
+		return zcs_cli_fail(err, errlen,
+				    "-r max and --unpaced: the radio sets the pace of -s iio");
 	if (strcmp(kind, "file") == 0 && sigmf_defaults(o, given, err, errlen) < 0)
 		return -EINVAL;
 	if (!iio && o->src.rate == 0)
@@ -241,20 +248,28 @@ static int check_combinations(struct zcs_send_opts *o, unsigned given, char *err
 	if (synth && !(given & G_TONE))
 		o->src.tone_hz = (double)o->src.rate / 10.0;
 	if (synth && fabs(o->src.tone_hz) > (double)o->src.rate / 2.0)
-		return fail(err, errlen, "--tone %g: beyond the Nyquist limit of +-%g Hz at rate %llu",
+		return zcs_cli_fail(err, errlen,
+				    "--tone %g: beyond the Nyquist limit of +-%g Hz at rate %llu",
 			    o->src.tone_hz, (double)o->src.rate / 2.0, (unsigned long long)o->src.rate);
 	if (o->zstd_level && o->path != ZCS_PATH_AUTO && o->path != ZCS_PATH_PLAIN)
-		return fail(err, errlen, "--zstd with --send-path %s: compressed datagrams differ in size, "
+		return zcs_cli_fail(err, errlen,
+				    "--zstd with --send-path %s: compressed datagrams differ in "
+				    "size, "
 			    "so they go one per send (--send-path plain or auto)", zcs_path_name(o->path));
 	if (!o->dest)
-		return fail(err, errlen, "missing destination (HOST[:PORT], [IPV6][:PORT] or a multicast group)");
+		return zcs_cli_fail(err, errlen,
+				    "missing destination (HOST[:PORT], [IPV6][:PORT] or a "
+				    "multicast group)");
 	if (parse_dest(o, err, errlen) < 0)
 		return -EINVAL;
 	if ((given & G_MCAST) && !zcs_net_is_multicast(&o->addr))
-		return fail(err, errlen, "--ttl and --mcast-loop apply to multicast destinations only ('%s' is not one)", o->dest);
+		return zcs_cli_fail(err, errlen,
+				    "--ttl and --mcast-loop apply to multicast destinations only "
+				    "('%s' is not one)", o->dest);
 	payload = zcs_proto_udp_payload(o->mtu, zcs_net_is_ipv6(&o->addr));
 	if (zcs_proto_max_samples(o->format, payload) == 0)
-		return fail(err, errlen, "--mtu %zu: too small for one %s sample over %s", o->mtu,
+		return zcs_cli_fail(err, errlen,
+				    "--mtu %zu: too small for one %s sample over %s", o->mtu,
 			    zcs_wire_name(o->format), zcs_net_is_ipv6(&o->addr) ? "IPv6" : "IPv4");
 	if (!o->cpus_given) {
 		o->cpu_src = -1;
@@ -284,14 +299,14 @@ static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *
 		     char *err, size_t errlen)
 {
 	uint64_t v;
-	double d;
 	int ret;
 
 	switch (c) {
 	case 'f':
 		o->format = zcs_wire_from_name(arg);
 		if (o->format < 0)
-			return fail(err, errlen, "--format '%s': expected i8, p12 or i16", arg);
+			return zcs_cli_fail(err, errlen,
+					    "--format '%s': expected i8, p12 or i16", arg);
 		return 0;
 	case 's':
 		return parse_source(o, arg, err, errlen);
@@ -306,30 +321,23 @@ static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *
 			return 0;
 		}
 		/* the AD9361 runs 0.52..61.44 MS/s; files and synthetic sources may go lower */
-		ret = zcs_cli_parse_u64(arg, 1, 1000000000, &o->src.rate);
-		if (ret < 0)
-			return fail(err, errlen, "--rate '%s': %s (samples per second, 1..1G, or max)", arg, range_word(ret));
-		return 0;
+		return zcs_cli_opt_u64("--rate", arg, 1, 1000000000, "samples per second, 1..1G, or max",
+				       &o->src.rate, err, errlen);
 	case 'n':
-		ret = zcs_cli_parse_u64(arg, 1, UINT64_MAX / 2, &o->count);
-		if (ret < 0)
-			return fail(err, errlen, "--count '%s': %s (samples, >= 1)", arg, range_word(ret));
-		return 0;
+		/* sample indexes are 64-bit: half their range is centuries of any stream */
+		return zcs_cli_opt_u64("--count", arg, 1, UINT64_MAX / 2, "samples, 1..2^63-1",
+				       &o->count, err, errlen);
 	case OPT_FREQ:
 		*given |= G_RADIO;
-		ret = zcs_cli_parse_u64(arg, 1, 100000000000ULL, &o->src.freq);
-		if (ret < 0)
-			return fail(err, errlen, "--freq '%s': %s (Hz, e.g. 915M)", arg, range_word(ret));
-		return 0;
+		return zcs_cli_opt_u64("--freq", arg, 1, 100000000000ULL, "Hz, e.g. 915M", &o->src.freq,
+				       err, errlen);
 	case OPT_GAIN:
 		*given |= G_RADIO;
 		return parse_gain(o, arg, err, errlen);
 	case OPT_BW:
 		*given |= G_RADIO;
-		ret = zcs_cli_parse_u64(arg, 1, 1000000000, &o->src.bw);
-		if (ret < 0)
-			return fail(err, errlen, "--bw '%s': %s (Hz, e.g. 20M)", arg, range_word(ret));
-		return 0;
+		return zcs_cli_opt_u64("--bw", arg, 1, 1000000000, "Hz, e.g. 20M", &o->src.bw, err,
+				       errlen);
 	case OPT_CHANNEL:
 		*given |= G_RADIO;
 		if (strcmp(arg, "rx1") == 0)
@@ -337,40 +345,31 @@ static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *
 		else if (strcmp(arg, "rx2") == 0)
 			o->src.channel = 1;
 		else
-			return fail(err, errlen, "--channel '%s': expected rx1 or rx2", arg);
+			return zcs_cli_fail(err, errlen,
+					    "--channel '%s': expected rx1 or rx2", arg);
 		return 0;
 	case OPT_TONE:
 		*given |= G_TONE;
-		ret = zcs_cli_parse_double(arg, -1e9, 1e9, &o->src.tone_hz);
-		if (ret < 0 && arg[0] == '-') {
-			/* negative tones are legal; the parser may take only magnitudes */
-			ret = zcs_cli_parse_double(arg + 1, 0, 1e9, &d);
-			o->src.tone_hz = -d;
-		}
-		if (ret < 0)
-			return fail(err, errlen, "--tone '%s': %s (Hz, may be negative)", arg, range_word(ret));
-		return 0;
+		return zcs_cli_opt_double("--tone", arg, -1e9, 1e9, "Hz, may be negative",
+					  &o->src.tone_hz, err, errlen);
 	case OPT_AMPLITUDE:
 		*given |= G_SYNTH;
-		ret = zcs_cli_parse_double(arg, 0.0, 1.0, &o->src.amplitude);
-		if (ret < 0)
-			return fail(err, errlen, "--amplitude '%s': %s (0..1 of full scale)", arg, range_word(ret));
-		return 0;
+		return zcs_cli_opt_double("--amplitude", arg, 0.0, 1.0, "0..1 of full scale",
+					  &o->src.amplitude, err, errlen);
 	case OPT_NOISE:
 		*given |= G_NOISE;
 		o->src.noise = true;
 		return 0;
 	case OPT_SEED:
 		*given |= G_SYNTH;
-		ret = zcs_cli_parse_u64(arg, 0, UINT64_MAX, &o->src.seed);
-		if (ret < 0)
-			return fail(err, errlen, "--seed '%s': %s", arg, range_word(ret));
-		return 0;
+		return zcs_cli_opt_u64("--seed", arg, 0, UINT64_MAX, NULL, &o->src.seed, err, errlen);
 	case OPT_FILE_TYPE:
 		*given |= G_FILE;
 		ret = zcs_import_from_name(arg);
 		if (ret < 0)
-			return fail(err, errlen, "--file-type '%s': expected cs16, ci16, cs8, cu8 or cf32", arg);
+			return zcs_cli_fail(err, errlen,
+					    "--file-type '%s': expected cs16, ci16, cs8, cu8 or "
+					    "cf32", arg);
 		o->src.file_type = ret;
 		return 0;
 	case OPT_LOOP:
@@ -378,21 +377,19 @@ static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *
 		o->src.loop = true;
 		return 0;
 	case OPT_MTU:
-		ret = zcs_cli_parse_u64(arg, ZCS_PROTO_MIN_MTU, 65535, &v);
-		if (ret < 0)
-			return fail(err, errlen, "--mtu '%s': %s (%d..65535 bytes)", arg, range_word(ret), ZCS_PROTO_MIN_MTU);
-		o->mtu = (size_t)v;
-		return 0;
+		ret = zcs_cli_opt_u64("--mtu", arg, ZCS_PROTO_MIN_MTU, 65535, MTU_RANGE " bytes", &v,
+				      err, errlen);
+		o->mtu = ret < 0 ? o->mtu : (size_t)v;
+		return ret;
 	case OPT_TTL:
 		*given |= G_MCAST;
-		ret = zcs_cli_parse_u64(arg, 1, 255, &v);
-		if (ret < 0)
-			return fail(err, errlen, "--ttl '%s': %s (1..255)", arg, range_word(ret));
-		o->tx.ttl = (int)v;
-		return 0;
+		ret = zcs_cli_opt_u64("--ttl", arg, 1, 255, "1..255", &v, err, errlen);
+		o->tx.ttl = ret < 0 ? o->tx.ttl : (int)v;
+		return ret;
 	case OPT_IFACE:
 		if (!arg[0] || strlen(arg) >= 16)
-			return fail(err, errlen, "--iface '%s': not an interface name", arg);
+			return zcs_cli_fail(err, errlen,
+					    "--iface '%s': not an interface name", arg);
 		o->tx.iface = arg;
 		return 0;
 	case OPT_MCAST_LOOP:
@@ -401,12 +398,14 @@ static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *
 		return 0;
 	case OPT_ZSTD:
 		if (!ZCS_HAVE_ZSTD)
-			return fail(err, errlen, "--zstd: this build has no libzstd");
+			return zcs_cli_fail(err, errlen, "--zstd: this build has no libzstd");
 		o->zstd_level = ZCS_SEND_DEFAULT_ZSTD;
 		if (arg) {
 			ret = zcs_cli_parse_u64(arg, 1, 19, &v);
 			if (ret < 0)
-				return fail(err, errlen, "--zstd='%s': %s (level 1..19)", arg, range_word(ret));
+				return zcs_cli_fail(err, errlen,
+						    "--zstd='%s': %s (level "
+						    "1..19)", arg, zcs_cli_why(ret));
 			o->zstd_level = (int)v;
 		}
 		return 0;
@@ -414,9 +413,12 @@ static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *
 		*given |= G_PATH;
 		o->path = zcs_path_from_name(arg);
 		if (o->path < ZCS_PATH_AUTO)
-			return fail(err, errlen, "--send-path '%s': expected auto, uring-zc, msg-zc, gso or plain", arg);
+			return zcs_cli_fail(err, errlen,
+					    "--send-path '%s': expected auto, uring-zc, msg-zc, "
+					    "gso or plain", arg);
 		if (o->path == ZCS_PATH_URING_ZC && !ZCS_HAVE_URING)
-			return fail(err, errlen, "--send-path uring-zc: this build has no liburing");
+			return zcs_cli_fail(err, errlen,
+					    "--send-path uring-zc: this build has no liburing");
 		return 0;
 	case OPT_CPUS:
 		o->cpus_given = true;
@@ -435,7 +437,7 @@ static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *
 	case 'V':
 		return ZCS_SEND_VERSION;
 	default:
-		return fail(err, errlen, "internal: option %d", c);
+		return zcs_cli_fail(err, errlen, "internal: option %d", c);
 	}
 }
 
@@ -452,11 +454,13 @@ int zcs_send_parse_opts(struct zcs_send_opts *o, int argc, char **argv, char *er
 
 		if (c == '?') {
 			if (optopt)
-				return fail(err, errlen, "unknown option '-%c' (see --help)", optopt);
-			return fail(err, errlen, "unknown option '%s' (see --help)", bad);
+				return zcs_cli_fail(err, errlen,
+						    "unknown option '-%c' (see --help)", optopt);
+			return zcs_cli_fail(err, errlen, "unknown option '%s' (see --help)", bad);
 		}
 		if (c == ':')
-			return fail(err, errlen, "option '%s' needs a value (see --help)", bad);
+			return zcs_cli_fail(err, errlen,
+					    "option '%s' needs a value (see --help)", bad);
 		ret = parse_one(o, c, optarg, &given, err, errlen);
 		if (ret != 0)
 			return ret;
@@ -464,62 +468,8 @@ int zcs_send_parse_opts(struct zcs_send_opts *o, int argc, char **argv, char *er
 	if (optind < argc)
 		o->dest = argv[optind++];
 	if (optind < argc)
-		return fail(err, errlen, "unexpected argument '%s' (one destination only)", argv[optind]);
+		return zcs_cli_fail(err, errlen,
+				    "unexpected argument '%s' (one destination "
+				    "only)", argv[optind]);
 	return check_combinations(o, given, err, errlen);
-}
-
-const char *zcs_send_usage(void)
-{
-	return
-"Usage: zcs-send [OPTIONS] DEST\n"
-"Stream I/Q samples from an SDR (or a tone, noise, a file, standard input) over UDP.\n"
-"\n"
-"DEST is HOST[:PORT], [IPV6][:PORT] or a multicast group (IPv4 or IPv6); the default\n"
-"port is 5391.\n"
-"\n"
-"Stream:\n"
-"  -f, --format FMT      wire format: i8, p12 (packed 12-bit, default) or i16\n"
-"  -n, --count N         send N samples, then end the stream (default: no limit)\n"
-"  -r, --rate SPS        sample rate: set on the radio, or the pace of tone, noise and\n"
-"                        file sources (default 1M for those); 'max' = unpaced\n"
-"      --unpaced         do not pace (the rate is still announced)\n"
-"      --zstd[=LEVEL]    compress each datagram with zstd (level 1..19, default 3);\n"
-"                        datagrams then go one per send (send path plain)\n"
-"Source:\n"
-"  -s, --source SRC      iio (default), tone, noise, file:PATH, or - for standard input\n"
-"  -u, --uri URI         libiio context: local: (default), ip:HOST, usb:...\n"
-"      --freq HZ         RX LO frequency (iio)\n"
-"      --gain DB|MODE    manual gain in dB, or slow, fast, hybrid AGC (iio)\n"
-"      --bw HZ           RF bandwidth (iio)\n"
-"      --channel CH      rx1 (default) or rx2 (iio)\n"
-"                        radio settings not given are left as the radio has them\n"
-"      --tone HZ         tone frequency, may be negative (default rate/10); rounded to\n"
-"                        a multiple of rate/65536 (the start-up line says the tone sent)\n"
-"      --amplitude A     tone or noise amplitude, 0..1 of full scale (default 0.5)\n"
-"      --noise           add noise to the tone (at amplitude/8)\n"
-"      --seed N          seed of the tone phase and the noise (default 1)\n"
-"      --file-type T     cs16 (int16 holding 12-bit values: the radio's raw layout),\n"
-"                        ci16 (full-scale int16, as zcs-recv -F cs16 and SDR tools write),\n"
-"                        cs8, cu8 or cf32 (default: by the file's suffix .cs16 .ci16 .cs8\n"
-"                        .cu8 .cf32 .cfile, else cs16; NAME.sigmf-data: the type and, without\n"
-"                        -r, the rate from NAME.sigmf-meta)\n"
-"      --loop            start the file again at its end\n"
-"Network:\n"
-"      --mtu BYTES       path MTU; sets the datagram size (default 1500)\n"
-"      --ttl N           multicast hop limit (default 1)\n"
-"      --iface NAME      interface for multicast (or to bind unicast to)\n"
-"      --mcast-loop      deliver multicast to this host too (off by default)\n"
-"      --send-path P     auto (default), uring-zc, msg-zc, gso or plain\n"
-"      --cpus SRC,SEND   pin the source and send threads ('-' = leave; 'none');\n"
-"                        default: send thread on CPU1, source unpinned\n"
-"Output:\n"
-"      --json            statistics as JSON lines on standard output\n"
-"  -q, --quiet           no per-second statistics (the summary is still printed)\n"
-"  -h, --help            this text\n"
-"  -V, --version         the version\n"
-"\n"
-"Statistics go to standard error once a second (one updating line on a terminal) and a\n"
-"summary at the end.  SIGINT or SIGTERM ends the stream cleanly: exit status 0.\n"
-"Exit status: 0 done, 1 run-time failure, 2 bad command line.\n"
-"See docs/sender.md for details and examples.\n";
 }

@@ -109,14 +109,7 @@ int zcs_sendpath_open(struct zcs_sendpath *sp, int fd, int want, const struct zc
 	}
 	snprintf(err, errlen, "no send path works: %s", why[ZCS_PATH_PLAIN]);
 fail:
-	free(sp->zc_table);
-	free(sp->failed);
-	free(sp->tries);
-	free(sp->partial);
-	sp->zc_table = NULL;
-	sp->failed = NULL;
-	sp->tries = NULL;
-	sp->partial = NULL;
+	zcs_sendpath_close(sp);
 	return ret;
 }
 
@@ -456,15 +449,17 @@ size_t zcs_sendpath_drain(struct zcs_sendpath *sp, uint64_t deadline_ns)
 	return sp->inflight;
 }
 
+/* Also the failure path of zcs_sendpath_open(): each step is safe on what was never set up.
+ * Released in reverse order of zcs_sendpath_open(). */
 void zcs_sendpath_close(struct zcs_sendpath *sp)
 {
 	zcs_sendpath_uring_close(sp);
-	free(sp->zc_table);
-	free(sp->failed);
-	free(sp->tries);
 	free(sp->partial);
-	sp->zc_table = NULL;
-	sp->failed = NULL;
-	sp->tries = NULL;
+	free(sp->tries);
+	free(sp->failed);
+	free(sp->zc_table);
 	sp->partial = NULL;
+	sp->tries = NULL;
+	sp->failed = NULL;
+	sp->zc_table = NULL;
 }

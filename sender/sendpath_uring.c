@@ -71,10 +71,8 @@ int zcs_sendpath_uring_open(struct zcs_sendpath *sp, char *err, size_t errlen)
 	int ret;
 
 	u = calloc(1, sizeof(*u));
-	if (!u)
-		return -ENOMEM;
-	u->slot = calloc(sp->pool->nslots, sizeof(*u->slot));
-	if (!u->slot) {
+	if (!u || !(u->slot = calloc(sp->pool->nslots, sizeof(*u->slot)))) {
+		snprintf(err, errlen, "io_uring: out of memory");
 		free(u);
 		return -ENOMEM;
 	}
@@ -87,9 +85,7 @@ int zcs_sendpath_uring_open(struct zcs_sendpath *sp, char *err, size_t errlen)
 		ret = io_uring_queue_init(URING_ENTRIES, &u->ring, 0);
 	if (ret < 0) {
 		snprintf(err, errlen, "io_uring setup: %s", strerror(-ret));
-		free(u->slot);
-		free(u);
-		return ret;
+		goto free_u;
 	}
 	probe = io_uring_get_probe_ring(&u->ring);
 	if (!probe || !io_uring_opcode_supported(probe, IORING_OP_SEND_ZC)) {
@@ -113,6 +109,7 @@ fail:
 	if (probe)
 		io_uring_free_probe(probe);
 	io_uring_queue_exit(&u->ring);
+free_u:
 	free(u->slot);
 	free(u);
 	return ret;

@@ -59,7 +59,8 @@ struct zcs_source_ops {
 	ssize_t (*read)(struct zcs_source *s, const int16_t **pairs, size_t max_pairs,
 			uint32_t *events, char *err, size_t errlen);
 	/* Reads the radio's settings back; may be called about once a second to notice retuning
-	 * by other programs (returns 1 when they changed, 0 when not, -errno). */
+	 * by other programs (returns 1 when they changed, 0 when not, -errno).  NULL for a source
+	 * whose settings never change after open (tone, noise, files): s->info then holds them. */
 	int (*poll_info)(struct zcs_source *s, struct zcs_radio_info *info);
 	void (*close)(struct zcs_source *s);
 };

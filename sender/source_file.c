@@ -51,6 +51,21 @@ static int type_from_suffix(const char *path)
 	return ZCS_IMPORT_CS16;
 }
 
+/* Also file_open()'s failure path: releases whatever was set up, in reverse order. */
+static void file_close(struct zcs_source *s)
+{
+	struct file_priv *const p = s->priv;
+
+	if (!p)
+		return;
+	if (p->fd >= 0 && !p->is_stdin)
+		close(p->fd);
+	free(p->out);
+	free(p->raw);
+	free(p);
+	s->priv = NULL;
+}
+
 static int file_open(struct zcs_source *s, const struct zcs_source_config *cfg, char *err,
 		     size_t errlen)
 {
@@ -101,6 +116,13 @@ static int file_open(struct zcs_source *s, const struct zcs_source_config *cfg, 
 			snprintf(err, errlen, "cannot open %s: %s", cfg->path, strerror(errno));
 			goto fail;
 		}
+		/* a FIFO or a device cannot be rewound: refuse now, not after one pass */
+		if (p->loop && lseek(p->fd, 0, SEEK_CUR) < 0) {
+			ret = -errno;
+			snprintf(err, errlen, "--loop: %s cannot be rewound: %s", cfg->path,
+				 strerror(errno));
+			goto fail;
+		}
 	}
 	s->priv = p;
 	memset(&s->info, 0, sizeof(s->info));
@@ -109,9 +131,8 @@ static int file_open(struct zcs_source *s, const struct zcs_source_config *cfg, 
 	s->paced_by_device = false;
 	return 0;
 fail:
-	free(p->raw);
-	free(p->out);
-	free(p);
+	s->priv = p;
+	file_close(s);
 	return ret;
 }
 
@@ -159,8 +180,10 @@ static ssize_t file_read(struct zcs_source *s, const int16_t **pairs, size_t max
 			if (!p->loop || !p->any_data)
 				return 0;
 			if (lseek(p->fd, 0, SEEK_SET) < 0) {
-				snprintf(err, errlen, "cannot rewind for --loop: %s", strerror(errno));
-				return -errno;
+				const int e = errno; /* snprintf may change errno */
+
+				snprintf(err, errlen, "cannot rewind for --loop: %s", strerror(e));
+				return -e;
 			}
 			p->have = 0;
 			continue;
@@ -179,30 +202,10 @@ static ssize_t file_read(struct zcs_source *s, const int16_t **pairs, size_t max
 	return (ssize_t)pairs_ready;
 }
 
-static int file_poll_info(struct zcs_source *s, struct zcs_radio_info *info)
-{
-	*info = s->info;
-	return 0;
-}
-
-static void file_close(struct zcs_source *s)
-{
-	struct file_priv *const p = s->priv;
-
-	if (!p)
-		return;
-	if (p->fd >= 0 && !p->is_stdin)
-		close(p->fd);
-	free(p->raw);
-	free(p->out);
-	free(p);
-	s->priv = NULL;
-}
-
+/* No poll_info: the settings given at open never change. */
 const struct zcs_source_ops zcs_source_file_ops = {
 	.name = "file",
 	.open = file_open,
 	.read = file_read,
-	.poll_info = file_poll_info,
 	.close = file_close,
 };

@@ -25,6 +25,17 @@ struct tone_priv {
 			  * first period is contiguous; with noise: the block being handed out */
 };
 
+/* Also tone_open()'s failure path (p or its buffer may be missing). */
+static void tone_close(struct zcs_source *s)
+{
+	struct tone_priv *const p = s->priv;
+
+	if (p)
+		free(p->buf);
+	free(p);
+	s->priv = NULL;
+}
+
 static int tone_open(struct zcs_source *s, const struct zcs_source_config *cfg, char *err,
 		     size_t errlen)
 {
@@ -54,9 +65,8 @@ static int tone_open(struct zcs_source *s, const struct zcs_source_config *cfg, 
 	s->paced_by_device = false;
 	return 0;
 nomem:
-	if (p)
-		free(p->buf);
-	free(p);
+	s->priv = p;
+	tone_close(s);
 	snprintf(err, errlen, "out of memory");
 	return -ENOMEM;
 }
@@ -82,26 +92,10 @@ static ssize_t tone_read(struct zcs_source *s, const int16_t **pairs, size_t max
 	return (ssize_t)n;
 }
 
-static int tone_poll_info(struct zcs_source *s, struct zcs_radio_info *info)
-{
-	*info = s->info;
-	return 0;
-}
-
-static void tone_close(struct zcs_source *s)
-{
-	struct tone_priv *const p = s->priv;
-
-	if (p)
-		free(p->buf);
-	free(p);
-	s->priv = NULL;
-}
-
+/* No poll_info: the settings given at open never change. */
 const struct zcs_source_ops zcs_source_tone_ops = {
 	.name = "tone",
 	.open = tone_open,
 	.read = tone_read,
-	.poll_info = tone_poll_info,
 	.close = tone_close,
 };

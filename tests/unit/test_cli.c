@@ -139,6 +139,43 @@ START_TEST(test_double)
 }
 END_TEST
 
+/* The shared option messages: the option, the value as given, the reason, the hint; -EINVAL and
+ * the output untouched on a refusal. */
+START_TEST(test_opt_messages)
+{
+	char err[128] = "";
+	uint64_t v = 777;
+	double d = 777;
+
+	ck_assert_int_eq(zcs_cli_opt_u64("--rate", "2.4M", 1, 1000000000, "hint", &v, err,
+					 sizeof(err)), 0);
+	ck_assert_uint_eq(v, 2400000);
+	ck_assert_str_eq(err, "");
+	v = 777;
+	ck_assert_int_eq(zcs_cli_opt_u64("--rate", "0", 1, 1000000000, "samples per second", &v,
+					 err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "--rate '0': out of range (samples per second)");
+	ck_assert_uint_eq(v, 777);
+	ck_assert_int_eq(zcs_cli_opt_u64("--seed", "x", 0, UINT64_MAX, NULL, &v, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_str_eq(err, "--seed 'x': not a number");
+	ck_assert_int_eq(zcs_cli_opt_double("--tone", "-100k", -1e9, 1e9, NULL, &d, err,
+					    sizeof(err)), 0);
+	ck_assert(d == -100000.0);
+	ck_assert_int_eq(zcs_cli_opt_double("--amplitude", "1.5", 0, 1, "0..1", &d, err,
+					    sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "--amplitude '1.5': out of range (0..1)");
+	ck_assert(d == -100000.0);
+	ck_assert_int_eq(zcs_cli_fail(err, sizeof(err), "--x '%s': %s", "y", zcs_cli_why(-ERANGE)),
+			 -EINVAL);
+	ck_assert_str_eq(err, "--x 'y': out of range");
+	ck_assert_str_eq(zcs_cli_why(-EINVAL), "not a number");
+	/* a message longer than err is cut, never overrun */
+	ck_assert_int_eq(zcs_cli_fail(err, 8, "%s", "0123456789"), -EINVAL);
+	ck_assert_str_eq(err, "0123456");
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
 	Suite *s = suite_create("cli");
@@ -146,6 +183,7 @@ static Suite *cli_suite(void)
 
 	tcase_add_loop_test(tc, test_u64, 0, (int)NELEM(u64s));
 	tcase_add_loop_test(tc, test_double, 0, (int)NELEM(dbls));
+	tcase_add_test(tc, test_opt_messages);
 	suite_add_tcase(s, tc);
 	return s;
 }

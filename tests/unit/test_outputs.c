@@ -14,8 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <dirent.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,6 +33,11 @@
 #define PORT_UDP 25103
 #define PORT_RTL 25104
 #define PORT_RTL_TCP 25105
+#define PORT_STALL_TCP 25106
+#define PORT_STALL_RTL 25107
+#define PORT_BUSY 25108
+#define PORT_EMFILE 25109
+#define PORT_FLOOD 25110
 
 #define BLK ZCS_BLOCK_BYTES
 #define CS16_PAIRS (BLK / 4)
@@ -626,6 +635,18 @@ static bool log_has(const char *s)
 	return has;
 }
 
+/* How many times s occurs in the log. */
+static size_t log_count(const char *s)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&log_mu);
+	for (const char *p = log_text; (p = strstr(p, s)); p++)
+		n++;
+	pthread_mutex_unlock(&log_mu);
+	return n;
+}
+
 static void put_cmd(uint8_t *c, uint8_t cmd, uint32_t param)
 {
 	c[0] = cmd;
@@ -697,6 +718,344 @@ START_TEST(test_rtltcp_greeting_commands_and_cu8)
 	close(tfd);
 	free(got);
 	free(raw);
+}
+END_TEST
+
+
+/* ---- error paths, shutdown and floods (review regressions) ---- */
+
+/* Open descriptors of this process. */
+static int fd_count(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* Lowers the soft descriptor limit so that exactly `spare` more descriptors can be opened:
+ * every hole below the limit is filled with /dev/null (closed by fill_close). */
+struct fill {
+	int fds[1024];
+	size_t n;
+	struct rlimit old;
+};
+
+static void fill_fds(struct fill *f, int spare)
+{
+	struct rlimit rl;
+	int fd;
+
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &f->old), 0);
+	f->n = 0;
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	/* the first free number; after the fill, numbers below fd + spare are the only free ones */
+	rl = f->old;
+	rl.rlim_cur = (rlim_t)(fd + spare);
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	/* fill holes below the new limit left by closed descriptors */
+	for (;;) {
+		const int x = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		if (x < 0)
+			break;
+		ck_assert_uint_lt(f->n, 1024);
+		f->fds[f->n++] = x;
+	}
+	/* now nothing is free: give back the `spare` highest */
+	for (int i = 0; i < spare && f->n; i++)
+		close(f->fds[--f->n]);
+}
+
+static void fill_close(struct fill *f)
+{
+	while (f->n)
+		close(f->fds[--f->n]);
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &f->old), 0);
+}
+
+/* Regression: an eventfd failing at the third of a server's four sinks left the fourth sink's
+ * zeroed fd and efd, which the cleanup closed: fd 0 went, twice. */
+START_TEST(test_add_out_of_fds_spares_fd0)
+{
+	struct zcs_outputs *o;
+	struct fill f;
+	char err[256] = "", spec[64];
+	int pfd[2], before, ret;
+
+	ck_assert_int_eq(pipe(pfd), 0);
+	ck_assert_int_eq(dup2(pfd[0], 0), 0);   /* fd 0 is ours, to see if anyone closes it */
+	close(pfd[0]);
+	ck_assert_int_eq(zcs_outputs_create(&o, ZCS_SAMPLE_CS16), 0);
+	snprintf(spec, sizeof(spec), "tcp:%d", PORT_EMFILE);
+	before = fd_count();
+	fill_fds(&f, 2);    /* two eventfds, then EMFILE */
+	ret = zcs_outputs_add(o, spec, err, sizeof(err));
+	fill_close(&f);
+	ck_assert_int_eq(ret, -EMFILE);
+	ck_assert_ptr_nonnull(strstr(err, spec));
+	ck_assert_int_ne(fcntl(0, F_GETFD), -1);
+	ck_assert_int_eq(fd_count(), before);
+	zcs_outputs_destroy(o, 0);
+	close(pfd[1]);
+}
+END_TEST
+
+/* Every refused spec closes what it opened and frees what it allocated (ASan checks the rest). */
+START_TEST(test_add_errors_leak_nothing)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(PORT_BUSY) };
+	struct zcs_outputs *o;
+	char spec[32][160], err[256], path[128];
+	int busy, before, fd;
+	size_t n = 0;
+
+	make_tmpdir();
+	busy = socket(AF_INET, SOCK_STREAM, 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(busy, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(listen(busy, 1), 0);
+	snprintf(path, sizeof(path), "%s/plain", tmpdir);
+	fd = open(path, O_WRONLY | O_CREAT, 0600);
+	close(fd);
+	snprintf(spec[n++], sizeof(spec[0]), "tcp:%d", PORT_BUSY);         /* port in use */
+	snprintf(spec[n++], sizeof(spec[0]), "rtl_tcp:%d", PORT_BUSY);
+	snprintf(spec[n++], sizeof(spec[0]), "tcp:99999");
+	snprintf(spec[n++], sizeof(spec[0]), "tcp:");
+	snprintf(spec[n++], sizeof(spec[0]), "tcp-connect:127.0.0.1");
+	snprintf(spec[n++], sizeof(spec[0]), "udp:127.0.0.1");
+	snprintf(spec[n++], sizeof(spec[0]), "udp:not an address:1");
+	snprintf(spec[n++], sizeof(spec[0]), "file:%s/no/such/dir", tmpdir);  /* unwritable */
+	snprintf(spec[n++], sizeof(spec[0]), "file:");
+	snprintf(spec[n++], sizeof(spec[0]), "sigmf:%s/no/such/dir", tmpdir);
+	snprintf(spec[n++], sizeof(spec[0]), "fifo:%s", path);              /* not a FIFO */
+	snprintf(spec[n++], sizeof(spec[0]), "fifo:%s/no/such/fifo", tmpdir);
+	snprintf(spec[n++], sizeof(spec[0]), "bogus:1");
+	ck_assert_int_eq(zcs_outputs_create(&o, ZCS_SAMPLE_CS16), 0);
+	before = fd_count();
+	for (size_t i = 0; i < n; i++) {
+		err[0] = '\0';
+		ck_assert_msg(zcs_outputs_add(o, spec[i], err, sizeof(err)) < 0, "%s accepted", spec[i]);
+		ck_assert_msg(err[0], "%s: no message", spec[i]);
+		ck_assert_msg(fd_count() == before, "%s leaked a descriptor", spec[i]);
+	}
+	ck_assert_uint_eq(zcs_outputs_count(o), 0);
+	zcs_outputs_destroy(o, 0);
+	/* native has no SigMF datatype: refused before the file is created */
+	ck_assert_int_eq(zcs_outputs_create(&o, ZCS_SAMPLE_NATIVE), 0);
+	snprintf(spec[0], sizeof(spec[0]), "sigmf:%s/native", tmpdir);
+	ck_assert_int_eq(zcs_outputs_add(o, spec[0], err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(fd_count(), before);
+	zcs_outputs_destroy(o, 0);
+	close(busy);
+	remove_tmpdir();
+}
+END_TEST
+
+/* Regression: the duplicate check compared the spec with the name truncated to 64 bytes, so a
+ * long path given twice opened the same file twice (interleaved writers). */
+START_TEST(test_long_spec_given_twice)
+{
+	struct zcs_outputs *o;
+	char spec[256], err[256];
+
+	make_tmpdir();
+	snprintf(spec, sizeof(spec), "file:%s/%s", tmpdir,
+		 "a-recording-name-long-enough-to-pass-the-name-field-of-sixty-four.cs16");
+	ck_assert_uint_gt(strlen(spec), 64);
+	ck_assert_int_eq(zcs_outputs_create(&o, ZCS_SAMPLE_CS16), 0);
+	add_ok(o, spec);
+	ck_assert_int_eq(zcs_outputs_add(o, spec, err, sizeof(err)), -EEXIST);
+	ck_assert_uint_eq(zcs_outputs_count(o), 1);
+	zcs_outputs_destroy(o, 0);
+	remove_tmpdir();
+}
+END_TEST
+
+/* Regression: file:PATH on a FIFO opened it blocking: with no reader the open hung zcs-recv at
+ * start, and a reader that stopped reading pinned the writer, so destroy never returned. */
+START_TEST(test_file_on_fifo_never_blocks)
+{
+	struct zcs_outputs *o;
+	char spec[160], err[256];
+	int rfd;
+
+	make_tmpdir();
+	snprintf(spec, sizeof(spec), "file:%s/p", tmpdir);
+	ck_assert_int_eq(mkfifo(spec + 5, 0600), 0);
+	ck_assert_int_eq(zcs_outputs_create(&o, ZCS_SAMPLE_CS16), 0);
+	ck_assert_int_eq(zcs_outputs_add(o, spec, err, sizeof(err)), -ENXIO);
+	ck_assert_ptr_nonnull(strstr(err, "fifo:"));
+	rfd = open(spec + 5, O_RDONLY | O_NONBLOCK);     /* a reader that never reads */
+	ck_assert_int_ge(rfd, 0);
+	add_ok(o, spec);
+	ck_assert_int_eq(zcs_outputs_start(o), 0);
+	for (uint32_t i = 0; i < 64; i++)      /* far more than the pipe holds */
+		push_block(o, i);
+	zcs_outputs_flush(o);
+	ck_assert_int_eq(zcs_outputs_drain(o, 100), -ETIMEDOUT);
+	zcs_outputs_destroy(o, 100);          /* returns: the writer gives up at the deadline */
+	close(rfd);
+	remove_tmpdir();
+}
+END_TEST
+
+/* Consumers that come and never read (TCP, rtl_tcp, FIFO, a pipe on stdout): memory stays
+ * within the queues, the writers lose only their own blocks, and destroy returns at its
+ * deadline without leaking a descriptor. */
+START_TEST(test_destroy_with_stalled_consumers)
+{
+	struct zcs_outputs *o;
+	char spec[4][160];
+	int pfd[2], tfd, rfd, ffd, before;
+	struct zcs_output_stats st;
+
+	make_tmpdir();
+	ck_assert_int_eq(pipe(pfd), 0);
+	ck_assert_int_eq(dup2(pfd[1], STDOUT_FILENO), STDOUT_FILENO);
+	close(pfd[1]);
+	before = fd_count();
+	snprintf(spec[0], sizeof(spec[0]), "tcp:%d", PORT_STALL_TCP);
+	snprintf(spec[1], sizeof(spec[1]), "rtl_tcp:%d", PORT_STALL_RTL);
+	snprintf(spec[2], sizeof(spec[2]), "fifo:%s/f", tmpdir);
+	snprintf(spec[3], sizeof(spec[3]), "-");
+	ck_assert_int_eq(zcs_outputs_create(&o, ZCS_SAMPLE_CS16), 0);
+	for (int i = 0; i < 4; i++)
+		add_ok(o, spec[i]);
+	ck_assert_int_eq(zcs_outputs_start(o), 0);
+	tfd = tcp_connect_to(PORT_STALL_TCP);
+	rfd = tcp_connect_to(PORT_STALL_RTL);
+	ffd = open(spec[2] + 5, O_RDONLY | O_NONBLOCK);
+	ck_assert_int_ge(ffd, 0);
+	WAIT_FOR(stats_of(o, 0).consumers == 1 && stats_of(o, 1).consumers == 1 &&
+		 stats_of(o, 2).consumers == 1);
+	for (uint32_t i = 0; i < 1000; i++) {
+		push_block(o, i);
+		for (size_t k = 0; k < 4; k++)
+			ck_assert_uint_le(stats_of(o, k).queued, ZCS_OUT_QUEUE_BLOCKS);
+	}
+	zcs_outputs_flush(o);
+	for (size_t k = 0; k < 4; k++) {
+		st = stats_of(o, k);
+		ck_assert_msg(st.overruns > 0, "%s: no overruns", st.name);
+		ck_assert_uint_eq(st.unread, 0);
+	}
+	zcs_outputs_destroy(o, 200);
+	ck_assert_int_eq(fd_count(), before + 3);   /* only the test's own three consumers */
+	close(tfd);
+	close(rfd);
+	close(ffd);
+	remove_tmpdir();
+}
+END_TEST
+
+/* Regression: when accept() failed for want of descriptors the listening socket stayed
+ * readable and the accept thread spun on it, a core at 100%.  Measured as CPU time, which a
+ * correct accept thread does not use while waiting: an upper bound, never a latency. */
+START_TEST(test_accept_out_of_fds_does_not_spin)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(PORT_EMFILE) };
+	struct zcs_outputs *o;
+	struct rusage r0, r1;
+	struct fill f;
+	char spec[64];
+	double cpu;
+	int cfd;
+
+	snprintf(spec, sizeof(spec), "tcp:%d", PORT_EMFILE);
+	ck_assert_int_eq(zcs_outputs_create(&o, ZCS_SAMPLE_CS16), 0);
+	add_ok(o, spec);
+	ck_assert_int_eq(zcs_outputs_start(o), 0);
+	cfd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ge(cfd, 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fill_fds(&f, 0);
+	/* the handshake completes in the kernel; accept() then fails with EMFILE */
+	ck_assert_int_eq(connect(cfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	getrusage(RUSAGE_SELF, &r0);
+	sleep_ms(1000);
+	getrusage(RUSAGE_SELF, &r1);
+	fill_close(&f);
+	cpu = (double)(r1.ru_utime.tv_sec - r0.ru_utime.tv_sec + r1.ru_stime.tv_sec -
+		       r0.ru_stime.tv_sec) +
+	      (double)(r1.ru_utime.tv_usec - r0.ru_utime.tv_usec + r1.ru_stime.tv_usec -
+		       r0.ru_stime.tv_usec) / 1e6;
+	ck_assert_msg(cpu < 0.2, "accept thread used %.3f s of CPU in 1 s", cpu);
+	/* descriptors back: the waiting client is taken */
+	WAIT_FOR(stats_of(o, 0).consumers == 1);
+	zcs_outputs_destroy(o, 0);
+	close(cfd);
+}
+END_TEST
+
+/* Regression: an rtl_tcp client sending commands without pause had every one logged (a line
+ * each on zcs-recv's standard error) and held its writer in the read loop.  Every command is
+ * still counted; the log says when it stops naming them. */
+START_TEST(test_rtltcp_command_flood)
+{
+	struct zcs_outputs *o;
+	uint8_t *cmds = malloc(5 * 5000);
+	char spec[64];
+	int fd;
+
+	log_text[0] = '\0';
+	snprintf(spec, sizeof(spec), "rtl_tcp:%d", PORT_FLOOD);
+	ck_assert_int_eq(zcs_outputs_create(&o, ZCS_SAMPLE_CS16), 0);
+	zcs_outputs_set_log(o, log_cb, NULL);
+	add_ok(o, spec);
+	ck_assert_int_eq(zcs_outputs_start(o), 0);
+	fd = tcp_connect_to(PORT_FLOOD);
+	WAIT_FOR(stats_of(o, 0).consumers == 1);
+	for (int i = 0; i < 5000; i++)
+		put_cmd(cmds + 5 * i, 0x04, (uint32_t)i);
+	ck_assert_int_eq(send(fd, cmds, 5 * 5000, 0), 5 * 5000);
+	WAIT_FOR(stats_of(o, 0).commands == 5000);
+	ck_assert_uint_le(log_count("ignored"), 64);
+	ck_assert(log_has("set_gain 0 ignored"));
+	ck_assert(log_has("further commands"));
+	zcs_outputs_destroy(o, 0);
+	close(fd);
+	free(cmds);
+}
+END_TEST
+
+/* Regression: every client refused beyond the fourth was a log line, so a connection storm
+ * flooded zcs-recv's standard error.  Now the 1st, 2nd, 4th, 8th... are logged. */
+START_TEST(test_tcp_refusal_storm)
+{
+	struct zcs_outputs *o;
+	int held[ZCS_OUT_MAX_CLIENTS];
+	char spec[64];
+
+	log_text[0] = '\0';
+	snprintf(spec, sizeof(spec), "tcp:%d", PORT_FLOOD);
+	ck_assert_int_eq(zcs_outputs_create(&o, ZCS_SAMPLE_CS16), 0);
+	zcs_outputs_set_log(o, log_cb, NULL);
+	add_ok(o, spec);
+	ck_assert_int_eq(zcs_outputs_start(o), 0);
+	for (int i = 0; i < ZCS_OUT_MAX_CLIENTS; i++)
+		held[i] = tcp_connect_to(PORT_FLOOD);
+	WAIT_FOR(stats_of(o, 0).consumers == ZCS_OUT_MAX_CLIENTS);
+	for (int i = 0; i < 200; i++) {
+		const int fd = tcp_connect_to(PORT_FLOOD);
+		uint8_t b;
+
+		/* refused: closed at once, seen as EOF */
+		ck_assert_uint_eq(read_full(fd, &b, 1), 0);
+		close(fd);
+	}
+	ck_assert_uint_eq(log_count("refused:"), 8);    /* 1, 2, 4 ... 128 */
+	ck_assert(log_has("(128 refused so far)"));
+	ck_assert_uint_eq(stats_of(o, 0).connects, ZCS_OUT_MAX_CLIENTS);
+	zcs_outputs_destroy(o, 0);
+	for (int i = 0; i < ZCS_OUT_MAX_CLIENTS; i++)
+		close(held[i]);
 }
 END_TEST
 
@@ -800,6 +1159,99 @@ START_TEST(test_sigmf_valid_captures_annotations)
 }
 END_TEST
 
+
+/* Regression: a recording killed in its first second left a meta file with neither a capture
+ * nor the sample rate (the meta is rewritten once a second, and the first was written before
+ * the stream came).  Now, once the data file holds a sample, a meta describing it is on disk. */
+START_TEST(test_sigmf_killed_leaves_valid_meta)
+{
+	const struct zcs_meta m = test_meta(1000000, 100000000);
+	char path[128], data[160], summary[2048];
+	struct stat st;
+	int status;
+	pid_t pid;
+
+	make_tmpdir();
+	snprintf(path, sizeof(path), "%s/killed", tmpdir);
+	snprintf(data, sizeof(data), "%s.sigmf-data", path);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct zcs_outputs *o;
+		char spec[160], err[256];
+		uint64_t idx = 0;
+
+		snprintf(spec, sizeof(spec), "sigmf:%s", path);
+		if (zcs_outputs_create(&o, ZCS_SAMPLE_CS16) < 0 ||
+		    zcs_outputs_add(o, spec, err, sizeof(err)) < 0 || zcs_outputs_start(o) < 0)
+			_exit(1);
+		sleep_ms(100);      /* the writer idles first, as with a sender not yet there */
+		zcs_outputs_meta(o, &m);
+		for (;;) {           /* until killed */
+			commit_zeros(o, idx, 1000);
+			idx += 1000;
+			zcs_outputs_flush(o);
+			sleep_ms(10);
+		}
+	}
+	/* the moment the first samples are in the file */
+	WAIT_FOR(stat(data, &st) == 0 && st.st_size > 0);
+	kill(pid, SIGKILL);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFSIGNALED(status));
+	sigmf_summary(path, summary, sizeof(summary));
+	ck_assert_str_eq(summary,
+		"ci16_le 1000000 1.0.0 C0/0/100000000/2023-11-14T22:13:20.000000000Z");
+	remove_tmpdir();
+}
+END_TEST
+
+/* Regression: a gap every datagram for hours grew the metadata to a million entries each (a
+ * 150 MB meta file rewritten every second).  Now 65536 of each at most, the rest counted in
+ * core:description, and the file stays valid. */
+START_TEST(test_sigmf_entries_bounded)
+{
+	static const char *const count_py =
+		"import json, sys, jsonschema\n"
+		"meta = json.load(open(sys.argv[2]))\n"
+		"jsonschema.validate(meta, json.load(open(sys.argv[1])))\n"
+		"print(len(meta['annotations']), meta['global']['core:description'])\n";
+	const struct zcs_meta m = test_meta(1000000, 100000000);
+	char path[128], spec[160], cmd[512], line[512] = "";
+	const uint32_t gaps = (1u << 16) + 100;
+	struct zcs_outputs *o;
+	FILE *p;
+
+	make_tmpdir();
+	snprintf(path, sizeof(path), "%s/many", tmpdir);
+	snprintf(spec, sizeof(spec), "sigmf:%s", path);
+	ck_assert_int_eq(zcs_outputs_create(&o, ZCS_SAMPLE_CS16), 0);
+	add_ok(o, spec);
+	ck_assert_int_eq(zcs_outputs_start(o), 0);
+	zcs_outputs_meta(o, &m);
+	commit_zeros(o, 0, 10);
+	for (uint32_t i = 0; i < gaps; i++) {
+		zcs_outputs_gap(o, 10 + 2 * (uint64_t)i, 1, false);
+		if (i % 128 == 127)    /* the writer keeps up: no event is an overrun */
+			WAIT_FOR(stats_of(o, 0).queued == 0);
+	}
+	zcs_outputs_eos(o);
+	ck_assert_int_eq(zcs_outputs_drain(o, 10000), 0);
+	ck_assert_uint_eq(stats_of(o, 0).overruns, 0);
+	zcs_outputs_destroy(o, 10000);
+	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 -c \"$PY\" '%s' '%s.sigmf-meta'",
+		 ZCS_SIGMF_SCHEMA, path);
+	setenv("PY", count_py, 1);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), p));
+	ck_assert_int_eq(pclose(p), 0);
+	ck_assert_str_eq(line, "65536 100 captures and annotations (gaps, retunes) past the first "
+			       "65536 of each are not recorded here\n");
+	remove_tmpdir();
+}
+END_TEST
+
 static Suite *outputs_suite(void)
 {
 	Suite *s = suite_create("outputs");
@@ -816,6 +1268,16 @@ static Suite *outputs_suite(void)
 	tcase_add_test(tc, test_rtltcp_conversion_all_types);
 	tcase_add_test(tc, test_rtltcp_greeting_commands_and_cu8);
 	tcase_add_test(tc, test_sigmf_valid_captures_annotations);
+	tcase_add_test(tc, test_add_out_of_fds_spares_fd0);
+	tcase_add_test(tc, test_add_errors_leak_nothing);
+	tcase_add_test(tc, test_long_spec_given_twice);
+	tcase_add_test(tc, test_file_on_fifo_never_blocks);
+	tcase_add_test(tc, test_destroy_with_stalled_consumers);
+	tcase_add_test(tc, test_accept_out_of_fds_does_not_spin);
+	tcase_add_test(tc, test_rtltcp_command_flood);
+	tcase_add_test(tc, test_tcp_refusal_storm);
+	tcase_add_test(tc, test_sigmf_killed_leaves_valid_meta);
+	tcase_add_test(tc, test_sigmf_entries_bounded);
 	suite_add_tcase(s, tc);
 	return s;
 }
