@@ -285,6 +285,28 @@ enum zcs_reorder_verdict zcs_reorder_push(struct zcs_reorder *r, uint64_t seq, u
 	return ZCS_REORDER_ACCEPTED;
 }
 
+bool zcs_reorder_take(struct zcs_reorder *r, uint64_t seq)
+{
+	if (!r->started || r->pending != 0 || seq != r->next)
+		return false;
+	assert(r->ev_pos == r->ev_len);
+	r->ev_len = r->ev_pos = 0;
+	/* as store() then release_in_order() would have counted it */
+	if (r->st.max_depth < 1)
+		r->st.max_depth = 1;
+	r->st.accepted++;
+	if (!r->have_highest || zcs_seq_after(seq, r->highest)) {
+		r->highest = seq;
+		r->have_highest = true;
+	} else {
+		r->st.reordered++;
+	}
+	hist_set(r, seq, true);
+	r->st.delivered++;
+	r->next++;
+	return true;
+}
+
 bool zcs_reorder_pop(struct zcs_reorder *r, struct zcs_reorder_event *ev)
 {
 	if (r->ev_pos == r->ev_len)

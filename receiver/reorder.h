@@ -103,6 +103,12 @@ bool zcs_reorder_started(const struct zcs_reorder *r);
  * next push or flush. */
 enum zcs_reorder_verdict zcs_reorder_push(struct zcs_reorder *r, uint64_t seq, uint32_t handle);
 
+/* The in-order case made cheap: nothing is held and seq is the very number due next, so a push
+ * would accept it and release it at once.  Then it is counted exactly as that push and its DATA
+ * event would count it, true is returned, and the caller delivers the datagram itself, with no
+ * event.  Otherwise false and nothing changed: push it.  Drain the events first, as for push. */
+bool zcs_reorder_take(struct zcs_reorder *r, uint64_t seq);
+
 /* Releases everything held, declaring the holes between them lost (the stream went silent, ended,
  * or is being replaced).  Numbers above the highest accepted are not declared lost. */
 void zcs_reorder_flush(struct zcs_reorder *r);

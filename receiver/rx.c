@@ -100,6 +100,7 @@ int zcs_rx_open(struct zcs_rx *rx, const struct zcs_rx_opts *opt, struct zcs_out
 	if (ret < 0)
 		goto out;
 	rx->fd = ret;
+	rx->rcvbuf = zcs_net_rcvbuf(rx->fd);
 
 	/* UDP_GRO (Linux 5.0): the kernel hands over runs of a flow's datagrams as one train, so
 	 * the per-datagram cost of the receive path is paid once per train.  Refused: plain. */
@@ -188,10 +189,18 @@ static size_t read_cmsgs(struct zcs_rx *rx, const struct msghdr *mh)
 	return gso;
 }
 
+/* The sender of the datagram in slot i, or an AF_UNSPEC address when the batch did not ask. */
+static const struct sockaddr *sender(const struct zcs_rx *rx, size_t i)
+{
+	static const struct sockaddr unknown = { .sa_family = AF_UNSPEC };
+
+	return rx->names_on ? (const struct sockaddr *)&rx->names[i] : &unknown;
+}
+
 /* The datagrams of one GRO train (or one datagram, gso 0) read into slot i. */
 static void gro_train(struct zcs_rx *rx, size_t i, size_t len, size_t gso)
 {
-	const struct sockaddr *from = (const struct sockaddr *)&rx->names[i];
+	const struct sockaddr *from = sender(rx, i);
 	uint8_t *const train = rx->gro_mem + i * GRO_TRAIN_BYTES;
 	const size_t seg = gso ? gso : len;
 
@@ -235,11 +244,23 @@ static void prepare(struct zcs_rx *rx, size_t i)
 	}
 	mh->msg_iov = &rx->iov[i];
 	mh->msg_iovlen = 1;
-	mh->msg_name = &rx->names[i];
-	mh->msg_namelen = sizeof(rx->names[i]);
+	mh->msg_name = rx->names_on ? &rx->names[i] : NULL;
+	mh->msg_namelen = rx->names_on ? sizeof(rx->names[i]) : 0;
 	mh->msg_control = rx->ctrl + i * rx->ctrl_len;
 	mh->msg_controllen = rx->ctrl_len;
 	mh->msg_flags = 0;
+}
+
+/* Turns the senders' addresses on or off in every batch slot (see zcs_rx_want_from). */
+static void want_names(struct zcs_rx *rx, bool on)
+{
+	if (on == rx->names_on)
+		return;
+	rx->names_on = on;
+	for (size_t i = 0; i < rx->opt.batch; i++) {
+		rx->msgs[i].msg_hdr.msg_name = on ? &rx->names[i] : NULL;
+		rx->msgs[i].msg_hdr.msg_namelen = on ? sizeof(rx->names[i]) : 0;
+	}
 }
 
 /* One recvmmsg and its datagrams.  Returns the datagrams read, 0 when none was ready, or -errno. */
@@ -249,8 +270,11 @@ static int one_batch(struct zcs_rx *rx)
 	const uint64_t before = zcs_mono_ns();
 	int n;
 
+	want_names(rx, zcs_rx_want_from(rx, before));
 	n = recvmmsg(rx->fd, rx->msgs, (unsigned int)rx->opt.batch, MSG_DONTWAIT, NULL);
+	rx->more = n > 0 && (size_t)n == rx->opt.batch;
 	if (n < 0) {
+		rx->now_ns = before;
 		if (errno == EINTR)
 			return 0;
 		if (errno == EAGAIN || errno == EWOULDBLOCK) {
@@ -259,7 +283,7 @@ static int one_batch(struct zcs_rx *rx)
 		}
 		return -errno;
 	}
-	if ((size_t)n < rx->opt.batch)
+	if (!rx->more)
 		rx->dry_ns = before;
 	rx->now_ns = zcs_mono_ns();
 	rx->out_wall_ns = zcs_wall_ns();
@@ -280,7 +304,7 @@ static int one_batch(struct zcs_rx *rx)
 			rx->st.invalid_by[ZCS_RX_OVERSIZE]++;
 			continue;
 		}
-		if (zcs_rx_datagram(rx, b, len, (const struct sockaddr *)&rx->names[i])) {
+		if (zcs_rx_datagram(rx, b, len, sender(rx, (size_t)i))) {
 			/* the window keeps this buffer: give the slot a free one */
 			rx->slot_buf[i] = rx->free_list[--rx->nfree];
 		}
@@ -291,71 +315,136 @@ static int one_batch(struct zcs_rx *rx)
 	return n;
 }
 
-/* Hands samples on to the writers once they have waited ZCS_RX_HANDON_NS or fill enough blocks
- * to be worth a wake-up (see ZCS_RX_HANDON_NS). */
-static void hand_on(struct zcs_rx *rx)
-{
-	const size_t pending = zcs_outputs_pending(rx->out);
+/* What one step read: datagrams, their bytes and the samples they became, since `since`, the
+ * look at the socket before (everything read arrived after it; 0: unknown); `gap`: since the
+ * step before that read datagrams (0 when none did); `deferred`: after a planned sleep. */
+struct step_read {
+	uint64_t dgrams, bytes, samples;
+	uint64_t since, gap;
+	bool deferred;
+};
 
-	if (!pending) {
-		rx->handon_since = 0;
+/* Plans the next sleep while samples wait to be handed on (or were just handed on) and the
+ * stream flows: rather than waking for every datagram or train, sleep until the hand-on is due
+ * (or until the stream has brought ZCS_RX_HANDON_BLOCKS blocks' worth, at the rate just seen)
+ * and read what came meanwhile in one go.  Samples still reach the writers at most
+ * ZCS_RX_HANDON_NS after they arrived (hand_on counts from the look before the sleep), and a
+ * sleep with its wake-up costs more than the handling of a whole datagram.  Not when fewer
+ * than two datagrams are expected by then, nor when what is expected could fill an eighth of
+ * the receive buffer (at four times its payload in kernel memory). */
+static void plan_sleep(struct zcs_rx *rx, const struct step_read *r, size_t pending)
+{
+	const uint64_t span = rx->now_ns - r->since;
+	const size_t pb = zcs_sample_pair_bytes(rx->opt.type, rx->meta.format);
+	uint64_t until = rx->handon_since ? rx->handon_since + ZCS_RX_HANDON_NS
+					  : rx->now_ns + ZCS_RX_HANDON_NS;
+	uint64_t ahead;
+
+	rx->defer_until = 0;
+	if (rx->more || !r->since || span == 0 || r->dgrams == 0 || rx->rcvbuf <= 0 ||
+	    until <= rx->now_ns)
 		return;
+	if (r->samples && pb && pending < ZCS_RX_HANDON_BLOCKS) {
+		/* when the blocks would be full at this rate */
+		const double bytes = (double)(ZCS_RX_HANDON_BLOCKS - pending) * ZCS_BLOCK_BYTES;
+		const double t = bytes * (double)span / ((double)r->samples * (double)pb);
+
+		if (t < (double)(until - rx->now_ns))
+			until = rx->now_ns + (uint64_t)t;
 	}
-	if (!rx->handon_since)
-		rx->handon_since = rx->now_ns;
-	if (pending >= ZCS_RX_HANDON_BLOCKS || rx->now_ns - rx->handon_since >= ZCS_RX_HANDON_NS) {
-		zcs_outputs_flush(rx->out);
+	ahead = until - rx->now_ns;
+	if ((double)r->dgrams * (double)ahead < 2.0 * (double)span ||
+	    (double)r->bytes * (double)ahead * 8 * 4 > (double)rx->rcvbuf * (double)span)
+		return;
+	rx->defer_until = until;
+}
+
+/* Hands samples on to the writers once they have waited ZCS_RX_HANDON_NS or fill enough blocks
+ * to be worth a wake-up (see ZCS_RX_HANDON_NS).  The next datagrams are expected about r->gap
+ * after these, so when the deadline falls before them the samples go now, a little early,
+ * instead of after a timer wake-up of their own. */
+static void hand_on(struct zcs_rx *rx, const struct step_read *r)
+{
+	size_t pending = zcs_outputs_pending(rx->out);
+
+	if (pending) {
+		/* read after a deferred sleep: they may have waited in the socket since it began */
+		if (!rx->handon_since)
+			rx->handon_since = r->deferred ? r->since : rx->now_ns;
+		if (pending >= ZCS_RX_HANDON_BLOCKS ||
+		    rx->now_ns + r->gap - rx->handon_since >= ZCS_RX_HANDON_NS) {
+			zcs_outputs_flush(rx->out);
+			pending = 0;
+		}
+	}
+	if (!pending)
 		rx->handon_since = 0;
-	}
+	if (r->dgrams)
+		plan_sleep(rx, r, pending);
+	else
+		rx->defer_until = 0;
 }
 
 int zcs_rx_step(struct zcs_rx *rx, int timeout_ms)
 {
-	struct pollfd pfd = { .fd = rx->fd, .events = POLLIN };
-	struct timespec ts;
+	const uint64_t dg0 = rx->st.datagrams, by0 = rx->st.bytes, sa0 = rx->gf.st.samples;
+	struct step_read r = { 0 };
 	int ret;
 
 	if (rx->done)
 		return 1;
-	ts.tv_sec = timeout_ms / 1000;
-	ts.tv_nsec = (long)(timeout_ms % 1000) * 1000000L;
-	if (rx->handon_since) {
-		/* samples are waiting to be handed on: wake up for them at the latest */
-		const uint64_t due = rx->handon_since + ZCS_RX_HANDON_NS, now = zcs_mono_ns();
-		const uint64_t left = due > now ? due - now : 0;
+	/* after a full batch the socket holds more: read on without a wait (one syscall a batch) */
+	if (!rx->more) {
+		struct pollfd pfd = { .fd = rx->fd, .events = POLLIN };
+		struct timespec ts;
+		uint64_t due = 0;
 
-		if (timeout_ms < 0 || left < (uint64_t)timeout_ms * 1000000ULL) {
-			ts.tv_sec = (time_t)(left / ZCS_NS_PER_SEC);
-			ts.tv_nsec = (long)(left % ZCS_NS_PER_SEC);
+		ts.tv_sec = timeout_ms / 1000;
+		ts.tv_nsec = (long)(timeout_ms % 1000) * 1000000L;
+		if (rx->defer_until)
+			due = rx->defer_until;
+		else if (rx->handon_since)
+			/* samples are waiting to be handed on: wake up for them at the latest */
+			due = rx->handon_since + ZCS_RX_HANDON_NS;
+		if (due) {
+			const uint64_t now = zcs_mono_ns(), left = due > now ? due - now : 0;
+
+			if (timeout_ms < 0 || left < (uint64_t)timeout_ms * 1000000ULL) {
+				ts.tv_sec = (time_t)(left / ZCS_NS_PER_SEC);
+				ts.tv_nsec = (long)(left % ZCS_NS_PER_SEC);
+			}
 		}
-	}
-	ret = ppoll(&pfd, 1, timeout_ms < 0 && !rx->handon_since ? NULL : &ts, NULL);
-	if (ret < 0)
-		return errno == EINTR ? 0 : -errno;
-	rx->now_ns = zcs_mono_ns();
-	if (ret == 0) {
-		/* nothing came in time, but the process may have been descheduled since: look again
-		 * after taking the time, so the silence measured is one the socket really had */
-		ret = poll(&pfd, 1, 0);
-		if (ret < 0)
+		r.deferred = rx->defer_until != 0;
+		rx->defer_until = 0;
+		/* deferred: a plain sleep (no descriptor), whatever arrives waits in the socket */
+		ret = ppoll(&pfd, r.deferred ? 0 : 1, timeout_ms < 0 && !due ? NULL : &ts, NULL);
+		/* a signal ends a deferred sleep with its datagrams read, as a wait would have */
+		if (ret < 0 && !(errno == EINTR && r.deferred))
 			return errno == EINTR ? 0 : -errno;
+		/* ready or not, the read below is the look: even when nothing came in time, the
+		 * process may have been descheduled since, and one_batch takes the time before it,
+		 * so the silence measured is one the socket really had */
 	}
-	if (ret == 0) {
-		rx->dry_ns = rx->now_ns;
-		zcs_rx_idle(rx);
-		hand_on(rx);
-		return rx->done ? 1 : 0;
-	}
+	/* everything read now arrived after the last look that found the socket empty */
+	r.since = rx->dry_ns;
 	for (int i = 0; i < BATCHES_PER_STEP && !rx->done; i++) {
 		ret = one_batch(rx);
 		if (ret < 0)
 			return ret;
 		/* the socket ran dry: what was received waits at most ZCS_RX_HANDON_NS (hand_on) */
-		if ((size_t)ret < rx->opt.batch)
+		if (!rx->more)
 			break;
 	}
 	zcs_rx_idle(rx);
-	zcs_rx_update_age(rx);
-	hand_on(rx);
+	r.dgrams = rx->st.datagrams - dg0;
+	if (r.dgrams) {
+		zcs_rx_update_age(rx);
+		r.bytes = rx->st.bytes - by0;
+		r.samples = rx->gf.st.samples - sa0;
+		if (rx->last_data_ns)
+			r.gap = rx->now_ns - rx->last_data_ns;
+		rx->last_data_ns = rx->now_ns;
+	}
+	hand_on(rx, &r);
 	return rx->done ? 1 : 0;
 }

@@ -48,7 +48,9 @@ struct zcs_rx_opts {
 #define ZCS_RX_MAX_WINDOW 1024          /* default cap of the automatic window, and its capacity */
 /* Samples reach the outputs' writers at most this long after they were received: blocks are
  * handed on in bursts (one writer wake-up per burst, not one per block), and a partial block
- * waits this long for more samples when the socket runs dry. */
+ * waits this long for more samples when the socket runs dry.  Meanwhile a flowing stream is
+ * read in one go when the burst is due rather than datagram by datagram (rx.c, plan_sleep), and
+ * the wait then counts from the last look at the socket, so it bounds time since arrival. */
 #define ZCS_RX_HANDON_NS (1000ULL * 1000)
 #define ZCS_RX_HANDON_BLOCKS 8          /* ... or as soon as this many blocks wait */
 
@@ -136,7 +138,8 @@ struct zcs_rx {
 	struct zcs_gapfill gf;
 	bool done;                /* --count reached, or end of stream with --exit-on-eos */
 
-	uint64_t handon_since;    /* monotonic time samples began waiting to be handed on; 0: none */
+	uint64_t handon_since;    /* monotonic time samples began waiting to be handed on (after a
+				   * deferred sleep: the look before it); 0: none */
 	uint64_t now_ns;          /* monotonic time of the current batch */
 	/* appended: a monotonic time at which the socket was seen empty, taken before the look
 	 * that found it so; silence is claimed only up to here, never for time the receiver was
@@ -144,6 +147,17 @@ struct zcs_rx {
 	uint64_t dry_ns;
 	uint64_t out_wall_ns;     /* wall-clock time of the newest batch delivered */
 	struct zcs_rx_stats st;
+	/* appended: the last batch was full, so the next look is a read, not a wait */
+	bool more;
+	/* appended: batch slots ask for the sender's address (zcs_rx_want_from) */
+	bool names_on;
+	/* appended: monotonic time of the newest step that read datagrams (hand_on's forecast) */
+	uint64_t last_data_ns;
+	/* appended: while samples wait to be handed on and the stream flows, the next sleep is
+	 * until defer_until without watching the socket (0: a wait for data), so what arrives
+	 * meanwhile is read in one go (rx.c, plan_sleep) */
+	uint64_t defer_until;
+	int rcvbuf;               /* appended: the receive buffer the kernel granted, bytes */
 };
 
 /* Opens the socket (binding, joining, SO_RCVBUF, SO_RXQ_OVFL) and allocates every buffer. */
@@ -175,6 +189,11 @@ void zcs_rx_idle(struct zcs_rx *rx);
  * the last time its socket was seen empty (0 when a datagram came since).  The hold and
  * --eos-timeout measure this, so a receiver run late still reads what waits before deciding. */
 uint64_t zcs_rx_silence_ns(const struct zcs_rx *rx);
+/* Whether the next batch must carry each sender's address, judged at `now`, taken before the
+ * read: with --source, and while a new stream may be followed (none yet, the last one ended, or
+ * it has been silent for a third of the restart silence, far ahead of it).  A followed live
+ * stream needs no addresses, and copying one out per datagram costs the kernel a user copy. */
+bool zcs_rx_want_from(const struct zcs_rx *rx, uint64_t now);
 /* Recomputes st.age_ns from the metadata's time stamp (once per step, not per datagram). */
 void zcs_rx_update_age(struct zcs_rx *rx);
 

@@ -47,6 +47,35 @@ static void free_buf(struct zcs_rx *rx, uint32_t b, uint32_t cur)
 		rx->free_list[rx->nfree++] = b;
 }
 
+/* One datagram released in order: into the gap filler, and its flags acted on. */
+static void deliver(struct zcs_rx *rx, const struct zcs_sample_hdr *hdr, const uint8_t *payload)
+{
+	const uint8_t flags = hdr->flags;
+
+	if (!rx->done) {
+		if (flags & ZCS_FLAG_DISCONT) {
+			rx->st.discont++;
+			if (rx->now_ns - rx->last_discont_log_ns >= DISCONT_LOG_NS) {
+				rx->last_discont_log_ns = rx->now_ns;
+				say(rx, "stream 0x%08" PRIx32 ": the sender lost samples at its source before sample %" PRIu64 " (%" PRIu64 " such so far)",
+				    rx->stream_id, hdr->first_sample, rx->st.discont);
+			}
+		}
+		zcs_gapfill_data(&rx->gf, hdr, payload);
+		if (rx->gf.done)
+			rx->done = true;
+	}
+	if (flags & ZCS_FLAG_EOS && !rx->ended) {
+		rx->ended = true;
+		rx->st.eos++;
+		say(rx, "stream 0x%08" PRIx32 ": end of stream", rx->stream_id);
+		zcs_outputs_flush(rx->out);
+		zcs_outputs_eos(rx->out);
+		if (rx->opt.exit_on_eos)
+			rx->done = true;
+	}
+}
+
 /* Hands every event the window produced to the gap filler. */
 static void drain(struct zcs_rx *rx, uint32_t cur)
 {
@@ -60,31 +89,7 @@ static void drain(struct zcs_rx *rx, uint32_t cur)
 			    ": resynchronised (not counted as loss)", rx->stream_id, ev.count, ev.seq);
 			zcs_gapfill_restart(&rx->gf, rx->meta.samples_per_dgram);
 		} else {
-			const struct zcs_rx_buf *b = &rx->bufs[ev.handle];
-			const uint8_t flags = b->hdr.flags;
-
-			if (!rx->done) {
-				if (flags & ZCS_FLAG_DISCONT) {
-					rx->st.discont++;
-					if (rx->now_ns - rx->last_discont_log_ns >= DISCONT_LOG_NS) {
-						rx->last_discont_log_ns = rx->now_ns;
-						say(rx, "stream 0x%08" PRIx32 ": the sender lost samples at its source before sample %" PRIu64 " (%" PRIu64 " such so far)",
-						    rx->stream_id, b->hdr.first_sample, rx->st.discont);
-					}
-				}
-				zcs_gapfill_data(&rx->gf, &b->hdr, b->payload);
-				if (rx->gf.done)
-					rx->done = true;
-			}
-			if (flags & ZCS_FLAG_EOS && !rx->ended) {
-				rx->ended = true;
-				rx->st.eos++;
-				say(rx, "stream 0x%08" PRIx32 ": end of stream", rx->stream_id);
-				zcs_outputs_flush(rx->out);
-				zcs_outputs_eos(rx->out);
-				if (rx->opt.exit_on_eos)
-					rx->done = true;
-			}
+			deliver(rx, &rx->bufs[ev.handle].hdr, rx->bufs[ev.handle].payload);
 			free_buf(rx, ev.handle, cur);
 		}
 	}
@@ -265,6 +270,7 @@ bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t bi, size_t len, const struct so
 	struct zcs_rx_buf *b = &rx->bufs[bi];
 	struct zcs_dgram dg;
 	const int ret = zcs_proto_parse(b->data, len, &dg);
+	const uint8_t *payload;
 	enum zcs_reorder_verdict v;
 	uint32_t id;
 
@@ -296,11 +302,15 @@ bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t bi, size_t len, const struct so
 		rx->have_pre_meta = true;
 		return false;
 	}
-	b->hdr = dg.hdr;
-	b->payload = dg.payload;
-	if ((dg.hdr.flags & ZCS_FLAG_ZSTD) && !decompress(rx, b)) {
-		invalid(rx, ZCS_PERR_DECOMPRESS);
-		return false;
+	payload = dg.payload;
+	if (dg.hdr.flags & ZCS_FLAG_ZSTD) {
+		b->hdr = dg.hdr;
+		b->payload = dg.payload;
+		if (!decompress(rx, b)) {
+			invalid(rx, ZCS_PERR_DECOMPRESS);
+			return false;
+		}
+		payload = b->payload;
 	}
 	if (rx->need_start) {
 		/* the metadata names the stream's next number: start there when this datagram is
@@ -319,6 +329,14 @@ bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t bi, size_t len, const struct so
 		say(rx, "stream 0x%08" PRIx32 ": starting at datagram %" PRIu64 ", reorder window %zu datagrams",
 		    rx->stream_id, start, rx->ro.window);
 	}
+	/* in order with nothing held (the usual case): straight to the gap filler, the header
+	 * read where the parser put it (copying it whole stalls on the parser's narrower stores) */
+	if (zcs_reorder_take(&rx->ro, dg.hdr.seq)) {
+		deliver(rx, &dg.hdr, payload);
+		return false;
+	}
+	b->hdr = dg.hdr;
+	b->payload = payload;
 	v = zcs_reorder_push(&rx->ro, dg.hdr.seq, bi);
 	if (v != ZCS_REORDER_ACCEPTED)
 		return false;
@@ -340,6 +358,13 @@ void zcs_rx_update_age(struct zcs_rx *rx)
 	    (double)zcs_seq_diff(rx->gf.pos, m->ref_sample) * 1e9 / (double)m->sample_rate;
 	rx->st.age_ns = (int64_t)((double)rx->out_wall_ns - t);
 	rx->st.have_age = true;
+}
+
+bool zcs_rx_want_from(const struct zcs_rx *rx, uint64_t now)
+{
+	/* a third: select_stream judges the silence at the batch's now_ns, after the read; asking
+	 * from a third on leaves a second for the read to have been late by */
+	return rx->opt.source || !rx->locked || rx->ended || now - rx->last_rx_ns >= SILENCE_NS / 3;
 }
 
 uint64_t zcs_rx_silence_ns(const struct zcs_rx *rx)
