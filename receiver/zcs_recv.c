@@ -77,25 +77,6 @@ static void install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-/* Lets the writers empty their queues (bounded), so the summary counts what they wrote. */
-static void wait_drained(struct zcs_outputs *o, int timeout_ms)
-{
-	const uint64_t end = zcs_mono_ns() + (uint64_t)timeout_ms * 1000000ULL;
-
-	while (zcs_mono_ns() < end) {
-		struct zcs_output_stats st;
-		bool busy = false;
-
-		for (size_t i = 0; i < zcs_outputs_count(o); i++) {
-			zcs_outputs_stats(o, i, &st);
-			busy |= st.queued > 0;
-		}
-		if (!busy)
-			return;
-		usleep(5000);
-	}
-}
-
 int main(int argc, char **argv)
 {
 	static struct zcs_recv_snapshot cur, prev;
@@ -217,7 +198,9 @@ int main(int argc, char **argv)
 	zcs_rx_finish(&rx);
 	if (rx.locked && !rx.ended)
 		zcs_outputs_eos(out);
-	wait_drained(out, 5000);
+	/* the writers empty their queues (5 s at most) so the summary counts what they wrote; then
+	 * nothing is left for destroy to wait for */
+	zcs_outputs_drain(out, 5000);
 	zcs_recv_snapshot_take(&cur, &rx, out, start_ns);
 	cur.ended_by = ended_by;
 	clear_line(&u);
@@ -227,7 +210,7 @@ int main(int argc, char **argv)
 		zcs_recv_stats_summary(text, sizeof(text), &cur);
 	fprintf(stderr, u.json ? "%s\n" : "%s", text);
 out_rx:
-	zcs_outputs_destroy(out, 5000);
+	zcs_outputs_destroy(out, 0);
 	out = NULL;
 	zcs_rx_close(&rx);
 out_outputs:
