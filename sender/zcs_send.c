@@ -67,7 +67,8 @@ static uint32_t random_stream_id(void)
 
 	if (getrandom(&id, sizeof(id), 0) != sizeof(id))
 		id = (uint32_t)(zcs_wall_ns() ^ ((uint64_t)getpid() << 16));
-	return id;
+	/* docs/protocol.md: a stream id SHOULD be non-zero (0 reads as "unset" in many tools) */
+	return id ? id : 1;
 }
 
 /* Runs until the pipeline ends; SIGINT/SIGTERM (blocked in every thread) ask it to stop. */
