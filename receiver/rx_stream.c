@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "zcs_config.h"
 #include "codec.h"
 #include "rx.h"
 #include "seq.h"
@@ -211,6 +212,13 @@ static void apply_meta(struct zcs_rx *rx, const struct zcs_meta *m)
 	    m->gain_mdb / 1000.0, gain_mode_name(m->gain_mode), (double)m->bandwidth / 1e6,
 	    zcs_wire_name(m->format), (unsigned int)m->samples_per_dgram, m->sender, m->source,
 	    m->version);
+	/* docs/protocol.md: a receiver that cannot decode zstd says so with the stream's settings
+	 * (once, unless they change), rather than leaving the user to wonder why every compressed
+	 * datagram counts as invalid */
+	if (!ZCS_HAVE_ZSTD && (m->flags & ZCS_META_FLAG_ZSTD))
+		say(rx, "stream 0x%08" PRIx32 ": the sender compresses with zstd, which this build of "
+		    "zcs-recv cannot decode: those datagrams count as invalid (decompress)",
+		    rx->stream_id);
 }
 
 /* True when the sender's address passes --source (its port too, when --source gave one). */

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Builds zcs every way CI checks it and runs every suite; ends with one "N passed, N failed" line.
 # Stages: native -Werror build (all suites), ASan+UBSan build (all suites), the parse and reorder
-# fuzzers for a fixed number of runs, a TSan build of the threaded suites (unit, send, recv), and
+# fuzzers for a fixed number of runs, a build with libiio, io_uring and zstd disabled (unit suite),
+# a TSan build of the threaded suites (unit, send, recv), and
 # the armhf cross build under qemu-arm with the glibc and kernel-header checks.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -39,6 +40,14 @@ if CC=clang meson setup "${B}asan" -Dwerror=true -Db_sanitize=address,undefined 
 	fi
 else
 	echo "sanitizer build FAILED"; STAGE_FAIL=1
+fi
+
+stage "minimal build: -Diio=disabled -During=disabled -Dzstd=disabled (a PC without libiio, a board without io_uring)"
+if meson setup "${B}min" -Dwerror=true -Diio=disabled -During=disabled -Dzstd=disabled \
+		>/dev/null && ninja -C "${B}min"; then
+	run_meson_suite "${B}min" --suite unit --suite fuzz || STAGE_FAIL=1
+else
+	echo "minimal build FAILED"; STAGE_FAIL=1
 fi
 
 stage "TSan build (clang): the threaded suites"
