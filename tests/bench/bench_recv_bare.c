@@ -17,12 +17,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#ifndef SOL_UDP
-#define SOL_UDP 17
-#endif
-#ifndef UDP_GRO
-#define UDP_GRO 104
-#endif
+#include "compat.h"
 
 #define MAX_BATCH 1024
 #define BUF_BYTES 65536   /* room for a GRO train; 1500 would do without gro */

@@ -14,14 +14,8 @@
 
 #include "bench_recv.h"
 #include "clock.h"
+#include "compat.h"
 #include "wire.h"
-
-#ifndef SOL_UDP
-#define SOL_UDP 17
-#endif
-#ifndef UDP_SEGMENT
-#define UDP_SEGMENT 103
-#endif
 
 #define META_EVERY_NS (250ULL * 1000 * 1000)        /* as often as zcs-send (at most 500 ms) */
 
