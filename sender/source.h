@@ -8,7 +8,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
+
+#include "proto.h"
 
 /* Radio settings, as read back from the device (or as a synthetic source pretends). */
 struct zcs_radio_info {
@@ -72,6 +75,16 @@ struct zcs_source {
 	bool paced_by_device;         /* true for iio: the radio sets the rate, no sleeps */
 	uint64_t discontinuities;     /* counted by the source */
 };
+
+/* For sources that are not a radio (tone, noise, files): the rate they announce is the one asked
+ * for, nothing else is known, and the pipeline paces them. */
+static inline void zcs_source_set_unpaced_info(struct zcs_source *s, uint64_t rate)
+{
+	memset(&s->info, 0, sizeof(s->info));
+	s->info.sample_rate = rate;
+	s->info.gain_mode = ZCS_GAIN_UNKNOWN;
+	s->paced_by_device = false;
+}
 
 extern const struct zcs_source_ops zcs_source_tone_ops;   /* tone and noise */
 extern const struct zcs_source_ops zcs_source_file_ops;   /* file and stdin */

@@ -59,10 +59,7 @@ static int tone_open(struct zcs_source *s, const struct zcs_source_config *cfg, 
 	if (p->period)
 		zcs_synth_fill(&p->synth, 0, p->period + p->block, p->buf);
 	s->priv = p;
-	memset(&s->info, 0, sizeof(s->info));
-	s->info.sample_rate = cfg->rate;
-	s->info.gain_mode = ZCS_GAIN_UNKNOWN;
-	s->paced_by_device = false;
+	zcs_source_set_unpaced_info(s, cfg->rate);
 	return 0;
 nomem:
 	s->priv = p;
