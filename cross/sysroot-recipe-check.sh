@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Follow docs/board.md section 2 against an armhf sysroot (the firmware's sysroot-v0.3x.tar.gz
+# unpacked, or the stand-in from cross/standin-sysroot.sh) and check what comes out:
+#
+#   1. cross/pluto-sysroot.ini.in filled in, layered on cross/armhf-debian.ini, built with -Werror;
+#   2. zcs-send and zcs-recv import only glibc symbols and versions up to 2.25
+#      (.ci/glibc-check.py --strict), and need no library the sysroot lacks;
+#   3. both start under qemu-arm with the sysroot's own loader and libc;
+#   4. if the sysroot has check: the suites unit, fuzz and armhf run the same way, i.e. against
+#      the sysroot's glibc.
+#
+#   cross/sysroot-recipe-check.sh SYSROOT [BUILD_DIR]     (default build-pluto)
+#
+# liburing is linked if the sysroot has liburing.pc, libzstd if it has libzstd.pc.  Ends with one
+# line "sysroot-recipe: PASS ..." or "sysroot-recipe: FAIL at <step>" and exits 0 or 1.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+[ $# -ge 1 ] || { sed -n '13p' "$0" | sed 's/^#  *//' >&2; exit 2; }
+sysroot=$(realpath "$1")
+build=${2:-build-pluto}
+current=start
+summary=
+step() {
+	current=$*
+	printf '\n=== sysroot-recipe: %s\n' "$*"
+}
+result() {
+	local rc=$?
+	if [ $rc -eq 0 ]; then
+		printf '\nsysroot-recipe: PASS against %s: %s\n' "$sysroot" "$summary"
+	else
+		printf '\nsysroot-recipe: FAIL at "%s" (exit %s)\n' "$current" "$rc"
+		rc=1
+	fi
+	exit $rc
+}
+trap result EXIT
+
+[ -e "$sysroot/usr/include/stdio.h" ] || { echo "sysroot-recipe: $sysroot has no usr/include/stdio.h" >&2; exit 1; }
+has_pc() { [ -e "$sysroot/usr/lib/pkgconfig/$1.pc" ] || [ -e "$sysroot/usr/lib/arm-linux-gnueabihf/pkgconfig/$1.pc" ]; }
+feature() { if has_pc "$1"; then echo enabled; else echo disabled; fi; }
+tests=$(feature check)
+
+step "configure $build"
+ini="$(dirname "$(realpath -m "$build")")/$(basename "$build").ini"
+sed "s|@SYSROOT@|$sysroot|g" cross/pluto-sysroot.ini.in >"$ini"
+rm -rf "$build"
+meson setup "$build" --cross-file cross/armhf-debian.ini --cross-file "$ini" -Dwerror=true \
+	-Diio=enabled -During="$(feature liburing)" -Dzstd="$(feature libzstd)" -Dtests="$tests"
+
+step "build"
+ninja -C "$build"
+
+step "glibc 2.25 imports (--strict)"
+for prog in sender/zcs-send receiver/zcs-recv; do
+	python3 .ci/glibc-check.py --strict --readelf arm-linux-gnueabihf-readelf "$build/$prog"
+done
+
+step "libraries come from the sysroot"
+# Every library the programs need must be in the sysroot: the board has the sysroot's, nothing else.
+for prog in sender/zcs-send receiver/zcs-recv; do
+	for lib in $(arm-linux-gnueabihf-readelf -d "$build/$prog" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p'); do
+		found=$(find "$sysroot/lib" "$sysroot/usr/lib" -maxdepth 2 -name "$lib" -print -quit)
+		[ -n "$found" ] || { echo "sysroot-recipe: $prog needs $lib, which the sysroot lacks" >&2; exit 1; }
+		echo "$prog: $lib -> ${found#"$sysroot"}"
+	done
+done
+
+step "start under qemu-arm with the sysroot's loader"
+for prog in sender/zcs-send receiver/zcs-recv; do
+	qemu-arm -cpu cortex-a9 -L "$sysroot" "$build/$prog" --version
+done
+libc=$(qemu-arm -cpu cortex-a9 -L "$sysroot" "$sysroot"/lib/libc.so.6 2>/dev/null | head -1 || true)
+summary="built -Werror, imports <= GLIBC_2.25, starts on ${libc:-its libc}"
+
+if [ "$tests" = enabled ]; then
+	step "suites unit, fuzz, armhf under qemu-arm -L $sysroot"
+	meson test -C "$build" --suite unit --suite fuzz --suite armhf --print-errorlogs \
+		--timeout-multiplier 4 --num-processes 2 | tee "$build/recipe-tests.txt"
+	ok=$(awk '$1 == "Ok:" { print $2 }' "$build/recipe-tests.txt")
+	[ "${ok:-0}" -gt 0 ] || { echo "sysroot-recipe: no test ran" >&2; exit 1; }
+	summary="$summary; $ok tests passed against it"
+else
+	summary="$summary; no tests (the sysroot has no check)"
+fi
+step "done"
