@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bytes.h"
 #include "codec.h"
 #include "formats.h"
 #include "net.h"
@@ -29,6 +30,9 @@ static const char usage[] =
 "  --next-seq N          next_seq announced by 'meta' (default 0)\n"
 "  --discont SEQ:SKIP    datagrams from SEQ on start SKIP samples later, flagged DISCONT on SEQ\n"
 "  --zstd                compress every payload (each its own zstd frame)\n"
+"  --zstd-rle            a constant signal whose payloads are one byte repeated, each sent as a\n"
+"                        zstd frame of one RLE block made here without libzstd (works in every\n"
+"                        build; any zstd decoder accepts it)\n"
 "  --slow                a signal that changes every 16 samples (so zstd has work to do)\n"
 "  --pace-us US          pause between datagrams (default 20)\n"
 "OPs, sent in order:\n"
@@ -53,6 +57,7 @@ struct gen {
 	uint64_t next_seq;
 	unsigned int pace_us;
 	bool zstd;
+	bool zstd_rle;
 	bool slow;
 	struct zcs_codec *codec;
 	struct zcs_kernels k;
@@ -62,9 +67,15 @@ struct gen {
 };
 
 /* The test signal: 12-bit values that visit every code, differently for I and Q (with --slow,
- * each value held for 16 samples). */
+ * each value held for 16 samples; with --zstd-rle, one constant). */
 static void sample_value(const struct gen *g, uint64_t n, int16_t *iq)
 {
+	if (g->zstd_rle) {
+		/* the 12-bit value whose packed form is one byte repeated: 0x777 packs to 77 77 77
+		 * (p12) and 77 (i8); i16 needs 0x707 (07 07) */
+		iq[0] = iq[1] = g->format == ZCS_WIRE_I16 ? 0x707 : 0x777;
+		return;
+	}
 	if (g->slow)
 		n /= 16;
 	iq[0] = (int16_t)((int)((n * 7 + 3) % 4096) - 2048);
@@ -97,6 +108,24 @@ static void out(struct gen *g, const uint8_t *buf, size_t len)
 		usleep(g->pace_us);
 }
 
+/* A zstd frame (RFC 8878, 3.1.1) of len copies of byte: magic, a frame header that says "single
+ * segment, 4-byte content size", the content size, a block header "last block, RLE, len bytes"
+ * and the byte.  13 bytes that any zstd decoder expands.  (A raw block would not do: the
+ * protocol sends a payload compressed only when that shrinks it.) */
+static size_t zstd_rle_frame(uint8_t *dst, uint8_t byte, size_t len)
+{
+	const uint32_t block_hdr = (uint32_t)len << 3 | 1u << 1 | 1u;
+
+	zcs_put_le32(dst, 0xFD2FB528u);
+	dst[4] = 0x80 | 0x20; /* Frame_Content_Size_flag 2 (4 bytes), Single_Segment_flag */
+	zcs_put_le32(dst + 5, (uint32_t)len);
+	dst[9] = (uint8_t)block_hdr;
+	dst[10] = (uint8_t)(block_hdr >> 8);
+	dst[11] = (uint8_t)(block_hdr >> 16);
+	dst[12] = byte;
+	return 13;
+}
+
 static size_t build_samples(struct gen *g, uint8_t *buf, uint64_t seq, uint8_t flags)
 {
 	static int16_t raw[2 * MAX_SPD];
@@ -114,6 +143,12 @@ static size_t build_samples(struct gen *g, uint8_t *buf, uint64_t seq, uint8_t f
 	g->k.pack[g->format](packed, raw, g->spd);
 	if (is_discont(g, seq))
 		h.flags |= ZCS_FLAG_DISCONT;
+	if (g->zstd_rle) {
+		h.flags |= ZCS_FLAG_ZSTD;
+		h.payload_len = (uint16_t)zstd_rle_frame(buf + ZCS_PROTO_SAMPLE_HDR_SIZE, packed[0], bytes);
+		zcs_proto_write_sample_hdr(buf, &h);
+		return ZCS_PROTO_SAMPLE_HDR_SIZE + h.payload_len;
+	}
 	if (g->zstd) {
 		const ssize_t n = zcs_codec_compress(g->codec, buf + ZCS_PROTO_SAMPLE_HDR_SIZE,
 						     ZCS_PROTO_MAX_DGRAM - ZCS_PROTO_SAMPLE_HDR_SIZE,
@@ -139,7 +174,7 @@ static void send_meta(struct gen *g)
 		.ref_sample = 0, .ref_time_ns = 0, .sample_rate = g->rate,
 		.center_freq = 433920000, .bandwidth = 0, .gain_mdb = 42000,
 		.gain_mode = ZCS_GAIN_MANUAL, .channel = 0, .format = (uint8_t)g->format,
-		.flags = g->zstd ? ZCS_META_FLAG_ZSTD : 0, .samples_per_dgram = (uint16_t)g->spd,
+		.flags = g->zstd || g->zstd_rle ? ZCS_META_FLAG_ZSTD : 0, .samples_per_dgram = (uint16_t)g->spd,
 	};
 
 	strcpy(m.sender, "genstream");
@@ -274,6 +309,10 @@ int main(int argc, char **argv)
 
 		if (strcmp(o, "--zstd") == 0) {
 			g.zstd = true;
+			continue;
+		}
+		if (strcmp(o, "--zstd-rle") == 0) {
+			g.zstd_rle = true;
 			continue;
 		}
 		if (strcmp(o, "--slow") == 0) {
