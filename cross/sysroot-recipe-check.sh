@@ -8,16 +8,21 @@
 #      (.ci/glibc-check.py --strict), and need no library the sysroot lacks;
 #   3. both start under qemu-arm with the sysroot's own loader and libc;
 #   4. if the sysroot has check: the suites unit, fuzz and armhf run the same way, i.e. against
-#      the sysroot's glibc.
+#      the sysroot's glibc;
+#   5. with ZCS_NATIVE_BUILD set to a native build directory of this tree (for its emulated-board
+#      helpers, tests/board/README.md): the board binary, under qemu-arm with the sysroot's glibc
+#      and libiio, streams from the emulated board through libiio's local backend in the
+#      send_local, send_settings, send_disable and send_errors scenarios.  (send_iiod needs the
+#      network backend, which a sysroot's libiio may lack; on the board zcs-send uses local:.)
 #
-#   cross/sysroot-recipe-check.sh SYSROOT [BUILD_DIR]     (default build-pluto)
+#   [ZCS_NATIVE_BUILD=build] cross/sysroot-recipe-check.sh SYSROOT [BUILD_DIR]  (default build-pluto)
 #
 # liburing is linked if the sysroot has liburing.pc, libzstd if it has libzstd.pc.  Ends with one
 # line "sysroot-recipe: PASS ..." or "sysroot-recipe: FAIL at <step>" and exits 0 or 1.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-[ $# -ge 1 ] || { sed -n '13p' "$0" | sed 's/^#  *//' >&2; exit 2; }
+[ $# -ge 1 ] || { sed -n '18p' "$0" | sed 's/^#  *//' >&2; exit 2; }
 sysroot=$(realpath "$1")
 build=${2:-build-pluto}
 current=start
@@ -84,5 +89,27 @@ if [ "$tests" = enabled ]; then
 	summary="$summary; $ok tests passed against it"
 else
 	summary="$summary; no tests (the sysroot has no check)"
+fi
+
+if [ -n "${ZCS_NATIVE_BUILD:-}" ]; then
+	step "zcs-send on the emulated board, under qemu-arm -L $sysroot"
+	board_bin=$(realpath "$ZCS_NATIVE_BUILD")/tests/board
+	shim=$(realpath "$build")/tests/board/libexcl_open.so
+	[ -x "$board_bin/check_board" ] || { echo "sysroot-recipe: no $board_bin/check_board (ninja -C $ZCS_NATIVE_BUILD)" >&2; exit 1; }
+	[ -e "$shim" ] || { echo "sysroot-recipe: no $shim (needs -Dtests=enabled, i.e. check in the sysroot)" >&2; exit 1; }
+	# The emulated board preloads its exclusive-open shim into every process; the armhf program
+	# needs the armhf build of it, given to its own loader with qemu's -E.
+	wrapper=$(realpath "$build")/zcs-send-qemu
+	printf '#!/bin/sh\nexec qemu-arm -cpu cortex-a9 -L %s -E LD_PRELOAD=%s %s "$@"\n' \
+		"$sysroot" "$shim" "$(realpath "$build")/sender/zcs-send" >"$wrapper"
+	chmod +x "$wrapper"
+	passed=0
+	for t in send_local send_settings send_disable send_errors; do
+		BOARD_BIN=$board_bin ZCS_SEND=$wrapper timeout 600 bash tests/board/$t.sh >"$build/board-$t.log" 2>&1 ||
+			{ tail -30 "$build/board-$t.log" >&2; echo "sysroot-recipe: board scenario $t failed" >&2; exit 1; }
+		echo "$t: PASS"
+		passed=$((passed + 1))
+	done
+	summary="$summary; $passed emulated-board scenarios passed"
 fi
 step "done"
