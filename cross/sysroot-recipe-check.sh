@@ -48,6 +48,19 @@ has_pc() { [ -e "$sysroot/usr/lib/pkgconfig/$1.pc" ] || [ -e "$sysroot/usr/lib/a
 feature() { if has_pc "$1"; then echo enabled; else echo disabled; fi; }
 tests=$(feature check)
 
+step "sysroot symlinks"
+# A library symlink to an absolute path (libm.so -> /lib/libm.so.6) points at the host once the
+# sysroot is not /: the linker skips it and quietly links libm.a instead.  Name them, and the fix.
+abs_links=$(find "$sysroot/lib" "$sysroot/usr/lib" -type l -lname '/*' -name 'lib*' 2>/dev/null || true)
+if [ -n "$abs_links" ]; then
+	echo "sysroot-recipe: absolute symlinks in the sysroot; make them relative first, e.g. with" >&2
+	echo "  find $sysroot -type l -lname '/*' | while read -r l; do" \
+		"ln -sfn \"\$(realpath -m --relative-to=\"\$(dirname \"\$l\")\" \"$sysroot\$(readlink \"\$l\")\")\" \"\$l\"; done" >&2
+	echo "$abs_links" >&2
+	exit 1
+fi
+echo "none absolute"
+
 step "configure $build"
 ini="$(dirname "$(realpath -m "$build")")/$(basename "$build").ini"
 sed "s|@SYSROOT@|$sysroot|g" cross/pluto-sysroot.ini.in >"$ini"
