@@ -100,7 +100,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (ret == ZCS_RECV_VERSION) {
-		printf("zcs-recv %s\n", ZCS_VERSION);
+		/* what a user asking "why is every datagram invalid (decompress)?" needs to see */
+		printf("zcs-recv %s (zstd %s)\n", ZCS_VERSION, ZCS_HAVE_ZSTD ? "yes" : "no");
 		return 0;
 	}
 	u.quiet = opts.quiet;

@@ -7,8 +7,10 @@
 #   - a zcs-recv without zstd says once per stream, with the stream's settings, that it cannot
 #     decode it, and counts every such datagram as invalid (decompress): none is delivered.
 # Ports 21300-21309.
-# Usage: test_zstd_frames.py ZCS_RECV ZCS_GENSTREAM yes|no   (whether zcs-recv has zstd)
+# Usage: test_zstd_frames.py ZCS_RECV ZCS_GENSTREAM yes|no   (whether the build has zstd; zcs-recv
+# --version must say the same)
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -17,6 +19,7 @@ from recvlib import Checker, Recv, expect_bytes, finish_suite, gen, isolate, rea
 isolate()
 
 RECV, GEN, HAVE_ZSTD = sys.argv[1], sys.argv[2], sys.argv[3] == 'yes'
+VERSION = subprocess.run([RECV, '--version'], check=True, stdout=subprocess.PIPE, text=True).stdout
 PORT = 21300
 CANNOT = 'which this build of zcs-recv cannot decode'
 # meta twice: the warning is once per stream, not once per metadata datagram
@@ -56,8 +59,15 @@ def run(fmt, out_type, port):
     return c
 
 
+def version_check():
+    c = Checker('zcs-recv --version')
+    c.eq('--version', VERSION.strip().split(' ', 2)[2] if VERSION.count(' ') >= 2 else VERSION,
+         f'(zstd {"yes" if HAVE_ZSTD else "no"})')
+    return c
+
+
 def main():
-    finish_suite([run('p12', 'cs16', PORT), run('i8', 'cf32', PORT + 1),
+    finish_suite([version_check(), run('p12', 'cs16', PORT), run('i8', 'cf32', PORT + 1),
                   run('i16', 'cs16', PORT + 2)])
 
 
