@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Builds zcs every way CI checks it and runs every suite; ends with one "N passed, N failed" line.
-# Stages: native -Werror build (all suites), ASan+UBSan build (all suites), the parse and reorder
-# fuzzers for a fixed number of runs, a build with libiio, io_uring and zstd disabled (suites
-# unit, fuzz and minimal), a TSan build of the threaded suites (unit, send, recv), and the armhf
-# cross build under qemu-arm with the glibc and kernel-header checks.
+# Stages: native -Werror build (all suites), ASan+UBSan build (all suites), the parse, reorder
+# and SigMF fuzzers for a fixed number of runs, a build with libiio, io_uring and zstd disabled
+# (suites unit, fuzz and minimal), a TSan build of the threaded suites (unit, send, recv), and
+# the armhf cross build under qemu-arm with the glibc and kernel-header checks.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD

@@ -9,7 +9,7 @@ build=${1:?usage: $0 BUILD_DIR [RUNS]}
 runs=${2:-200000}
 src=$(cd "$(dirname "$0")" && pwd)
 found=0
-for target in parse reorder; do
+for target in parse reorder sigmf; do
 	exe="$build/tests/fuzz/fuzz_$target"
 	[ -x "$exe" ] || continue
 	found=1
