@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: MIT
 # The board's CI leg: cross-build for armhf (Cortex-A9, NEON, hard-float), run the unit, fuzz-replay
 # and armhf suites under qemu-arm, then check the binary's glibc imports and kernel-header needs.
-# The emulated-board suite 'board' is native only (its helpers run beside Debian's own iiod).
+# The emulated-board suite 'board' is native (its helpers run beside Debian's own iiod); with
+# ZCS_NATIVE_BUILD naming a native build of this tree, its send scenarios also run with the
+# armhf zcs-send under qemu-arm (tests/board/cross_send.sh).
 #
-#   .ci/armhf.sh [BUILD_DIR]        (default build-armhf; run as root on Debian 12)
+#   [ZCS_NATIVE_BUILD=build] .ci/armhf.sh [BUILD_DIR]   (default build-armhf; root, Debian 12)
 #
 # Ends with one line "armhf: PASS ..." or "armhf: FAIL at <step> ..." and exits 0 or 1.
 #
@@ -20,6 +22,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 build=${1:-build-armhf}
 cache=${ZCS_ARMHF_CACHE:-/var/cache/zcs-armhf}
+rm -f "$build/board-cross.json"   # never a previous run's results
 export DEBIAN_FRONTEND=noninteractive
 t0=$(date +%s)
 current=start
@@ -130,6 +133,15 @@ tests_line="tests under qemu: $(count Ok) ok, $(($(count Fail) + $(count Timeout
 [ "$(count Ok)" -gt 0 ] || { echo "armhf: no test ran" >&2; exit 1; }
 # Tests that stop short under qemu-user say so (SKIP/note lines): show them, they are the limits.
 grep -h -E '^(SKIP|note) ' "$build"/meson-logs/testlog.txt | sort -u || true
+
+# With a native build of this tree beside (run-suites.sh passes its ${B}ci): the armhf zcs-send
+# reads the emulated board through the sysroot's libiio, under qemu-arm.
+if [ -n "${ZCS_NATIVE_BUILD:-}" ]; then
+	step "armhf zcs-send on the emulated board (native helpers from $ZCS_NATIVE_BUILD)"
+	tests/board/cross_send.sh "$ZCS_NATIVE_BUILD" "$build" "$sysroot" "$build/board-cross.json"
+	board_count=$(grep -c '"result": "OK"' "$build/board-cross.json")
+	tests_line="$tests_line; emulated board: $board_count ok"
+fi
 
 step "glibc 2.25 import check"
 send="$build/sender/zcs-send"

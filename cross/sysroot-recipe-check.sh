@@ -106,23 +106,7 @@ fi
 
 if [ -n "${ZCS_NATIVE_BUILD:-}" ]; then
 	step "zcs-send on the emulated board, under qemu-arm -L $sysroot"
-	board_bin=$(realpath "$ZCS_NATIVE_BUILD")/tests/board
-	shim=$(realpath "$build")/tests/board/libexcl_open.so
-	[ -x "$board_bin/check_board" ] || { echo "sysroot-recipe: no $board_bin/check_board (ninja -C $ZCS_NATIVE_BUILD)" >&2; exit 1; }
-	[ -e "$shim" ] || { echo "sysroot-recipe: no $shim (needs -Dtests=enabled, i.e. check in the sysroot)" >&2; exit 1; }
-	# The emulated board preloads its exclusive-open shim into every process; the armhf program
-	# needs the armhf build of it, given to its own loader with qemu's -E.
-	wrapper=$(realpath "$build")/zcs-send-qemu
-	printf '#!/bin/sh\nexec qemu-arm -cpu cortex-a9 -L %s -E LD_PRELOAD=%s %s "$@"\n' \
-		"$sysroot" "$shim" "$(realpath "$build")/sender/zcs-send" >"$wrapper"
-	chmod +x "$wrapper"
-	passed=0
-	for t in send_local send_settings send_disable send_errors; do
-		BOARD_BIN=$board_bin ZCS_SEND=$wrapper timeout 600 bash tests/board/$t.sh >"$build/board-$t.log" 2>&1 ||
-			{ tail -30 "$build/board-$t.log" >&2; echo "sysroot-recipe: board scenario $t failed" >&2; exit 1; }
-		echo "$t: PASS"
-		passed=$((passed + 1))
-	done
-	summary="$summary; $passed emulated-board scenarios passed"
+	tests/board/cross_send.sh "$ZCS_NATIVE_BUILD" "$build" "$sysroot"
+	summary="$summary; 4 emulated-board scenarios passed"
 fi
 step "done"
