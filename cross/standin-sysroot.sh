@@ -17,7 +17,10 @@
 #   cross/standin-sysroot.sh OUT GLIBC_SRC HEADERS_SRC LIBIIO_SRC [LIBURING_SRC [CHECK_SRC]]
 #
 # OUT becomes OUT/staging (the sysroot) and OUT/build.  GLIBC_SRC is an unpacked glibc-2.25; the
-# script edits it in place with the three changes a gcc-12 build of 2.25 needs (see glibc_fixups).
+# script edits it in place with the four changes a gcc-12 build of 2.25 needs (see glibc_fixups).
+# HEADERS_SRC is a sabotage-linux/kernel-headers tree (its Makefile and patches/ are used);
+# LIBIIO_SRC, LIBURING_SRC and CHECK_SRC are the projects' release trees (v0.24, liburing-2.3,
+# 0.15.2 were tested).
 set -euo pipefail
 
 [ $# -ge 4 ] || { sed -n '17p' "$0" | sed 's/^#  *//' >&2; exit 2; }

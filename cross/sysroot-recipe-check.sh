@@ -64,7 +64,10 @@ echo "none absolute"
 step "configure $build"
 ini="$(dirname "$(realpath -m "$build")")/$(basename "$build").ini"
 sed "s|@SYSROOT@|$sysroot|g" cross/pluto-sysroot.ini.in >"$ini"
-rm -rf "$build"
+if [ -e "$build" ]; then # made anew, but only if it is a build directory
+	[ -d "$build/meson-private" ] || { echo "sysroot-recipe: $build exists and is not a meson build dir" >&2; exit 1; }
+	rm -rf "$build"
+fi
 meson setup "$build" --cross-file cross/armhf-debian.ini --cross-file "$ini" -Dwerror=true \
 	-Diio=enabled -During="$(feature liburing)" -Dzstd="$(feature libzstd)" -Dtests="$tests"
 
