@@ -95,7 +95,7 @@ fi
 # it is cheap, and it mends a cache made before this step existed).
 while IFS= read -r link; do
 	target=$(readlink "$link")
-	ln -sfn "$(realpath -m --relative-to="$(dirname "$link")" "$sysroot$target")" "$link"
+	ln -sfn "$(realpath -s -m --relative-to="$(dirname "$link")" "$sysroot$target")" "$link"
 done < <(find "$sysroot" -type l -lname '/*')
 echo "armhf: sysroot of $(wc -l <<<"$want") packages:" \
 	"$(grep -E '^(libiio0|liburing2|libzstd1|libc6)_' <<<"$want" | paste -sd' ')"
@@ -134,15 +134,6 @@ tests_line="tests under qemu: $(count Ok) ok, $(($(count Fail) + $(count Timeout
 # Tests that stop short under qemu-user say so (SKIP/note lines): show them, they are the limits.
 grep -h -E '^(SKIP|note) ' "$build"/meson-logs/testlog.txt | sort -u || true
 
-# With a native build of this tree beside (run-suites.sh passes its ${B}ci): the armhf zcs-send
-# reads the emulated board through the sysroot's libiio, under qemu-arm.
-if [ -n "${ZCS_NATIVE_BUILD:-}" ]; then
-	step "armhf zcs-send on the emulated board (native helpers from $ZCS_NATIVE_BUILD)"
-	tests/board/cross_send.sh "$ZCS_NATIVE_BUILD" "$build" "$sysroot" "$build/board-cross.json"
-	board_count=$(grep -c '"result": "OK"' "$build/board-cross.json")
-	tests_line="$tests_line; emulated board: $board_count ok"
-fi
-
 step "glibc 2.25 import check"
 send="$build/sender/zcs-send"
 if [ ! -x "$send" ]; then
@@ -153,5 +144,14 @@ fi
 
 step "kernel headers 4.10 check"
 bash .ci/kernel-compat-check.sh
+
+# With a native build of this tree beside (run-suites.sh passes its ${B}ci): the armhf zcs-send
+# reads the emulated board through the sysroot's libiio, under qemu-arm.
+if [ -n "${ZCS_NATIVE_BUILD:-}" ]; then
+	step "armhf zcs-send on the emulated board (native helpers from $ZCS_NATIVE_BUILD)"
+	tests/board/cross_send.sh "$ZCS_NATIVE_BUILD" "$build" "$sysroot" "$build/board-cross.json"
+	board_count=$(grep -c '"result": "OK"' "$build/board-cross.json")
+	tests_line="$tests_line; emulated board: $board_count ok"
+fi
 
 step "done"

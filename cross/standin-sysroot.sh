@@ -40,7 +40,7 @@ step() { printf '\n=== standin: %s\n' "$*"; }
 
 # The recipe's compile and link flags (cross/pluto-sysroot.ini.in), as plain CFLAGS/LDFLAGS for
 # the libraries' own build systems.
-sysroot_cflags="${cpu[*]} --sysroot=$staging -nostdinc -iwithprefixbefore include -isystem $staging/usr/include"
+sysroot_cflags="${cpu[*]} --sysroot=$staging -nostdinc -iwithprefixbefore include -iwithprefixbefore include-fixed -isystem $staging/usr/include"
 sysroot_ldflags="${cpu[*]} --sysroot=$staging -B$staging/usr/lib -L$staging/lib -L$staging/usr/lib -Wl,-rpath-link,$staging/lib -Wl,-rpath-link,$staging/usr/lib"
 
 step "host packages"
@@ -54,6 +54,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 	apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
+# The sysroot is made anew every run (a library left from an earlier run with more arguments would
+# be linked by the recipe check); the glibc build directory is kept while its source stays the same.
+rm -rf "$staging"
 mkdir -p "$staging" "$build"
 
 step "Linux UAPI headers from $headers_src"
@@ -61,10 +64,10 @@ step "Linux UAPI headers from $headers_src"
 # drops struct sysinfo from linux/kernel.h, which glibc's sys/sysinfo.h relies on.  Undo them all
 # so the sysroot has the kernel's own headers, as a glibc toolchain's are.
 rm -rf "$build/linux-headers" && cp -a "$headers_src" "$build/linux-headers"
-for p in "$build"/linux-headers/patches/*.patch; do
-	[ -e "$p" ] || continue
+# last applied, first reversed
+while IFS= read -r p; do
 	patch -R -p1 -s -d "$build/linux-headers" <"$p"
-done
+done < <(find "$build/linux-headers/patches" -name '*.patch' | sort -r)
 make -C "$build/linux-headers" ARCH=arm prefix=/usr DESTDIR="$staging" install >"$build/headers.log"
 
 # glibc 2.25 predates gcc 10-12; four changes let it build and run, none changes what it exports:
@@ -90,6 +93,9 @@ glibc_fixups() {
 step "glibc from $glibc_src"
 grep -q '^#define VERSION "2\.25"' "$glibc_src/version.h" || { echo "standin: $glibc_src is not glibc 2.25" >&2; exit 1; }
 glibc_fixups
+if [ "$(cat "$build/glibc/.zcs-src" 2>/dev/null)" != "$glibc_src" ]; then
+	rm -rf "$build/glibc"
+fi
 mkdir -p "$build/glibc/math"
 if [ ! -e "$build/glibc/config.status" ]; then
 	(cd "$build/glibc" && "$glibc_src/configure" --host=$triplet --build=x86_64-linux-gnu \
@@ -97,6 +103,7 @@ if [ ! -e "$build/glibc/config.status" ]; then
 		--disable-werror --disable-profile --without-selinux --without-gd \
 		CC="$triplet-gcc ${cpu[*]}" CFLAGS="-O2 -g -fcommon" libc_cv_slibdir=/lib) \
 		>"$build/glibc-configure.log" 2>&1
+	printf '%s\n' "$glibc_src" >"$build/glibc/.zcs-src"
 fi
 # With empty test inputs, say the generated tests are up to date (they are only for 'make check').
 [ -s "$glibc_src/math/libm-test.inc" ] || touch "$build/glibc/math/libm-test.stmp"

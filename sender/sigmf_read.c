@@ -66,7 +66,8 @@ static int number_at(const char *v, const char *end, double *out)
 	size_t n = 0;
 	char *stop;
 
-	while (v + n < end && n < sizeof(num) - 1 && strchr("+-.0123456789eE", v[n]))
+	/* v[n] first: strchr() also finds the terminator, and a NUL is not part of a number */
+	while (v + n < end && n < sizeof(num) - 1 && v[n] && strchr("+-.0123456789eE", v[n]))
 		n++;
 	memcpy(num, v, n);
 	num[n] = '\0';

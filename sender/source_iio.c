@@ -108,13 +108,15 @@ static int open_context(struct iio_src *p, const char *uri, char *err, size_t er
 	if (p->ctx)
 		return 0;
 	e = errno ? errno : EIO;
-	if (!strncmp(uri, "local:", 6))
+	/* ENOSYS first: a libiio built without the network backend fails ip: that way, and
+	 * "cannot connect to iiod" would send the user looking for a server */
+	if (e == ENOSYS)
+		snprintf(err, errlen, "libiio has no backend for URI '%s'", uri);
+	else if (!strncmp(uri, "local:", 6))
 		snprintf(err, errlen, "no local IIO devices (%s): %s; is this the radio board?",
 			 uri, strerror(e));
 	else if (!strncmp(uri, "ip:", 3))
 		snprintf(err, errlen, "cannot connect to iiod at '%s': %s", uri + 3, strerror(e));
-	else if (e == ENOSYS)
-		snprintf(err, errlen, "libiio has no backend for URI '%s'", uri);
 	else
 		snprintf(err, errlen, "cannot open libiio context '%s': %s", uri, strerror(e));
 	return -e;

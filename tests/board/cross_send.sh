@@ -26,7 +26,7 @@ done
 # The emulated board preloads its exclusive-open shim into every process; the armhf program gets
 # the armhf build of it, given to its own loader with qemu's -E (the x86 one stays with qemu).
 wrapper=$cross/zcs-send-qemu
-printf '#!/bin/sh\nexec qemu-arm -cpu cortex-a9 -L %s -E LD_PRELOAD=%s %s "$@"\n' \
+printf '#!/bin/bash\nexec qemu-arm -cpu cortex-a9 -L %q -E LD_PRELOAD=%q %q "$@"\n' \
 	"$sysroot" "$shim" "$cross/sender/zcs-send" >"$wrapper"
 chmod +x "$wrapper"
 

@@ -116,6 +116,9 @@ static size_t zstd_rle_frame(uint8_t *dst, uint8_t byte, size_t len)
 {
 	const uint32_t block_hdr = (uint32_t)len << 3 | 1u << 1 | 1u;
 
+	if (len > 128 * 1024) /* Block_Maximum_Size; a MAX_SPD i16 payload is 16 KB */
+		abort();
+
 	zcs_put_le32(dst, 0xFD2FB528u);
 	dst[4] = 0x80 | 0x20; /* Frame_Content_Size_flag 2 (4 bytes), Single_Segment_flag */
 	zcs_put_le32(dst + 5, (uint32_t)len);
@@ -144,8 +147,13 @@ static size_t build_samples(struct gen *g, uint8_t *buf, uint64_t seq, uint8_t f
 	if (is_discont(g, seq))
 		h.flags |= ZCS_FLAG_DISCONT;
 	if (g->zstd_rle) {
+		/* sample_value's constant makes every byte the same; an RLE frame of anything else
+		 * would silently send other samples than --expect predicts */
+		if (bytes > 1 && memcmp(packed, packed + 1, bytes - 1) != 0)
+			abort();
 		h.flags |= ZCS_FLAG_ZSTD;
-		h.payload_len = (uint16_t)zstd_rle_frame(buf + ZCS_PROTO_SAMPLE_HDR_SIZE, packed[0], bytes);
+		h.payload_len = (uint16_t)zstd_rle_frame(buf + ZCS_PROTO_SAMPLE_HDR_SIZE, packed[0],
+							 bytes);
 		zcs_proto_write_sample_hdr(buf, &h);
 		return ZCS_PROTO_SAMPLE_HDR_SIZE + h.payload_len;
 	}
@@ -174,7 +182,8 @@ static void send_meta(struct gen *g)
 		.ref_sample = 0, .ref_time_ns = 0, .sample_rate = g->rate,
 		.center_freq = 433920000, .bandwidth = 0, .gain_mdb = 42000,
 		.gain_mode = ZCS_GAIN_MANUAL, .channel = 0, .format = (uint8_t)g->format,
-		.flags = g->zstd || g->zstd_rle ? ZCS_META_FLAG_ZSTD : 0, .samples_per_dgram = (uint16_t)g->spd,
+		.flags = (g->zstd || g->zstd_rle) ? ZCS_META_FLAG_ZSTD : 0,
+		.samples_per_dgram = (uint16_t)g->spd,
 	};
 
 	strcpy(m.sender, "genstream");

@@ -14,7 +14,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from recvlib import Checker, Recv, expect_bytes, finish_suite, gen, isolate, read, workdir  # noqa: E402
+from recvlib import (Checker, Recv, expect_bytes, finish_suite, gen, isolate, read,  # noqa: E402
+                     workdir)
 
 isolate()
 
@@ -28,7 +29,8 @@ SENT = 13
 
 
 def run(fmt, out_type, port):
-    c = Checker(f'zstd RLE frames, {fmt}->{out_type}, zcs-recv {"with" if HAVE_ZSTD else "without"} zstd')
+    which = 'with' if HAVE_ZSTD else 'without'
+    c = Checker(f'zstd RLE frames, {fmt}->{out_type}, zcs-recv {which} zstd')
     out = os.path.join(workdir('zstdrle'), f'{fmt}.{out_type}')
     if os.path.exists(out):
         os.unlink(out)
@@ -47,7 +49,8 @@ def run(fmt, out_type, port):
     if HAVE_ZSTD:
         c.counters(s, {'samples': 1100, 'delivered': 11, 'eos': 1, 'invalid': 0, 'lost': 0})
         c.eq('"cannot decode" lines', warnings, [])
-        c.same_bytes('output', read(out), expect_bytes(GEN, fmt, out_type, ['0-1099'], ['--zstd-rle']))
+        c.same_bytes('output', read(out),
+                     expect_bytes(GEN, fmt, out_type, ['0-1099'], ['--zstd-rle']))
     else:
         c.counters(s, {'samples': 0, 'delivered': 0, 'eos': 0, 'invalid': 11,
                        'invalid_by.decompress': 11, 'streams': 1})
