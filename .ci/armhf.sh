@@ -89,14 +89,9 @@ if [ "$(cat "$cache/sysroot.stamp" 2>/dev/null)" != "$want" ] || [ ! -e "$sysroo
 	for d in "$cache"/debs/*.deb; do dpkg-deb -x "$d" "$sysroot"; done
 	printf '%s\n' "$want" >"$cache/sysroot.stamp"
 fi
-# The .debs carry absolute symlinks (usr/lib/<triplet>/libm.so -> /lib/<triplet>/libm.so.6): in a
-# directory that is not / they point at the host, where the linker finds nothing and quietly takes
-# libm.a instead, glibc-internal symbols and all.  Make them relative to the sysroot (every run:
-# it is cheap, and it mends a cache made before this step existed).
-while IFS= read -r link; do
-	target=$(readlink "$link")
-	ln -sfn "$(realpath -s -m --relative-to="$(dirname "$link")" "$sysroot$target")" "$link"
-done < <(find "$sysroot" -type l -lname '/*')
+# The .debs carry absolute symlinks (libm.so -> /lib/<triplet>/libm.so.6) that would make the
+# linker take libm.a: made relative on every run (cheap, and it mends an older cache).
+cross/relative-symlinks.sh "$sysroot"
 echo "armhf: sysroot of $(wc -l <<<"$want") packages:" \
 	"$(grep -E '^(libiio0|liburing2|libzstd1|libc6)_' <<<"$want" | paste -sd' ')"
 

@@ -55,10 +55,9 @@ step "sysroot symlinks"
 # sysroot is not /: the linker skips it and quietly links libm.a instead.  Name them, and the fix.
 abs_links=$(find "$sysroot/lib" "$sysroot/usr/lib" -type l -lname '/*' -name 'lib*' 2>/dev/null || true)
 if [ -n "$abs_links" ]; then
-	echo "sysroot-recipe: absolute symlinks in the sysroot; make them relative first, e.g. with" >&2
-	echo "  find $sysroot -type l -lname '/*' | while read -r l; do" \
-		"ln -sfn \"\$(realpath -s -m --relative-to=\"\$(dirname \"\$l\")\" \"$sysroot\$(readlink \"\$l\")\")\" \"\$l\"; done" >&2
 	echo "$abs_links" >&2
+	echo "sysroot-recipe: absolute symlinks in the sysroot; make them relative first:" \
+		"cross/relative-symlinks.sh $sysroot" >&2
 	exit 1
 fi
 echo "none absolute"
