@@ -9,7 +9,8 @@
 
 struct zcs_codec;
 
-/* Creates a compressor/decompressor pair; level as zstd's (1..19). Returns 0 or -errno. */
+/* Creates a compressor/decompressor pair; level as zstd's, 0 (its default) to ZSTD_maxCLevel()
+ * (zcs-send's --zstd=LEVEL allows 1..19).  Returns 0 or -errno. */
 int zcs_codec_create(struct zcs_codec **out, int level);
 void zcs_codec_destroy(struct zcs_codec *c);
 

@@ -64,20 +64,8 @@
 #ifndef MCAST_JOIN_GROUP
 #define MCAST_JOIN_GROUP 42
 #endif
-#ifndef MCAST_BLOCK_SOURCE
-#define MCAST_BLOCK_SOURCE 43
-#endif
-#ifndef MCAST_UNBLOCK_SOURCE
-#define MCAST_UNBLOCK_SOURCE 44
-#endif
-#ifndef MCAST_LEAVE_GROUP
-#define MCAST_LEAVE_GROUP 45
-#endif
 #ifndef MCAST_JOIN_SOURCE_GROUP
 #define MCAST_JOIN_SOURCE_GROUP 46
-#endif
-#ifndef MCAST_LEAVE_SOURCE_GROUP
-#define MCAST_LEAVE_SOURCE_GROUP 47
 #endif
 
 /* Bind a socket to one interface by name: Linux 2.0 (listed for completeness of old libcs). */

@@ -199,6 +199,7 @@ static int parse_samples(const uint8_t *buf, size_t len, struct zcs_dgram *out)
 static int parse_meta(const uint8_t *buf, size_t len, struct zcs_dgram *out)
 {
 	struct zcs_meta *const m = &out->meta;
+	size_t pair;
 	int ret;
 
 	if (len < ZCS_PROTO_META_SIZE)
@@ -222,11 +223,12 @@ static int parse_meta(const uint8_t *buf, size_t len, struct zcs_dgram *out)
 
 	if ((m->flags & ~ZCS_META_FLAGS_KNOWN) || zcs_get_le16(buf + M_RESERVED) != 0)
 		return -ZCS_PERR_RESERVED;
-	if (zcs_wire_pair_bytes(m->format) == 0)
+	pair = zcs_wire_pair_bytes(m->format);
+	if (pair == 0)
 		return -ZCS_PERR_BAD_FORMAT;
 	if (m->sample_rate == 0 || m->channel > 1 || m->samples_per_dgram == 0 ||
 	    (m->gain_mode > ZCS_GAIN_HYBRID && m->gain_mode != ZCS_GAIN_UNKNOWN) ||
-	    (size_t)m->samples_per_dgram * zcs_wire_pair_bytes(m->format) >
+	    (size_t)m->samples_per_dgram * pair >
 		    ZCS_PROTO_MAX_DGRAM - ZCS_PROTO_SAMPLE_HDR_SIZE)
 		return -ZCS_PERR_BAD_META;
 	ret = get_str(m->sender, sizeof(m->sender), buf + M_SENDER, M_SENDER_LEN);

@@ -70,8 +70,8 @@ ZCS_UNPACK_SCALAR_DECL_W(i8)
 ZCS_UNPACK_SCALAR_DECL_W(p12)
 ZCS_UNPACK_SCALAR_DECL_W(i16)
 
-/* Table fillers.  Each writes only the entries it implements, so kernels.c layers them:
- * scalar first, then SSE2, then AVX2 (or scalar then NEON). */
+/* Table fillers.  Each writes only the entries it implements (today every SIMD filler writes
+ * them all), so kernels.c layers them: scalar first, then SSE2, then AVX2 (or scalar then NEON). */
 void zcs_formats_fill_scalar(struct zcs_kernels *k);
 void zcs_formats_fill_sse2(struct zcs_kernels *k);
 void zcs_formats_fill_avx2(struct zcs_kernels *k);
@@ -135,6 +135,8 @@ void zcs_formats_fill_neon(struct zcs_kernels *k);
 #define ZCS_SIMD_UNPACK_W(w) \
 	ZCS_SIMD_UNPACK(w, cs8) ZCS_SIMD_UNPACK(w, cu8) \
 	ZCS_SIMD_UNPACK(w, cs16) ZCS_SIMD_UNPACK(w, cf32)
+/* i8 wire needs no s16 step for cs8 (a copy) or cu8 (an xor): ZCS_FILL_SIMD fills those two. */
+#define ZCS_SIMD_UNPACK_I8 ZCS_SIMD_UNPACK(i8, cs16) ZCS_SIMD_UNPACK(i8, cf32)
 
 /* cu8 of i8 wire is the wire byte with its top bit flipped ((v >> 4) + 128 == i8 ^ 0x80), which
  * needs no s16 step: unpack_i8_cu8_xor from xor_cu8(d, s), one vector of `step` pairs. */
@@ -151,16 +153,20 @@ void zcs_formats_fill_neon(struct zcs_kernels *k);
 		(k)->unpack[code][ZCS_SAMPLE_CF32] = prefix##_##w##_cf32; \
 	} while (0)
 
-/* The entries every SIMD file fills from the kernels the macros above define. */
+/* The entries every SIMD file fills from the kernels the macros above define.  cs8 of i8 wire
+ * is the wire bytes themselves (v >> 4 == the i8 sample): the native copy the scalar filler,
+ * which runs first, put in place. */
 #define ZCS_FILL_SIMD(k) \
 	do { \
 		(k)->pack[ZCS_WIRE_I8] = pack_i8; \
 		(k)->pack[ZCS_WIRE_P12] = pack_p12; \
 		(k)->pack[ZCS_WIRE_I16] = pack_i16; \
-		ZCS_FILL_UNPACK_ROW(k, ZCS_WIRE_I8, unpack, i8); \
+		(k)->unpack[ZCS_WIRE_I8][ZCS_SAMPLE_CS8] = (k)->unpack[ZCS_WIRE_I8][ZCS_SAMPLE_NATIVE]; \
+		(k)->unpack[ZCS_WIRE_I8][ZCS_SAMPLE_CU8] = unpack_i8_cu8_xor; \
+		(k)->unpack[ZCS_WIRE_I8][ZCS_SAMPLE_CS16] = unpack_i8_cs16; \
+		(k)->unpack[ZCS_WIRE_I8][ZCS_SAMPLE_CF32] = unpack_i8_cf32; \
 		ZCS_FILL_UNPACK_ROW(k, ZCS_WIRE_P12, unpack, p12); \
 		ZCS_FILL_UNPACK_ROW(k, ZCS_WIRE_I16, unpack, i16); \
-		(k)->unpack[ZCS_WIRE_I8][ZCS_SAMPLE_CU8] = unpack_i8_cu8_xor; \
 	} while (0)
 
 #endif

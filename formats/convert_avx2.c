@@ -165,8 +165,9 @@ static inline void store_cf32(uint8_t *d, __m256i s)
 	_mm256_storeu_ps((float *)(void *)(d + 32), _mm256_mul_ps(_mm256_cvtepi32_ps(hi), k));
 }
 
-ZCS_SIMD_UNPACK_W(i8)
-ZCS_SIMD_UNPACK_W(p12)
+ZCS_SIMD_UNPACK_I8
+/* p12 -> cf32 is the direct kernel below, not the s16 step */
+ZCS_SIMD_UNPACK(p12, cs8) ZCS_SIMD_UNPACK(p12, cu8) ZCS_SIMD_UNPACK(p12, cs16)
 ZCS_SIMD_UNPACK_W(i16)
 
 static inline void xor_cu8(uint8_t *d, const uint8_t *s)
@@ -205,11 +206,10 @@ static inline void p12_cf32_last(uint8_t *d, const uint8_t *s)
 	p12_cf32_4(d, ld96(s));
 }
 
-ZCS_SIMD_KERNEL(unpack_p12_cf32_direct, const void *, uint8_t, ZCS_OUT_cf32, ZCS_IN_p12, 4, 2,
+ZCS_SIMD_KERNEL(unpack_p12_cf32, const void *, uint8_t, ZCS_OUT_cf32, ZCS_IN_p12, 4, 2,
 		p12_cf32_step, p12_cf32_last, zcs_formats_scalar_unpack_p12_cf32)
 
 void zcs_formats_fill_avx2(struct zcs_kernels *k)
 {
 	ZCS_FILL_SIMD(k);
-	k->unpack[ZCS_WIRE_P12][ZCS_SAMPLE_CF32] = unpack_p12_cf32_direct;
 }

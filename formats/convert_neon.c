@@ -147,7 +147,7 @@ static inline void store_cf32(uint8_t *d, int16x8x2_t s)
 	vst2q_f32((float *)(void *)(d + 32), hi);
 }
 
-ZCS_SIMD_UNPACK_W(i8)
+ZCS_SIMD_UNPACK_I8
 ZCS_SIMD_UNPACK_W(p12)
 ZCS_SIMD_UNPACK_W(i16)
 

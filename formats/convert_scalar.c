@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Scalar conversion kernels: the reference every SIMD kernel is tested against, the fallback
- * on CPUs without SIMD, and the tail loop of every SIMD kernel. */
+ * on CPUs without SIMD, and what a SIMD kernel calls for a call shorter than one of its steps
+ * (longer ones end with an overlapping last step, convert.h). */
 #include <string.h>
 
 #include "convert.h"

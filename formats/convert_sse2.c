@@ -165,7 +165,7 @@ static inline void store_cf32(uint8_t *d, __m128i s)
 	_mm_storeu_ps((float *)(void *)(d + 16), _mm_mul_ps(_mm_cvtepi32_ps(hi), k));
 }
 
-ZCS_SIMD_UNPACK_W(i8)
+ZCS_SIMD_UNPACK_I8
 ZCS_SIMD_UNPACK_W(p12)
 ZCS_SIMD_UNPACK_W(i16)
 

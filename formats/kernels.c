@@ -54,7 +54,7 @@ int zcs_kernels_init(struct zcs_kernels *k, enum zcs_isa isa)
 		isa = best_isa();
 	if (!isa_usable(isa))
 		return -ENOTSUP;
-	/* Layered: a wider ISA leaves to the narrower one any kernel it does not improve. */
+	/* Layered: a wider ISA may leave to the narrower one any kernel it does not improve. */
 	zcs_formats_fill_scalar(&t);
 #if ZCS_SIMD_X86
 	if (isa == ZCS_ISA_SSE2 || isa == ZCS_ISA_AVX2)
@@ -66,9 +66,6 @@ int zcs_kernels_init(struct zcs_kernels *k, enum zcs_isa isa)
 	if (isa == ZCS_ISA_NEON)
 		zcs_formats_fill_neon(&t);
 #endif
-	/* cs8 of i8 wire is the wire bytes themselves (v >> 4 == the i8 sample): copy them */
-	if (isa != ZCS_ISA_SCALAR)
-		t.unpack[ZCS_WIRE_I8][ZCS_SAMPLE_CS8] = t.unpack[ZCS_WIRE_I8][ZCS_SAMPLE_NATIVE];
 	t.isa = isa;
 	*k = t;
 	return 0;
