@@ -46,7 +46,6 @@ struct zcs_block *zcs_out_pool_get(struct zcs_out_pool *p, enum zcs_block_type t
 	if (!b) {
 		/* Not with the sizing of zcs_outputs_start; before start, or were it ever wrong,
 		 * the caller still gets somewhere to write, and the block goes nowhere. */
-		p->misses++;
 		b = &p->spare;
 	}
 	atomic_store_explicit(&b->refs, 1, memory_order_relaxed);

@@ -16,8 +16,8 @@
 #include "proto.h"
 #include "ring.h"
 
-/* Queue depth of an output with one consumer: 256 blocks = 16 MB, 200 ms of the fastest stream
- * (80 MB/s cs16), enough to ride out a consumer's scheduling hiccup.  Pool memory that is never
+/* Queue depth of an output with one consumer: 256 blocks = 16 MB, 200 ms of cs16 at 20 MS/s
+ * (80 MB/s) and 100 ms of cf32, enough to ride out a consumer's scheduling hiccup.  Pool memory that is never
  * touched costs no RAM: blocks are reused LIFO, so only the working set becomes resident. */
 #define ZCS_OUT_QUEUE_BLOCKS 256
 /* Server kinds: clients at once, and each one's queue (8 MB: a network client runs at its
@@ -135,7 +135,6 @@ struct zcs_out_pool {
 	pthread_mutex_t mu;          /* the free list, against writers returning blocks */
 	struct zcs_block *free_list;
 	struct zcs_block spare;      /* handed out only when the list is empty: filled, never queued */
-	uint64_t misses;             /* receive thread only: times the spare was handed out */
 };
 
 /* Allocates the spare block (the pool is empty until filled).  0 or -ENOMEM. */
