@@ -164,6 +164,7 @@ void zcs_pipeline_stop(struct zcs_pipeline *p)
 static uint64_t thread_cpu_ns(pthread_t t)
 {
 	clockid_t id;
+
 	struct timespec ts;
 
 	if (pthread_getcpuclockid(t, &id) || clock_gettime(id, &ts))
@@ -182,17 +183,7 @@ void zcs_pipeline_stats(struct zcs_pipeline *p, struct zcs_pipeline_stats *o)
 	o->trains = ZCS_GET(s->trains);
 	o->meta_sent = ZCS_GET(s->meta_sent);
 	o->discontinuities = ZCS_GET(s->discontinuities);
-	o->path.zc_sends = ZCS_GET(s->path.zc_sends);
-	o->path.zc_completions = ZCS_GET(s->path.zc_completions);
-	o->path.zc_copied = ZCS_GET(s->path.zc_copied);
-	o->path.send_errors = ZCS_GET(s->path.send_errors);
-	o->path.retries = ZCS_GET(s->path.retries);
-	o->path.demotions = ZCS_GET(s->path.demotions);
-	o->path.dropped_trains = ZCS_GET(s->path.dropped_trains);
-	o->path.refused = ZCS_GET(s->path.refused);
-	o->path.dropped_dgrams = ZCS_GET(s->path.dropped_dgrams);
-	o->path.dropped_samples = ZCS_GET(s->path.dropped_samples);
-	o->path.dropped_bytes = ZCS_GET(s->path.dropped_bytes);
+	zcs_sendpath_stats_copy(&o->path, &s->path);
 	o->start_ns = ZCS_GET(s->start_ns);
 	o->end_ns = ZCS_GET(s->end_ns);
 	o->send_path = ZCS_GET(s->send_path);

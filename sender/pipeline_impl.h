@@ -23,6 +23,25 @@
 #define ZCS_PUB(dst, v) __atomic_store_n(&(dst), (v), __ATOMIC_RELAXED)
 #define ZCS_GET(src) __atomic_load_n(&(src), __ATOMIC_RELAXED)
 
+/* Every send-path counter, each read and stored whole: the send thread publishing its own, and
+ * the snapshot reading them back.  One list, so a counter added to the struct is never left out
+ * of one side (reading 0). */
+static inline void zcs_sendpath_stats_copy(struct zcs_sendpath_stats *dst,
+					   const struct zcs_sendpath_stats *src)
+{
+	ZCS_PUB(dst->zc_sends, ZCS_GET(src->zc_sends));
+	ZCS_PUB(dst->zc_completions, ZCS_GET(src->zc_completions));
+	ZCS_PUB(dst->zc_copied, ZCS_GET(src->zc_copied));
+	ZCS_PUB(dst->send_errors, ZCS_GET(src->send_errors));
+	ZCS_PUB(dst->retries, ZCS_GET(src->retries));
+	ZCS_PUB(dst->demotions, ZCS_GET(src->demotions));
+	ZCS_PUB(dst->dropped_trains, ZCS_GET(src->dropped_trains));
+	ZCS_PUB(dst->refused, ZCS_GET(src->refused));
+	ZCS_PUB(dst->dropped_dgrams, ZCS_GET(src->dropped_dgrams));
+	ZCS_PUB(dst->dropped_samples, ZCS_GET(src->dropped_samples));
+	ZCS_PUB(dst->dropped_bytes, ZCS_GET(src->dropped_bytes));
+}
+
 struct zcs_pipeline {
 	struct zcs_pipeline_config cfg;
 	struct zcs_kernels k;

@@ -87,17 +87,7 @@ static void publish(struct send_state *s)
 	ZCS_PUB(o->bytes, s->bytes - st->dropped_bytes);
 	ZCS_PUB(o->trains, s->trains - st->dropped_trains);
 	ZCS_PUB(o->meta_sent, s->metas);
-	ZCS_PUB(o->path.zc_sends, st->zc_sends);
-	ZCS_PUB(o->path.zc_completions, st->zc_completions);
-	ZCS_PUB(o->path.zc_copied, st->zc_copied);
-	ZCS_PUB(o->path.send_errors, st->send_errors);
-	ZCS_PUB(o->path.retries, st->retries);
-	ZCS_PUB(o->path.demotions, st->demotions);
-	ZCS_PUB(o->path.dropped_trains, st->dropped_trains);
-	ZCS_PUB(o->path.refused, st->refused);
-	ZCS_PUB(o->path.dropped_dgrams, st->dropped_dgrams);
-	ZCS_PUB(o->path.dropped_samples, st->dropped_samples);
-	ZCS_PUB(o->path.dropped_bytes, st->dropped_bytes);
+	zcs_sendpath_stats_copy(&o->path, st);
 	ZCS_PUB(o->send_path, p->sp.kind);
 }
 

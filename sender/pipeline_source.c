@@ -275,8 +275,8 @@ void *zcs_pipeline_source_main(void *arg)
 		if (ret < 0 || atomic_load(&p->stop))
 			break;
 	}
-	/* a spare slot goes back through the send thread's ring of full trains would be wrong; it is
-	 * simply not used again: the pool is freed as a whole */
+	/* a spare slot is not handed back (it is not the send thread's to return): the pool is
+	 * freed as a whole */
 out:
 	free(s.zbuf);
 	if (ret < 0)

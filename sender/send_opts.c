@@ -40,7 +40,6 @@ enum {
 #define G_FILE (1u << 5)      /* --file-type */
 #define G_LOOP (1u << 6)
 #define G_MCAST (1u << 7)     /* --ttl --mcast-loop */
-#define G_PATH (1u << 8)
 
 static const struct option long_opts[] = {
 	{ "format", required_argument, NULL, 'f' },
@@ -410,7 +409,6 @@ static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *
 		}
 		return 0;
 	case OPT_SEND_PATH:
-		*given |= G_PATH;
 		o->path = zcs_path_from_name(arg);
 		if (o->path < ZCS_PATH_AUTO)
 			return zcs_cli_fail(err, errlen,

@@ -246,8 +246,8 @@ int zcs_sendpath_uring_broken(const struct zcs_sendpath *sp)
 /* Hands the queued batch to the kernel.  Sends the kernel did not take stay in the SQ ring; a few
  * more tries (after reaping, which frees completion space) may take them, else the ring is
  * broken: their trains are handed on unsent, nothing is submitted again, and sendpath.c demotes
- * the path before it sends them.  Returns 0. */
-static int submit_queued(struct zcs_sendpath *sp)
+ * the path before it sends them. */
+static void submit_queued(struct zcs_sendpath *sp)
 {
 	struct zcs_uring *const u = sp->uring;
 	const unsigned queued = u->queued;
@@ -276,7 +276,6 @@ static int submit_queued(struct zcs_sendpath *sp)
 	}
 	u->queued = 0;
 	u->last = NULL;
-	return 0;
 }
 
 int zcs_sendpath_uring_submit(struct zcs_sendpath *sp, bool await)

@@ -37,18 +37,17 @@ struct file_priv {
  * .sigmf-meta beside it, which zcs-send's options read (sigmf_read.h), so here it is -1. */
 static int type_from_suffix(const char *path)
 {
-	static const struct { const char *suffix; enum zcs_import_type t; } map[] = {
-		{ ".cs16", ZCS_IMPORT_CS16 }, { ".ci16", ZCS_IMPORT_CI16 }, { ".cs8", ZCS_IMPORT_CS8 },
-		{ ".cu8", ZCS_IMPORT_CU8 }, { ".cf32", ZCS_IMPORT_CF32 }, { ".cfile", ZCS_IMPORT_CF32 },
-	};
 	const char *dot = path ? strrchr(path, '.') : NULL;
+	int t;
 
-	for (size_t i = 0; dot && i < sizeof(map) / sizeof(map[0]); i++)
-		if (strcmp(dot, map[i].suffix) == 0)
-			return (int)map[i].t;
-	if (dot && strcmp(dot, ".sigmf-data") == 0)
+	if (!dot)
+		return ZCS_IMPORT_CS16;
+	if (strcmp(dot, ".cfile") == 0)
+		return ZCS_IMPORT_CF32;
+	if (strcmp(dot, ".sigmf-data") == 0)
 		return -1;
-	return ZCS_IMPORT_CS16;
+	t = zcs_import_from_name(dot + 1);
+	return t >= 0 ? t : ZCS_IMPORT_CS16;
 }
 
 /* Also file_open()'s failure path: releases whatever was set up, in reverse order. */

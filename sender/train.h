@@ -25,7 +25,7 @@ struct zcs_train {
 	uint64_t first_seq;
 	uint64_t first_sample;
 	uint64_t samples;
-	uint64_t wall_ns;      /* wall clock when its first block was read */
+	uint64_t wall_ns;      /* wall clock when the train began filling */
 	bool meta_changed;     /* the radio settings changed before this train: info holds them */
 	struct zcs_radio_info info;
 };
