@@ -24,7 +24,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-[ $# -ge 1 ] || { sed -n '18p' "$0" | sed 's/^#  *//' >&2; exit 2; }
+[ $# -ge 1 ] || { sed -n '20p' "$0" | sed 's/^#  *//' >&2; exit 2; }
 sysroot=$(realpath "$1")
 build=${2:-build-pluto}
 current=start

@@ -28,6 +28,9 @@ for path in sys.argv[1:]:
         total_fail += 1
         continue
     print(f"{path}: {p} passed, {f} failed, {s} skipped" + (f"  FAILED: {' '.join(failed)}" if failed else ""))
+    if p + f + s == 0:
+        print(f"{path}: no results (the stage ran no test): counted as failed")
+        total_fail += 1
     total_pass += p
     total_fail += f
     total_skip += s

@@ -8,18 +8,24 @@ set -euo pipefail
 build=${1:?usage: $0 BUILD_DIR [RUNS]}
 runs=${2:-200000}
 src=$(cd "$(dirname "$0")" && pwd)
-found=0
-for target in parse reorder sigmf; do
+targets=(parse reorder sigmf)
+missing=()
+for target in "${targets[@]}"; do
+	[ -x "$build/tests/fuzz/fuzz_$target" ] || missing+=("fuzz_$target")
+done
+if [ ${#missing[@]} -eq ${#targets[@]} ]; then
+	echo "run-fuzzers: no fuzz targets in $build (configure with CC=clang -Dfuzz=true)" >&2
+	exit 1
+fi
+if [ ${#missing[@]} -gt 0 ]; then # every target or none: one missing is a broken build
+	echo "run-fuzzers: missing in $build: ${missing[*]}" >&2
+	exit 1
+fi
+for target in "${targets[@]}"; do
 	exe="$build/tests/fuzz/fuzz_$target"
-	[ -x "$exe" ] || continue
-	found=1
 	scratch="$build/fuzz-corpus-$target"
 	mkdir -p "$scratch"
 	echo "fuzz_$target: $runs runs"
 	"$exe" -runs="$runs" -max_len=2048 -seed=1 -print_final_stats=1 \
 		"$scratch" "$src/corpus_$target" 2>&1 | tail -n 4
 done
-if [ "$found" -eq 0 ]; then
-	echo "run-fuzzers: no fuzz targets in $build (configure with CC=clang -Dfuzz=true)" >&2
-	exit 1
-fi
