@@ -155,7 +155,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (strcmp(o.src.kind, "tone") == 0) {
-		/* the tone's frequency is quantised (sender/synth.h): say which one is really sent */
+		/* the tone's frequency is quantised (sender/source/synth.h): say which one is really sent */
 		const uint64_t r = src.info.sample_rate;
 
 		fprintf(stderr, "zcs-send: tone %.3f Hz at %llu S/s (--tone %g rounded to a multiple "

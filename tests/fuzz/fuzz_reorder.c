@@ -10,7 +10,7 @@
 
 /* Compiled in here rather than linked, so the replay test (which links common/ only) and the
  * fuzzer (which instruments what it compiles) both get it without a special case in meson.build. */
-#include "../../receiver/reorder.c"
+#include "../../receiver/core/reorder.c"
 
 #define MAX_OPS 4096
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* libFuzzer target for the SigMF metadata reader (sender/sigmf_read.c), the one parser of a file
+/* libFuzzer target for the SigMF metadata reader (sender/source/sigmf_read.c), the one parser of a file
  * a user hands zcs-send: any bytes give 0 or -EINVAL with a message, never a read past the text
  * (the input is not NUL-terminated), and a success holds only what the reader promises: a
  * NUL-terminated datatype of at most 23 characters, the type that names, and a rate of
@@ -13,7 +13,7 @@
 
 /* Compiled in here, as fuzz_reorder.c does with reorder.c: the replay test and the fuzzer both
  * get it, and the fuzzer instruments it. */
-#include "../../sender/sigmf_read.c"
+#include "../../sender/source/sigmf_read.c"
 
 #define CHECK(c) do { if (!(c)) abort(); } while (0)
 

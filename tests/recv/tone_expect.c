@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* zcs-tone-expect: writes to stdout the bytes zcs-recv must put out for zcs-send's seeded tone
- * (sender/synth.h defines it sample by sample), through a wire format into a consumer type.
+ * (sender/source/synth.h defines it sample by sample), through a wire format into a consumer type.
  * Usage: zcs-tone-expect RATE TONE_HZ AMPLITUDE SEED NOISE(0|1) WIRE TYPE FIRST COUNT */
 #include <stdbool.h>
 #include <stdio.h>

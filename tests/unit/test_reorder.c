@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for receiver/reorder.c: every case of zcs_reorder_push() by hand, then random
+/* Unit tests for receiver/core/reorder.c: every case of zcs_reorder_push() by hand, then random
  * arrival orders with drops and duplicates against ground truth computed from the scenario,
  * around UINT64_MAX, and huge jumps both ways. */
 #include <check.h>
