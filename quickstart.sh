@@ -8,10 +8,12 @@ cd "$(dirname "$0")"
 ROOT=$PWD
 
 # Debian packages: build, tests, the emulated board, the lab, the SDR applications, armhf.
-BUILD_PKGS=(build-essential meson ninja-build pkg-config libiio-dev liburing-dev libzstd-dev check)
+BUILD_PKGS=(build-essential meson ninja-build pkg-config libiio-dev liburing-dev libzstd-dev check
+            libsodium-dev libjansson-dev)
 TEST_PKGS=(clang llvm libclang-rt-14-dev libiio-utils iiod iproute2 nftables ethtool
            python3 python3-numpy python3-jsonschema busybox groff-base procps
-           gnuradio gr-osmosdr rtl-433)
+           gnuradio gr-osmosdr rtl-433 strace
+           qemu-system-arm libsoapysdr-dev soapysdr-tools python3-soapysdr)
 
 need_root() {
 	if [ "$(id -u)" -ne 0 ]; then

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+/* Key files (key.h): load with ssh's mode rule, generate from libsodium's random source. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "key.h"
+
+/* 64 digits, "\r\n", and one byte more to tell a longer file apart. */
+#define KEY_FILE_MAX (2 * ZCS_KEY_BYTES + 3)
+
+static int hex_val(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int zcs_key_parse(struct zcs_key *key, const char *text, size_t len)
+{
+	size_t i;
+
+	if (len >= 1 && text[len - 1] == '\n')
+		len--;
+	if (len >= 1 && text[len - 1] == '\r')
+		len--;
+	if (len != 2 * ZCS_KEY_BYTES)
+		return -EINVAL;
+	for (i = 0; i < ZCS_KEY_BYTES; i++) {
+		const int hi = hex_val(text[2 * i]), lo = hex_val(text[2 * i + 1]);
+
+		if (hi < 0 || lo < 0) {
+			sodium_memzero(key, sizeof(*key));
+			return -EINVAL;
+		}
+		key->bytes[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return 0;
+}
+
+int zcs_key_load(struct zcs_key *key, const char *path, char *err, size_t errlen)
+{
+	char text[KEY_FILE_MAX];
+	struct stat st;
+	ssize_t n;
+	int fd, ret;
+
+	/* O_NONBLOCK: a FIFO planted at path must not hang the program; it is refused below. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return zcs_err_errno(err, errlen, "key file %s", path);
+	if (fstat(fd, &st) < 0) {
+		ret = zcs_err_errno(err, errlen, "key file %s", path);
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = zcs_err(err, errlen, -EINVAL, "key file %s is not a regular file", path);
+		goto out;
+	}
+	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
+		ret = zcs_err(err, errlen, -EPERM,
+			      "key file %s is accessible by group or others (mode %03o): "
+			      "chmod 600 %s", path, (unsigned)(st.st_mode & 0777), path);
+		goto out;
+	}
+	n = read(fd, text, sizeof(text));
+	if (n < 0) {
+		ret = zcs_err_errno(err, errlen, "key file %s", path);
+		goto out;
+	}
+	ret = zcs_key_parse(key, text, (size_t)n);
+	if (ret < 0)
+		ret = zcs_err(err, errlen, -EINVAL,
+			      "key file %s: expected 64 hexadecimal digits on one line", path);
+out:
+	sodium_memzero(text, sizeof(text));
+	close(fd);
+	return ret;
+}
+
+int zcs_key_generate(const char *path, char *err, size_t errlen)
+{
+	static const char digits[] = "0123456789abcdef";
+	struct zcs_key key;
+	char text[2 * ZCS_KEY_BYTES + 1];
+	size_t i, off = 0;
+	int fd, ret = 0;
+
+	if (sodium_init() < 0)
+		return zcs_err(err, errlen, -EIO, "libsodium failed to initialise");
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return zcs_err_errno(err, errlen, "cannot create key file %s", path);
+	randombytes_buf(key.bytes, sizeof(key.bytes));
+	for (i = 0; i < ZCS_KEY_BYTES; i++) {
+		text[2 * i] = digits[key.bytes[i] >> 4];
+		text[2 * i + 1] = digits[key.bytes[i] & 15];
+	}
+	text[2 * ZCS_KEY_BYTES] = '\n';
+	while (off < sizeof(text)) {
+		const ssize_t n = write(fd, text + off, sizeof(text) - off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = zcs_err_errno(err, errlen, "writing key file %s", path);
+			break;
+		}
+		off += (size_t)n;
+	}
+	if (ret == 0 && fsync(fd) < 0)
+		ret = zcs_err_errno(err, errlen, "writing key file %s", path);
+	close(fd);
+	if (ret < 0)
+		unlink(path);
+	sodium_memzero(&key, sizeof(key));
+	sodium_memzero(text, sizeof(text));
+	return ret;
+}
+
+void zcs_key_wipe(struct zcs_key *key)
+{
+	sodium_memzero(key, sizeof(*key));
+}

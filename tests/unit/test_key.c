@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for common/key.c: the key file's text, ssh's mode rule, files that are not regular,
+ * and --gen-key's file (0600, never replacing or following anything). */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "key.h"
+
+static const char good_hex[] =
+	"000102030405060708090a0b0c0d0e0f101112131415161718191A1B1C1D1E1F";
+
+static char dir[64];
+
+static void make_dir(void)
+{
+	strcpy(dir, "/tmp/zcs-key-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void remove_dir(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+	const int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	ck_assert_int_eq(fchmod(fd, mode), 0);
+	close(fd);
+}
+
+START_TEST(test_parse)
+{
+	struct zcs_key k;
+	char text[80];
+
+	ck_assert_int_eq(zcs_key_parse(&k, good_hex, 64), 0);
+	for (int i = 0; i < ZCS_KEY_BYTES; i++)
+		ck_assert_uint_eq(k.bytes[i], (unsigned)i);
+	snprintf(text, sizeof(text), "%s\n", good_hex);
+	ck_assert_int_eq(zcs_key_parse(&k, text, strlen(text)), 0);
+	snprintf(text, sizeof(text), "%s\r\n", good_hex);
+	ck_assert_int_eq(zcs_key_parse(&k, text, strlen(text)), 0);
+	/* one digit short, one too many, a non-digit, two newlines */
+	ck_assert_int_eq(zcs_key_parse(&k, good_hex, 63), -EINVAL);
+	snprintf(text, sizeof(text), "%s0", good_hex);
+	ck_assert_int_eq(zcs_key_parse(&k, text, strlen(text)), -EINVAL);
+	snprintf(text, sizeof(text), "%s", good_hex);
+	text[10] = 'g';
+	ck_assert_int_eq(zcs_key_parse(&k, text, 64), -EINVAL);
+	snprintf(text, sizeof(text), "%s\n\n", good_hex);
+	ck_assert_int_eq(zcs_key_parse(&k, text, strlen(text)), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_load_modes)
+{
+	struct zcs_key k;
+	char path[128], err[256], text[80];
+
+	make_dir();
+	snprintf(path, sizeof(path), "%s/k", dir);
+	snprintf(text, sizeof(text), "%s\n", good_hex);
+	write_file(path, text, 0600);
+	ck_assert_int_eq(zcs_key_load(&k, path, err, sizeof(err)), 0);
+	ck_assert_uint_eq(k.bytes[31], 0x1f);
+	write_file(path, text, 0400);
+	ck_assert_int_eq(zcs_key_load(&k, path, err, sizeof(err)), 0);
+	write_file(path, text, 0640);
+	ck_assert_int_eq(zcs_key_load(&k, path, err, sizeof(err)), -EPERM);
+	ck_assert_ptr_nonnull(strstr(err, "chmod 600"));
+	write_file(path, text, 0604);
+	ck_assert_int_eq(zcs_key_load(&k, path, err, sizeof(err)), -EPERM);
+	write_file(path, "not a key\n", 0600);
+	ck_assert_int_eq(zcs_key_load(&k, path, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "64 hexadecimal digits"));
+	snprintf(path, sizeof(path), "%s/missing", dir);
+	ck_assert_int_eq(zcs_key_load(&k, path, err, sizeof(err)), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(err, path));
+	remove_dir();
+}
+END_TEST
+
+START_TEST(test_load_not_regular)
+{
+	struct zcs_key k;
+	char path[128], err[256];
+
+	make_dir();
+	/* a FIFO must be refused at once, not wait for a writer */
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	ck_assert_int_eq(zcs_key_load(&k, path, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "not a regular file"));
+	ck_assert_int_eq(zcs_key_load(&k, dir, err, sizeof(err)), -EINVAL);
+	remove_dir();
+}
+END_TEST
+
+START_TEST(test_generate)
+{
+	struct zcs_key a, b;
+	char p1[128], p2[128], link[128], err[256];
+	struct stat st;
+
+	make_dir();
+	snprintf(p1, sizeof(p1), "%s/a", dir);
+	snprintf(p2, sizeof(p2), "%s/b", dir);
+	ck_assert_int_eq(zcs_key_generate(p1, err, sizeof(err)), 0);
+	ck_assert_int_eq(stat(p1, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0600);
+	ck_assert_int_eq(st.st_size, 65);
+	ck_assert_int_eq(zcs_key_load(&a, p1, err, sizeof(err)), 0);
+	/* never replaces a file */
+	ck_assert_int_eq(zcs_key_generate(p1, err, sizeof(err)), -EEXIST);
+	ck_assert_int_eq(zcs_key_load(&b, p1, err, sizeof(err)), 0);
+	ck_assert_mem_eq(a.bytes, b.bytes, ZCS_KEY_BYTES);
+	/* two keys differ */
+	ck_assert_int_eq(zcs_key_generate(p2, err, sizeof(err)), 0);
+	ck_assert_int_eq(zcs_key_load(&b, p2, err, sizeof(err)), 0);
+	ck_assert(memcmp(a.bytes, b.bytes, ZCS_KEY_BYTES) != 0);
+	/* a planted symlink is not followed, even to a missing target */
+	snprintf(link, sizeof(link), "%s/link", dir);
+	snprintf(p2, sizeof(p2), "%s/target", dir);
+	ck_assert_int_eq(symlink(p2, link), 0);
+	ck_assert_int_lt(zcs_key_generate(link, err, sizeof(err)), 0);
+	ck_assert_int_eq(access(p2, F_OK), -1);
+	zcs_key_wipe(&a);
+	for (int i = 0; i < ZCS_KEY_BYTES; i++)
+		ck_assert_uint_eq(a.bytes[i], 0);
+	remove_dir();
+}
+END_TEST
+
+START_TEST(test_err)
+{
+	char err[64];
+
+	ck_assert_int_eq(zcs_err(err, sizeof(err), -EINVAL, "bad %d", 7), -EINVAL);
+	ck_assert_str_eq(err, "bad 7");
+	ck_assert_int_eq(zcs_err(NULL, 0, -ENOENT, "x"), -ENOENT);
+	errno = ENOENT;
+	ck_assert_int_eq(zcs_err_errno(err, sizeof(err), "open %s", "f"), -ENOENT);
+	ck_assert_str_eq(err, "open f: No such file or directory");
+}
+END_TEST
+
+static Suite *key_suite(void)
+{
+	Suite *s = suite_create("key");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_parse);
+	tcase_add_test(tc, test_load_modes);
+	tcase_add_test(tc, test_load_not_regular);
+	tcase_add_test(tc, test_generate);
+	tcase_add_test(tc, test_err);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(key_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
