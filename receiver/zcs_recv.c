@@ -88,6 +88,7 @@ int main(int argc, char **argv)
 	struct ui u = { 0 };
 	uint64_t start_ns, next_tick = 0, period_ns, idle_end_ns = 0;
 	const char *ended_by = "signal";
+	uint32_t id;
 	int ret, status = 0;
 
 	ret = zcs_recv_parse_opts(argc, argv, &opts, err, sizeof(err));
@@ -181,23 +182,23 @@ int main(int argc, char **argv)
 			break;
 		}
 		if (ret == 1) {
-			ended_by = rx.gf.done ? "count" : "eos";
+			ended_by = zcs_rx_count_reached(&rx) ? "count" : "eos";
 			break;
 		}
 		/* silence the socket really had: a late run reads what waits first (rx.h) */
-		if (idle_end_ns && rx.locked && !rx.ended && zcs_rx_silence_ns(&rx) >= idle_end_ns) {
+		if (idle_end_ns && zcs_rx_stream_open(&rx, &id) && zcs_rx_silence_ns(&rx) >= idle_end_ns) {
 			char msg[160];
 
 			snprintf(msg, sizeof(msg), "stream 0x%08x: silent for %.1f s: taken as ended "
 				 "(its end-of-stream datagram was lost; --eos-timeout)",
-				 (unsigned)rx.stream_id, opts.eos_timeout);
+				 (unsigned)id, opts.eos_timeout);
 			news(&u, msg);
 			ended_by = "idle";
 			break;
 		}
 	}
 	zcs_rx_finish(&rx);
-	if (rx.locked && !rx.ended)
+	if (zcs_rx_stream_open(&rx, NULL))
 		zcs_outputs_eos(out);
 	/* the writers empty their queues (5 s at most) so the summary counts what they wrote; then
 	 * nothing is left for destroy to wait for */

@@ -48,34 +48,49 @@ static void note_done(struct zcs_gapfill *g)
 		g->done = true;
 }
 
+/* Puts out up to `pairs` samples from stream index first, as many as --count allows, block by
+ * block straight into the outputs: converted from src (pairs of wire format fmt) by unpack, or
+ * zeros when unpack is NULL.  The one loop of both data and fill.  Returns the pairs put out. */
+static uint64_t put(struct zcs_gapfill *g, uint64_t first, uint64_t pairs, int fmt,
+		    zcs_unpack_fn unpack, const uint8_t *src)
+{
+	const size_t pb = zcs_sample_pair_bytes(g->type, fmt);
+	const size_t in_pb = zcs_wire_pair_bytes(fmt);
+	/* the zero of unsigned 8-bit is 128; every other type's zero is all-zero bytes */
+	const int zero = g->type == ZCS_SAMPLE_CU8 ? 0x80 : 0;
+	const uint64_t left = room(g, pairs);
+	uint64_t n;
+
+	for (uint64_t done = 0; done < left; done += n) {
+		void *dst;
+
+		n = ZCS_BLOCK_BYTES / pb;
+		if (n > left - done)
+			n = left - done;
+		dst = zcs_outputs_reserve(g->out, (size_t)n * pb);
+		if (unpack)
+			unpack(dst, src + done * in_pb, (size_t)n);
+		else
+			memset(dst, zero, (size_t)n * pb);
+		zcs_outputs_commit(g->out, first + done, (size_t)n, (size_t)n * pb);
+	}
+	g->st.samples += left;
+	note_done(g);
+	return left;
+}
+
 /* Puts out `pairs` zero samples from stream index first (or only reports them with --gap drop). */
 static uint64_t fill(struct zcs_gapfill *g, uint64_t first, uint64_t pairs, int wire_format)
 {
-	const size_t pb = zcs_sample_pair_bytes(g->type, wire_format);
-	/* the zero of unsigned 8-bit is 128; every other type's zero is all-zero bytes */
-	const int zero = g->type == ZCS_SAMPLE_CU8 ? 0x80 : 0;
-	uint64_t left, done = 0;
+	uint64_t done;
 
 	g->st.gaps++;
 	if (g->drop) {
 		zcs_outputs_gap(g->out, first, pairs, false);
 		return 0;
 	}
-	left = room(g, pairs);
-	while (done < left) {
-		uint64_t n = ZCS_BLOCK_BYTES / pb;
-		void *dst;
-
-		if (n > left - done)
-			n = left - done;
-		dst = zcs_outputs_reserve(g->out, (size_t)n * pb);
-		memset(dst, zero, (size_t)n * pb);
-		zcs_outputs_commit(g->out, first + done, (size_t)n, (size_t)n * pb);
-		done += n;
-	}
-	g->st.samples += done;
+	done = put(g, first, pairs, wire_format, NULL, NULL);
 	zcs_outputs_gap(g->out, first, done, true);
-	note_done(g);
 	return done;
 }
 
@@ -113,12 +128,10 @@ uint64_t zcs_gapfill_data(struct zcs_gapfill *g, const struct zcs_sample_hdr *hd
 			  const uint8_t *payload)
 {
 	const int fmt = hdr->format;
-	const size_t pb = zcs_sample_pair_bytes(g->type, fmt);
-	const size_t in_pb = zcs_wire_pair_bytes(fmt);
 	const zcs_unpack_fn unpack = (fmt >= 1 && fmt <= ZCS_WIRE_MAX) ? g->k->unpack[fmt][g->type] : NULL;
-	uint64_t out = 0, left, done = 0;
+	uint64_t out = 0, done;
 
-	if (g->done || !unpack || pb == 0)
+	if (g->done || !unpack || zcs_sample_pair_bytes(g->type, fmt) == 0)
 		return 0;
 	if (!g->have_pos) {
 		/* datagrams lost at the very start: their full size is the only measure there is */
@@ -139,20 +152,7 @@ uint64_t zcs_gapfill_data(struct zcs_gapfill *g, const struct zcs_sample_hdr *hd
 	if (g->done)
 		return out;
 
-	left = room(g, hdr->samples);
-	while (done < left) {
-		uint64_t n = ZCS_BLOCK_BYTES / pb;
-		void *dst;
-
-		if (n > left - done)
-			n = left - done;
-		dst = zcs_outputs_reserve(g->out, (size_t)n * pb);
-		unpack(dst, payload + done * in_pb, (size_t)n);
-		zcs_outputs_commit(g->out, hdr->first_sample + done, (size_t)n, (size_t)n * pb);
-		done += n;
-	}
-	g->st.samples += done;
+	done = put(g, hdr->first_sample, hdr->samples, fmt, unpack, payload);
 	g->st.rx_samples += done;
-	note_done(g);
 	return out + done;
 }

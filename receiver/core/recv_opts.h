@@ -18,7 +18,7 @@ struct zcs_recv_opts {
 	bool json;          /* statistics as JSON lines */
 	bool quiet;         /* no periodic statistics and no news; the summary still */
 	double interval;    /* seconds between statistics lines; 0 = none */
-	/* appended: with --exit-on-eos, a followed stream silent this long (seconds) has ended
+	/* with --exit-on-eos, a followed stream silent this long (seconds) has ended
 	 * (its end-of-stream datagram may be lost); 0 = wait for the datagram forever */
 	double eos_timeout;
 };

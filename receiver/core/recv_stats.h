@@ -25,7 +25,7 @@ struct zcs_recv_snapshot {
 	size_t nout;
 	struct zcs_output_stats out[ZCS_RECV_MAX_OUTPUTS];
 	uint64_t overruns;              /* sum over the outputs */
-	/* appended: set by the program for the summary (snapshot_take leaves it NULL): "eos",
+	/* set by the program for the summary (snapshot_take leaves it NULL): "eos",
 	 * "idle" (--eos-timeout), "count", "signal" or "error" */
 	const char *ended_by;
 };

@@ -126,13 +126,19 @@ static void release_lost(struct zcs_reorder *r, uint64_t seq, uint64_t count)
 	emit(r, ZCS_REORDER_EV_LOST, seq, count, 0);
 }
 
+/* seq is released as data: remembered as delivered (a later copy is a duplicate) and counted. */
+static void delivered(struct zcs_reorder *r, uint64_t seq)
+{
+	hist_set(r, seq, true);
+	r->st.delivered++;
+}
+
 static void release_slot(struct zcs_reorder *r, struct zcs_reorder_slot *sl)
 {
-	hist_set(r, sl->seq, true);
+	delivered(r, sl->seq);
 	emit(r, ZCS_REORDER_EV_DATA, sl->seq, 1, sl->handle);
 	sl->used = false;
 	r->pending--;
-	r->st.delivered++;
 }
 
 /* Releases every number before `to`: held ones as data, missing ones as lost. */
@@ -179,16 +185,12 @@ static void release_in_order(struct zcs_reorder *r)
 	}
 }
 
-static void store(struct zcs_reorder *r, uint64_t seq, uint32_t handle)
+/* Counts an accepted arrival, with depth datagrams held once it is in: the one accounting of
+ * both store() and zcs_reorder_take(), so the cheap path counts exactly as a push. */
+static void accepted(struct zcs_reorder *r, uint64_t seq, size_t depth)
 {
-	struct zcs_reorder_slot *sl = &r->slots[seq & (r->window - 1)];
-
-	sl->seq = seq;
-	sl->handle = handle;
-	sl->used = true;
-	r->pending++;
-	if (r->pending > r->st.max_depth)
-		r->st.max_depth = r->pending;
+	if (depth > r->st.max_depth)
+		r->st.max_depth = depth;
 	r->st.accepted++;
 	if (!r->have_highest || zcs_seq_after(seq, r->highest)) {
 		r->highest = seq;
@@ -197,6 +199,17 @@ static void store(struct zcs_reorder *r, uint64_t seq, uint32_t handle)
 		/* it came after a higher number and still made it in time */
 		r->st.reordered++;
 	}
+}
+
+static void store(struct zcs_reorder *r, uint64_t seq, uint32_t handle)
+{
+	struct zcs_reorder_slot *sl = &r->slots[seq & (r->window - 1)];
+
+	sl->seq = seq;
+	sl->handle = handle;
+	sl->used = true;
+	r->pending++;
+	accepted(r, seq, r->pending);
 	release_in_order(r);
 }
 
@@ -292,17 +305,8 @@ bool zcs_reorder_take(struct zcs_reorder *r, uint64_t seq)
 	assert(r->ev_pos == r->ev_len);
 	r->ev_len = r->ev_pos = 0;
 	/* as store() then release_in_order() would have counted it */
-	if (r->st.max_depth < 1)
-		r->st.max_depth = 1;
-	r->st.accepted++;
-	if (!r->have_highest || zcs_seq_after(seq, r->highest)) {
-		r->highest = seq;
-		r->have_highest = true;
-	} else {
-		r->st.reordered++;
-	}
-	hist_set(r, seq, true);
-	r->st.delivered++;
+	accepted(r, seq, 1);
+	delivered(r, seq);
 	r->next++;
 	return true;
 }

@@ -164,6 +164,20 @@ bool zcs_rx_gro(const struct zcs_rx *rx)
 	return rx->gro;
 }
 
+bool zcs_rx_count_reached(const struct zcs_rx *rx)
+{
+	return rx->gf.done;
+}
+
+bool zcs_rx_stream_open(const struct zcs_rx *rx, uint32_t *id)
+{
+	if (!rx->locked || rx->ended)
+		return false;
+	if (id)
+		*id = rx->stream_id;
+	return true;
+}
+
 /* The kernel's count of datagrams this socket dropped, carried on every datagram read, and a
  * GRO train's segment size (0: a single datagram). */
 static size_t read_cmsgs(struct zcs_rx *rx, const struct msghdr *mh)

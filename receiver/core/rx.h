@@ -33,7 +33,7 @@ struct zcs_rx_opts {
 	int rcvbuf;               /* SO_RCVBUF bytes wanted */
 	size_t max_dgram;         /* largest datagram accepted (buffer size) */
 	size_t batch;             /* datagrams per recvmmsg */
-	bool no_gro;              /* appended: do not ask for UDP_GRO trains (plain recvmmsg only) */
+	bool no_gro;              /* do not ask for UDP_GRO trains (plain recvmmsg only) */
 	enum zcs_sample_type type;/* -F */
 	bool gap_drop;            /* --gap drop */
 	uint64_t count;           /* -n: 0 = unlimited */
@@ -141,23 +141,23 @@ struct zcs_rx {
 	uint64_t handon_since;    /* monotonic time samples began waiting to be handed on (after a
 				   * deferred sleep: the look before it); 0: none */
 	uint64_t now_ns;          /* monotonic time of the current batch */
-	/* appended: a monotonic time at which the socket was seen empty, taken before the look
+	/* a monotonic time at which the socket was seen empty, taken before the look
 	 * that found it so; silence is claimed only up to here, never for time the receiver was
 	 * descheduled with datagrams waiting in its socket */
 	uint64_t dry_ns;
 	uint64_t out_wall_ns;     /* wall-clock time of the newest batch delivered */
 	struct zcs_rx_stats st;
-	/* appended: the last batch was full, so the next look is a read, not a wait */
+	/* the last batch was full, so the next look is a read, not a wait */
 	bool more;
-	/* appended: batch slots ask for the sender's address (zcs_rx_want_from) */
+	/* batch slots ask for the sender's address (zcs_rx_want_from) */
 	bool names_on;
-	/* appended: monotonic time of the newest step that read datagrams (hand_on's forecast) */
+	/* monotonic time of the newest step that read datagrams (hand_on's forecast) */
 	uint64_t last_data_ns;
-	/* appended: while samples wait to be handed on and the stream flows, the next sleep is
+	/* while samples wait to be handed on and the stream flows, the next sleep is
 	 * until defer_until without watching the socket (0: a wait for data), so what arrives
 	 * meanwhile is read in one go (rx.c, plan_sleep) */
 	uint64_t defer_until;
-	int rcvbuf;               /* appended: the receive buffer the kernel granted, bytes */
+	int rcvbuf;               /* the receive buffer the kernel granted, bytes */
 };
 
 /* Opens the socket (binding, joining, SO_RCVBUF, SO_RXQ_OVFL) and allocates every buffer. */
@@ -177,6 +177,11 @@ void zcs_rx_finish(struct zcs_rx *rx);
 int zcs_rx_rcvbuf(const struct zcs_rx *rx);
 /* Whether datagrams arrive as UDP_GRO trains (the kernel accepted UDP_GRO), for the same line. */
 bool zcs_rx_gro(const struct zcs_rx *rx);
+/* Whether -n's count of samples has been put out (zcs_rx_step then returned 1 for it). */
+bool zcs_rx_count_reached(const struct zcs_rx *rx);
+/* Whether a stream is followed whose end-of-stream datagram has not been delivered; its id then
+ * goes to *id (may be NULL).  Such a stream is ended by the program on exit or long silence. */
+bool zcs_rx_stream_open(const struct zcs_rx *rx, uint32_t *id);
 
 /* --- rx_stream.c: per-datagram logic, called by rx.c --- */
 

@@ -45,7 +45,7 @@ struct zcs_pipeline_stats {
 	size_t samples_per_dgram;
 	size_t dgrams_per_train;
 	bool finished;                /* both threads have ended */
-	/* appended: CLOCK_MONOTONIC ns, 0 = not yet.  start: the source began (the pacing clock's
+	/* CLOCK_MONOTONIC ns, 0 = not yet.  start: the source began (the pacing clock's
 	 * origin, sample 0 due); end: the last sample was handed to the kernel.  The span is the
 	 * time the samples took, without start-up, end of stream and zero-copy drain. */
 	uint64_t start_ns, end_ns;

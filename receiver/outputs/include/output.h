@@ -28,7 +28,6 @@ struct zcs_output_stats {
 	uint64_t connects;    /* consumers that came (FIFO readers, TCP clients) */
 	uint32_t consumers;   /* consumers now attached */
 	uint32_t queued;      /* blocks now queued */
-	/* appended after the first version: */
 	uint64_t unread;      /* blocks discarded because no consumer was attached (not overruns) */
 	uint64_t commands;    /* commands consumers sent (rtl_tcp clients) */
 };
