@@ -125,7 +125,7 @@ int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_con
 			 "so one per send)", zcs_path_name(path));
 	p->pub.samples_per_dgram = p->spd;
 	p->pub.dgrams_per_train = dgrams;
-	p->pub.send_path = p->sp.kind;
+	p->pub.send_path = zcs_sendpath_kind(p->sp);
 	*out = p;
 	return 0;
 fail:
@@ -219,8 +219,7 @@ void zcs_pipeline_destroy(struct zcs_pipeline *p)
 {
 	if (!p)
 		return;
-	if (p->sp.zc_table)
-		zcs_sendpath_close(&p->sp);
+	zcs_sendpath_close(p->sp);
 	zcs_codec_destroy(p->codec);
 	zcs_doorbell_close(&p->full_db);
 	zcs_doorbell_close(&p->free_db);

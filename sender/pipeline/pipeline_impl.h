@@ -46,7 +46,7 @@ struct zcs_pipeline {
 	struct zcs_pipeline_config cfg;
 	struct zcs_kernels k;
 	struct zcs_train_pool pool;
-	struct zcs_sendpath sp;
+	struct zcs_sendpath *sp;
 	struct zcs_codec *codec;
 	size_t spd;                   /* samples per full datagram */
 	size_t pair_bytes;

@@ -57,7 +57,7 @@ static void send_meta(struct send_state *s)
 	snprintf(m.version, sizeof(m.version), "%s", ZCS_VERSION);
 	snprintf(m.source, sizeof(m.source), "%s", p->cfg.source_name ? p->cfg.source_name : "");
 	len = zcs_proto_write_meta(s->side, &m);
-	if (zcs_sendpath_send_small(&p->sp, s->side, len) == 0)
+	if (zcs_sendpath_send_small(p->sp, s->side, len) == 0)
 		s->metas++;
 	s->next_meta_ns = zcs_mono_ns() + META_INTERVAL_NS;
 }
@@ -72,14 +72,14 @@ static void send_eos(struct send_state *s)
 	};
 
 	zcs_proto_write_sample_hdr(s->side, &h);
-	zcs_sendpath_send_small(&p->sp, s->side, ZCS_PROTO_SAMPLE_HDR_SIZE);
+	zcs_sendpath_send_small(p->sp, s->side, ZCS_PROTO_SAMPLE_HDR_SIZE);
 }
 
 static void publish(struct send_state *s)
 {
 	struct zcs_pipeline *const p = s->p;
 	struct zcs_pipeline_stats *const o = &p->pub;
-	const struct zcs_sendpath_stats *const st = &p->sp.st;
+	const struct zcs_sendpath_stats *const st = zcs_sendpath_stats(p->sp);
 
 	/* sent: the trains given up after errors are left out (a receiver misses exactly them) */
 	ZCS_PUB(o->samples, s->samples - st->dropped_samples);
@@ -88,7 +88,7 @@ static void publish(struct send_state *s)
 	ZCS_PUB(o->trains, s->trains - st->dropped_trains);
 	ZCS_PUB(o->meta_sent, s->metas);
 	zcs_sendpath_stats_copy(&o->path, st);
-	ZCS_PUB(o->send_path, p->sp.kind);
+	ZCS_PUB(o->send_path, zcs_sendpath_kind(p->sp));
 }
 
 static void failed(struct zcs_pipeline *p, int ret)
@@ -103,7 +103,7 @@ static void flush(struct send_state *s)
 {
 	struct zcs_pipeline *const p = s->p;
 	char line[256] = "";
-	const int ret = p->send_err ? 0 : zcs_sendpath_flush(&p->sp, line, sizeof(line));
+	const int ret = p->send_err ? 0 : zcs_sendpath_flush(p->sp, line, sizeof(line));
 
 	if (line[0])
 		zcs_pipeline_log(p, "%s", line);
@@ -119,7 +119,7 @@ static struct zcs_train *next_train(struct send_state *s)
 	uint64_t now;
 	int wait_ms;
 
-	zcs_sendpath_reap(&p->sp);
+	zcs_sendpath_reap(p->sp);
 	t = zcs_ring_pop(&p->full);
 	if (t)
 		return t;
@@ -138,8 +138,8 @@ static struct zcs_train *next_train(struct send_state *s)
 	if (!t && !atomic_load(&p->source_done)) {
 		/* completions wake us only when the source may soon run short of slots: each wake-up
 		 * would otherwise preempt the source for one slot (they are reaped on the next pass) */
-		if (p->sp.inflight >= p->pool.nslots / 2)
-			zcs_sendpath_wait(&p->sp, p->full_db.fd, wait_ms);
+		if (zcs_sendpath_inflight(p->sp) >= p->pool.nslots / 2)
+			zcs_sendpath_wait(p->sp, p->full_db.fd, wait_ms);
 		else
 			zcs_doorbell_wait(&p->full_db, wait_ms);
 	}
@@ -187,7 +187,7 @@ void *zcs_pipeline_send_main(void *arg)
 		s.trains++;
 		s.next_seq = t->first_seq + t->count;
 		s.next_sample = t->first_sample + t->samples;
-		ret = zcs_sendpath_send(&p->sp, t, line, sizeof(line));
+		ret = zcs_sendpath_send(p->sp, t, line, sizeof(line));
 		if (line[0])
 			zcs_pipeline_log(p, "%s", line);
 		if (ret < 0)
@@ -197,8 +197,9 @@ void *zcs_pipeline_send_main(void *arg)
 	flush(&s);
 	ZCS_PUB(p->pub.end_ns, zcs_mono_ns()); /* the last sample is with the kernel */
 	send_eos(&s);
-	if (zcs_sendpath_drain(&p->sp, zcs_mono_ns() + DRAIN_NS))
-		zcs_pipeline_log(p, "%zu zero-copy completions still missing at exit", p->sp.inflight);
+	if (zcs_sendpath_drain(p->sp, zcs_mono_ns() + DRAIN_NS))
+		zcs_pipeline_log(p, "%zu zero-copy completions still missing at exit",
+				 zcs_sendpath_inflight(p->sp));
 	publish(&s);
 	ZCS_PUB(p->pub.send_cpu_ns, zcs_clock_ns(CLOCK_THREAD_CPUTIME_ID));
 	atomic_store(&p->send_done, true);

@@ -11,7 +11,7 @@
 
 #include "clock.h"
 #include "proto.h"
-#include "sendpath.h"
+#include "sendpath_impl.h"
 
 static const char *const path_names[ZCS_PATH_KINDS] = { "uring-zc", "msg-zc", "gso", "plain" };
 
@@ -59,15 +59,21 @@ static int path_setup(struct zcs_sendpath *sp, int kind, char *err, size_t errle
 	return 0;
 }
 
-int zcs_sendpath_open(struct zcs_sendpath *sp, int fd, int want, const struct zcs_train_pool *pool,
+int zcs_sendpath_open(struct zcs_sendpath **out, int fd, int want, const struct zcs_train_pool *pool,
 		      zcs_sendpath_done_fn done, void *ctx, char *log, size_t loglen,
 		      char *err, size_t errlen)
 {
 	char why[ZCS_PATH_KINDS][160];
+	struct zcs_sendpath *sp;
 	size_t table = 1;
 	int ret = -EINVAL;
 
-	memset(sp, 0, sizeof(*sp));
+	*out = NULL;
+	sp = calloc(1, sizeof(*sp));
+	if (!sp) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	sp->fd = fd;
 	sp->pool = pool;
 	sp->done = done;
@@ -92,6 +98,7 @@ int zcs_sendpath_open(struct zcs_sendpath *sp, int fd, int want, const struct zc
 			goto fail;
 		sp->kind = want;
 		snprintf(log, loglen, "send path: %s (as asked)", zcs_path_name(want));
+		*out = sp;
 		return 0;
 	}
 	for (int k = 0; k < ZCS_PATH_KINDS; k++) {
@@ -105,6 +112,7 @@ int zcs_sendpath_open(struct zcs_sendpath *sp, int fd, int want, const struct zc
 		else
 			snprintf(log, loglen, "send path: %s (%s unavailable: %s)", zcs_path_name(k),
 				 zcs_path_name(k - 1), why[k - 1]);
+		*out = sp;
 		return 0;
 	}
 	snprintf(err, errlen, "no send path works: %s", why[ZCS_PATH_PLAIN]);
@@ -453,13 +461,27 @@ size_t zcs_sendpath_drain(struct zcs_sendpath *sp, uint64_t deadline_ns)
  * Released in reverse order of zcs_sendpath_open(). */
 void zcs_sendpath_close(struct zcs_sendpath *sp)
 {
+	if (!sp)
+		return;
 	zcs_sendpath_uring_close(sp);
 	free(sp->partial);
 	free(sp->tries);
 	free(sp->failed);
 	free(sp->zc_table);
-	sp->partial = NULL;
-	sp->tries = NULL;
-	sp->failed = NULL;
-	sp->zc_table = NULL;
+	free(sp);
+}
+
+int zcs_sendpath_kind(const struct zcs_sendpath *sp)
+{
+	return sp->kind;
+}
+
+size_t zcs_sendpath_inflight(const struct zcs_sendpath *sp)
+{
+	return sp->inflight;
+}
+
+const struct zcs_sendpath_stats *zcs_sendpath_stats(const struct zcs_sendpath *sp)
+{
+	return &sp->st;
 }

@@ -21,7 +21,8 @@ enum zcs_path_kind {
 #define ZCS_PATH_KINDS 4
 
 /* Sends of at least this many bytes go zero-copy; below it pinning pages costs more than the
- * copy it saves (the kernel's msg_zerocopy selftest and DESIGN.md: >= ~10 KB pays). */
+ * copy it saves (the kernel's Documentation/networking/msg_zerocopy.rst: "typically only
+ * effective at writes over around 10 KB"). */
 #define ZCS_ZC_MIN_BYTES 16384
 
 /* "uring-zc", "msg-zc", "gso", "plain" ("auto" for ZCS_PATH_AUTO). */
@@ -38,11 +39,11 @@ struct zcs_sendpath_stats {
 	uint64_t retries;        /* sends repeated after a transient error */
 	uint64_t demotions;      /* changes to a slower path */
 	uint64_t dropped_trains; /* trains given up after an error */
-	/* appended: sends the kernel refused with ECONNREFUSED, each sent again.  A connected UDP
+	/* sends the kernel refused with ECONNREFUSED, each sent again.  A connected UDP
 	 * socket reports an ICMP port unreachable (nobody listens at the destination, yet) on its
 	 * next send: the network's news, not a failure of ours, so not a send error */
 	uint64_t refused;
-	/* appended: what the dropped trains held, so "sent" figures can leave them out and a
+	/* what the dropped trains held, so "sent" figures can leave them out and a
 	 * receiver's loss can be matched exactly */
 	uint64_t dropped_dgrams, dropped_samples, dropped_bytes;
 };
@@ -50,48 +51,14 @@ struct zcs_sendpath_stats {
 /* Called when the kernel no longer needs a train's memory (at once for copying paths). */
 typedef void (*zcs_sendpath_done_fn)(void *ctx, struct zcs_train *t);
 
-struct zcs_uring; /* sendpath_uring.c */
+/* A send path on one socket: its state is private to sendpath/ (sendpath_impl.h). */
+struct zcs_sendpath;
 
-/* A train whose asynchronous send (io_uring) failed, waiting to be sent again or dropped. */
-struct zcs_failed_send {
-	struct zcs_train *t;
-	int err;                     /* positive errno; ECANCELED: a linked send before it failed;
-				      * 0: taken back before it was submitted, not tried */
-};
-
-struct zcs_sendpath {
-	int fd;                      /* connected UDP socket */
-	int kind;                    /* enum zcs_path_kind now running */
-	const struct zcs_train_pool *pool;
-	zcs_sendpath_done_fn done;
-	void *ctx;
-	struct zcs_sendpath_stats st;
-	size_t gso_size;             /* UDP_SEGMENT now set on fd, 0 = none */
-	/* MSG_ZEROCOPY: the kernel numbers zero-copy sends 0, 1, 2... per socket; a completion names
-	 * a range of those numbers, mapped back to trains through this table. */
-	struct zcs_train **zc_table; /* indexed by id & zc_mask */
-	size_t zc_mask;
-	uint32_t zc_next_id;
-	size_t inflight;             /* trains the kernel still holds */
-	struct zcs_uring *uring;
-	/* io_uring sends report failures later: they queue here, sorted by first_seq (failed_head
-	 * stays 0), until the next send or flush retries, demotes or drops them (at most one entry
-	 * per slot).  Nothing is sent while an earlier train waits here, so the wire stays in order */
-	struct zcs_failed_send *failed;
-	size_t failed_head, failed_count;
-	uint8_t *tries;              /* per slot: failed attempts of its current send */
-	/* appended: a train being retried after a failure (not in `failed` meanwhile) */
-	bool holding;
-	uint64_t hold_seq;
-	/* appended: per slot, datagrams of its current train already sent one by one (plain): a
-	 * send failing part-way through a train is resumed, never repeated from its start */
-	uint16_t *partial;
-};
-
-/* Sets up fd for the path `want` (ZCS_PATH_AUTO: the fastest that probes well).  A path asked for
- * by name that this kernel or build lacks is an error.  log gets a line naming the path chosen
- * (and why faster ones were passed over).  Returns 0 or -errno with err set. */
-int zcs_sendpath_open(struct zcs_sendpath *sp, int fd, int want, const struct zcs_train_pool *pool,
+/* Sets up fd for the path `want` (ZCS_PATH_AUTO: the fastest that probes well) and allocates the
+ * path's state into *out.  A path asked for by name that this kernel or build lacks is an error.
+ * log gets a line naming the path chosen (and why faster ones were passed over).  Returns 0 or
+ * -errno with err set (*out is then NULL). */
+int zcs_sendpath_open(struct zcs_sendpath **out, int fd, int want, const struct zcs_train_pool *pool,
 		      zcs_sendpath_done_fn done, void *ctx, char *log, size_t loglen,
 		      char *err, size_t errlen);
 
@@ -123,32 +90,16 @@ int zcs_sendpath_wait(struct zcs_sendpath *sp, int doorbell_fd, int timeout_ms);
  * in flight (whose memory must then not be freed before the socket is closed). */
 size_t zcs_sendpath_drain(struct zcs_sendpath *sp, uint64_t deadline_ns);
 
+/* Releases what open set up (the socket stays the caller's: close it after this, and unmap the
+ * pool only after closing it, when zcs_sendpath_drain() left trains in flight).  NULL is a no-op. */
 void zcs_sendpath_close(struct zcs_sendpath *sp);
 
-/* Backends, for sendpath.c only.  Each returns bytes sent or -errno. */
-int zcs_sendpath_set_gso(struct zcs_sendpath *sp, size_t gso_size);
-ssize_t zcs_sendpath_msg_train(struct zcs_sendpath *sp, struct zcs_train *t, bool zerocopy);
-ssize_t zcs_sendpath_plain_train(struct zcs_sendpath *sp, const struct zcs_train *t);
-int zcs_sendpath_msgzc_probe(struct zcs_sendpath *sp);
-size_t zcs_sendpath_msgzc_reap(struct zcs_sendpath *sp);
-int zcs_sendpath_uring_open(struct zcs_sendpath *sp, char *err, size_t errlen);
-/* Queues the train (a linked batch is submitted when full); returns its bytes or -errno. */
-ssize_t zcs_sendpath_uring_train(struct zcs_sendpath *sp, struct zcs_train *t);
-/* Submits the queued batch (after the previous batch's results, so sends stay in order); with
- * await, also waits for its results.  Returns 0 or -errno. */
-int zcs_sendpath_uring_submit(struct zcs_sendpath *sp, bool await);
-/* For the backends: a train whose send failed (err > 0) or was taken back unsent (err 0), to be
- * handled in order. */
-void zcs_sendpath_failed(struct zcs_sendpath *sp, struct zcs_train *t, int err);
-/* True when a train before seq still has to be (re)sent: nothing after it may go out yet. */
-bool zcs_sendpath_pending_before(const struct zcs_sendpath *sp, uint64_t seq);
-/* Takes the queued, unsubmitted io_uring sends back into the failed queue (not tried). */
-void zcs_sendpath_uring_abort(struct zcs_sendpath *sp);
-/* Once io_uring refused a submission, that refusal (positive errno): the path must be left
- * (for msg-zc).  0 while the ring works. */
-int zcs_sendpath_uring_broken(const struct zcs_sendpath *sp);
-/* Reaps CQEs; waits up to wait_ms (0: not at all) for one, arming a poll on doorbell_fd. */
-int zcs_sendpath_uring_reap(struct zcs_sendpath *sp, int doorbell_fd, int wait_ms);
-void zcs_sendpath_uring_close(struct zcs_sendpath *sp);
+/* The path running now (enum zcs_path_kind): demotions change it. */
+int zcs_sendpath_kind(const struct zcs_sendpath *sp);
+/* Trains the kernel still holds (zero-copy sends not yet completed). */
+size_t zcs_sendpath_inflight(const struct zcs_sendpath *sp);
+/* The counters, written only by the thread that sends. */
+const struct zcs_sendpath_stats *zcs_sendpath_stats(const struct zcs_sendpath *sp);
+
 
 #endif

@@ -9,7 +9,7 @@
 #include <sys/uio.h>
 
 #include "compat.h"
-#include "sendpath.h"
+#include "sendpath_impl.h"
 
 int zcs_sendpath_set_gso(struct zcs_sendpath *sp, size_t gso_size)
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "zcs_config.h"
-#include "sendpath.h"
+#include "sendpath_impl.h"
 
 #if ZCS_HAVE_URING
 #include <liburing.h>

@@ -17,7 +17,7 @@
 
 #include "clock.h"
 #include "proto.h"
-#include "sendpath.h"
+#include "sendpath_impl.h"
 #include "train.h"
 #include "zcs_config.h"
 
@@ -35,7 +35,7 @@ enum fault { FAULT_RING, FAULT_NOCHECK, FAULT_DROP, FAULT_DROP_ONE };
 
 struct harness {
 	struct zcs_train_pool pool;
-	struct zcs_sendpath sp;
+	struct zcs_sendpath *sp;
 	bool out[SLOTS];            /* slot handed to the send path, not yet done */
 	struct zcs_train *free[SLOTS];
 	size_t nfree;
@@ -169,15 +169,15 @@ static int run(int path, enum fault fault, int want_path, uint64_t want_dropped,
 		for (const uint64_t limit = zcs_mono_ns() + 5 * ZCS_NS_PER_SEC; !h.nfree;) {
 			if (zcs_mono_ns() > limit)
 				return printf("FAIL: train %d: no slot came back in 5 s (inflight %zu, "
-					      "failed queue %zu)\n", i, h.sp.inflight,
-					      h.sp.failed_count), 1;
+					      "failed queue %zu)\n", i, h.sp->inflight,
+					      h.sp->failed_count), 1;
 			/* as the pipeline does before it waits: failed sends are settled */
 			line[0] = '\0';
-			if ((ret = zcs_sendpath_flush(&h.sp, line, sizeof(line))) < 0)
+			if ((ret = zcs_sendpath_flush(h.sp, line, sizeof(line))) < 0)
 				return printf("FAIL: flush: %s\n", strerror(-ret)), 1;
 			note(&h, line);
-			zcs_sendpath_wait(&h.sp, -1, 10);
-			zcs_sendpath_reap(&h.sp);
+			zcs_sendpath_wait(h.sp, -1, 10);
+			zcs_sendpath_reap(h.sp);
 		}
 		t = h.free[--h.nfree];
 		h.out[t->index] = true;
@@ -218,19 +218,19 @@ static int run(int path, enum fault fault, int want_path, uint64_t want_dropped,
 				 "nft add rule ip zcsfail out udp dport 20550 %s drop", match);
 			/* nothing queued may meet the rule but this train */
 			line[0] = '\0';
-			zcs_sendpath_flush(&h.sp, line, sizeof(line));
+			zcs_sendpath_flush(h.sp, line, sizeof(line));
 			note(&h, line);
 			if (system(cmd) != 0)
 				return printf("FAIL: %s\n", cmd), 1;
 		}
 		line[0] = '\0';
-		ret = zcs_sendpath_send(&h.sp, t, line, sizeof(line));
+		ret = zcs_sendpath_send(h.sp, t, line, sizeof(line));
 		note(&h, line);
 		if (ret < 0)
 			return printf("FAIL: train %d: send: %s\n", i, strerror(-ret)), 1;
 		if (i == FAULT_AT && (fault == FAULT_DROP || fault == FAULT_DROP_ONE)) {
 			line[0] = '\0';
-			zcs_sendpath_flush(&h.sp, line, sizeof(line));
+			zcs_sendpath_flush(h.sp, line, sizeof(line));
 			note(&h, line);
 			if (system("nft delete table ip zcsfail") != 0)
 				return printf("FAIL: nft delete\n"), 1;
@@ -241,11 +241,11 @@ static int run(int path, enum fault fault, int want_path, uint64_t want_dropped,
 		receive(&h, 0);
 	}
 	line[0] = '\0';
-	ret = zcs_sendpath_flush(&h.sp, line, sizeof(line));
+	ret = zcs_sendpath_flush(h.sp, line, sizeof(line));
 	note(&h, line);
 	if (ret < 0)
 		return printf("FAIL: flush: %s\n", strerror(-ret)), 1;
-	zcs_sendpath_drain(&h.sp, zcs_mono_ns() + 2 * ZCS_NS_PER_SEC);
+	zcs_sendpath_drain(h.sp, zcs_mono_ns() + 2 * ZCS_NS_PER_SEC);
 	receive(&h, 300);
 
 #define CHECK(cond, ...)                                                                        \
@@ -259,32 +259,32 @@ static int run(int path, enum fault fault, int want_path, uint64_t want_dropped,
 	printf("  received %llu of %llu datagrams, lost %llu, misordered %llu; send errors %llu, "
 	       "retries %llu, demotions %llu, dropped %llu trains (%llu datagrams), path %s\n",
 	       (unsigned long long)h.got, (unsigned long long)seq, (unsigned long long)h.lost,
-	       (unsigned long long)h.misordered, (unsigned long long)h.sp.st.send_errors,
-	       (unsigned long long)h.sp.st.retries, (unsigned long long)h.sp.st.demotions,
-	       (unsigned long long)h.sp.st.dropped_trains,
-	       (unsigned long long)h.sp.st.dropped_dgrams, zcs_path_name(h.sp.kind));
+	       (unsigned long long)h.misordered, (unsigned long long)h.sp->st.send_errors,
+	       (unsigned long long)h.sp->st.retries, (unsigned long long)h.sp->st.demotions,
+	       (unsigned long long)h.sp->st.dropped_trains,
+	       (unsigned long long)h.sp->st.dropped_dgrams, zcs_path_name(h.sp->kind));
 	CHECK(h.misordered == 0, "%llu datagrams duplicated or out of order",
 	      (unsigned long long)h.misordered);
 	CHECK(h.expect == seq || h.lost + h.got == seq, "the stream ends at %llu, not %llu",
 	      (unsigned long long)h.expect, (unsigned long long)seq);
 	CHECK(h.got + h.lost == seq, "received %llu + lost %llu != sent %llu",
 	      (unsigned long long)h.got, (unsigned long long)h.lost, (unsigned long long)seq);
-	CHECK(h.lost == h.sp.st.dropped_dgrams, "lost %llu datagrams, the sender dropped %llu",
-	      (unsigned long long)h.lost, (unsigned long long)h.sp.st.dropped_dgrams);
-	CHECK(h.sp.st.dropped_trains == want_dropped, "dropped %llu trains, expected %llu",
-	      (unsigned long long)h.sp.st.dropped_trains, (unsigned long long)want_dropped);
-	CHECK(h.sp.st.dropped_dgrams == want_dgrams, "dropped %llu datagrams, expected %llu",
-	      (unsigned long long)h.sp.st.dropped_dgrams, (unsigned long long)want_dgrams);
-	CHECK(h.sp.st.dropped_samples == want_dgrams * SPD, "dropped samples %llu",
-	      (unsigned long long)h.sp.st.dropped_samples);
-	CHECK(h.sp.kind == want_path, "path %s at the end, expected %s", zcs_path_name(h.sp.kind),
+	CHECK(h.lost == h.sp->st.dropped_dgrams, "lost %llu datagrams, the sender dropped %llu",
+	      (unsigned long long)h.lost, (unsigned long long)h.sp->st.dropped_dgrams);
+	CHECK(h.sp->st.dropped_trains == want_dropped, "dropped %llu trains, expected %llu",
+	      (unsigned long long)h.sp->st.dropped_trains, (unsigned long long)want_dropped);
+	CHECK(h.sp->st.dropped_dgrams == want_dgrams, "dropped %llu datagrams, expected %llu",
+	      (unsigned long long)h.sp->st.dropped_dgrams, (unsigned long long)want_dgrams);
+	CHECK(h.sp->st.dropped_samples == want_dgrams * SPD, "dropped samples %llu",
+	      (unsigned long long)h.sp->st.dropped_samples);
+	CHECK(h.sp->kind == want_path, "path %s at the end, expected %s", zcs_path_name(h.sp->kind),
 	      zcs_path_name(want_path));
-	CHECK(h.sp.st.demotions == (want_path != path), "demotions %llu",
-	      (unsigned long long)h.sp.st.demotions);
-	CHECK(h.sp.st.send_errors >= 1, "no send error counted");
+	CHECK(h.sp->st.demotions == (want_path != path), "demotions %llu",
+	      (unsigned long long)h.sp->st.demotions);
+	CHECK(h.sp->st.send_errors >= 1, "no send error counted");
 	CHECK(h.double_done == 0, "%llu slots handed back twice", (unsigned long long)h.double_done);
 	CHECK(h.nfree == SLOTS, "%zu of %d slots came back (inflight %zu, failed queue %zu)",
-	      h.nfree, SLOTS, h.sp.inflight, h.sp.failed_count);
+	      h.nfree, SLOTS, h.sp->inflight, h.sp->failed_count);
 	if (want_path != path) {
 		char want[96];
 
@@ -293,7 +293,7 @@ static int run(int path, enum fault fault, int want_path, uint64_t want_dropped,
 		snprintf(want, sizeof(want), "now %s", zcs_path_name(want_path));
 		CHECK(strstr(h.log, want) != NULL, "no log line \"...%s\"", want);
 	}
-	zcs_sendpath_close(&h.sp);
+	zcs_sendpath_close(h.sp);
 	zcs_train_pool_free(&h.pool);
 	close(h.tx);
 	close(h.rx);
