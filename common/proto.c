@@ -5,6 +5,7 @@
 
 #include "bytes.h"
 #include "proto.h"
+#include "text.h"
 
 /* Common prefix of every datagram. */
 #define OFF_MAGIC 0
@@ -142,7 +143,8 @@ size_t zcs_proto_write_meta(uint8_t *buf, const struct zcs_meta *m)
 }
 
 /* A wire string must end within its field (else BAD_META) and be zero padded after its NUL
- * (else RESERVED), so that each string has exactly one encoding. */
+ * (else RESERVED), so that each string has exactly one encoding.  It must also be UTF-8 without
+ * control characters (else BAD_META): the strings reach JSON, SigMF files and terminals. */
 static int get_str(char *dst, size_t dst_len, const uint8_t *field, size_t field_len)
 {
 	const uint8_t *nul = memchr(field, 0, field_len);
@@ -152,6 +154,8 @@ static int get_str(char *dst, size_t dst_len, const uint8_t *field, size_t field
 	for (const uint8_t *p = nul + 1; p < field + field_len; p++)
 		if (*p)
 			return -ZCS_PERR_RESERVED;
+	if (!zcs_text_valid((const char *)field, (size_t)(nul - field)))
+		return -ZCS_PERR_BAD_META;
 	memset(dst, 0, dst_len);
 	memcpy(dst, field, (size_t)(nul - field));
 	return 0;

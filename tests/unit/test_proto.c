@@ -280,6 +280,12 @@ static const struct reject_case rejects[] = {
 	{ "sender not zero padded", 1, 100, 0, 'x', 0, ZCS_PERR_RESERVED },
 	{ "version not zero padded", 1, 110, 0, 1, 0, ZCS_PERR_RESERVED },
 	{ "source not zero padded", 1, 125, 0, 'x', 0, ZCS_PERR_RESERVED },
+	/* strings go to JSON, SigMF and terminals: UTF-8 without control characters only */
+	{ "sender newline", 1, 72, 0, '\n', 0, ZCS_PERR_BAD_META },
+	{ "version escape", 1, 104, 0, 0x1b, 0, ZCS_PERR_BAD_META },
+	{ "version DEL", 1, 105, 0, 0x7f, 0, ZCS_PERR_BAD_META },
+	{ "source not UTF-8", 1, 120, 0, 0xff, 0, ZCS_PERR_BAD_META },
+	{ "sender cut UTF-8", 1, 72, 0, 0xc3, 0, ZCS_PERR_BAD_META },
 };
 
 START_TEST(test_rejections)
