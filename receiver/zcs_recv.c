@@ -12,6 +12,7 @@
 #include "recv_opts.h"
 #include "recv_stats.h"
 #include "rx.h"
+#include "stdfds.h"
 #include "zcs_config.h"
 
 static volatile sig_atomic_t stop_signal;
@@ -90,6 +91,12 @@ int main(int argc, char **argv)
 	const char *ended_by = "signal";
 	uint32_t id;
 	int ret, status = 0;
+
+	/* before any descriptor is opened: with fd 1 closed, `-o -` would write into a socket */
+	if (zcs_stdfds_guard(err, sizeof(err)) < 0) {
+		fprintf(stderr, "zcs-recv: %s\n", err);
+		return 1;
+	}
 
 	ret = zcs_recv_parse_opts(argc, argv, &opts, err, sizeof(err));
 	if (ret < 0) {

@@ -17,7 +17,9 @@
 #include "send_opts.h"
 #include "send_stats.h"
 #include "source.h"
+#include "stdfds.h"
 #include "synth.h"
+#include "text.h"
 #include "zcs_config.h"
 
 #define ERRLEN 512
@@ -116,11 +118,16 @@ int main(int argc, char **argv)
 	struct zcs_source src = { 0 };
 	struct zcs_pipeline *pl = NULL;
 	struct zcs_pipeline_stats fin;
-	char err[ERRLEN] = "", log[ERRLEN] = "", hostname[64] = "", text[2048];
+	char err[ERRLEN] = "", log[ERRLEN] = "", hostname[64] = "", raw_host[256] = "", text[2048];
 	sigset_t sigs;
 	uint64_t t0;
 	int fd = -1, ret, status = 1;
 
+	/* before any descriptor is opened: `zcs-send -s - <&-` must not read its own UDP socket */
+	if (zcs_stdfds_guard(err, sizeof(err)) < 0) {
+		fprintf(stderr, "zcs-send: %s\n", err);
+		return 1;
+	}
 	ret = zcs_send_parse_opts(&o, argc, argv, err, sizeof(err));
 	if (ret == ZCS_SEND_HELP) {
 		fputs(zcs_send_usage(), stdout);
@@ -168,8 +175,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "zcs-send: %s: %s\n", o.dest, err);
 		goto out;
 	}
-	if (gethostname(hostname, sizeof(hostname) - 1) < 0)
-		strcpy(hostname, "unknown");
+	if (gethostname(raw_host, sizeof(raw_host) - 1) < 0)
+		strcpy(raw_host, "unknown");
+	/* a host name is whatever root set: receivers refuse metadata with control characters or
+	 * broken UTF-8, so send it escaped, cut to the wire's 31 bytes at a character boundary */
+	zcs_text_escape(hostname, sizeof(((struct zcs_meta *)0)->sender), raw_host);
 	{
 		const struct zcs_pipeline_config pc = {
 			.src = &src, .fd = fd, .format = o.format,
