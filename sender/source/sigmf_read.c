@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Reading the few SigMF metadata fields a replay needs.  Not a JSON parser: core:datatype,
- * core:sample_rate and core:num_channels are keys of the "global" object only (SigMF 1.0), so
- * each is found by its quoted name followed by a colon, wherever the writer put it. */
+/* Reading the few SigMF metadata fields a replay needs, through jansson: core:datatype,
+ * core:sample_rate and core:num_channels are read from the "global" object only (SigMF 1.0). */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -11,14 +10,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
+#include "err.h"
 #include "formats.h"
 #include "sigmf_read.h"
+#include "text.h"
 
 #define DATA_SUFFIX ".sigmf-data"
 #define META_SUFFIX ".sigmf-meta"
-/* A meta file with an annotation per gap of a long, lossy recording can grow; beyond this it is
- * not worth reading for two fields. */
-#define META_MAX (64u << 20)
+/* A meta file with an annotation per gap of a long, lossy recording can grow (zcs-recv keeps a
+ * bounded number of them); beyond this it is not worth parsing (jansson holds the whole tree,
+ * several times the text) for three fields. */
+#define META_MAX (16u << 20)
 
 bool zcs_sigmf_is_data(const char *path)
 {
@@ -27,101 +31,74 @@ bool zcs_sigmf_is_data(const char *path)
 	return n > s && strcmp(path + n - s, DATA_SUFFIX) == 0;
 }
 
-static bool is_space(char c)
+/* A JSON number (integer or real) of the global object, 1 when present, 0 when absent. */
+static int global_number(const json_t *global, const char *key, double *out)
 {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
+	const json_t *const v = json_object_get(global, key);
 
-/* The text after `"key"` and its colon (spaces skipped), or NULL when the key is not there. */
-static const char *value_of(const char *text, size_t len, const char *key)
-{
-	char quoted[48];
-	const char *p = text, *const end = text + len;
-	const size_t klen = (size_t)snprintf(quoted, sizeof(quoted), "\"%s\"", key);
-
-	while (p < end) {
-		const char *hit = memmem(p, (size_t)(end - p), quoted, klen);
-		const char *v;
-
-		if (!hit)
-			return NULL;
-		v = hit + klen;
-		while (v < end && is_space(*v))
-			v++;
-		if (v < end && *v == ':') {
-			v++;
-			while (v < end && is_space(*v))
-				v++;
-			return v < end ? v : NULL;
-		}
-		p = hit + 1; /* the name was a value, not a key */
-	}
-	return NULL;
-}
-
-/* A JSON number at v into *out.  Returns 0 or -EINVAL. */
-static int number_at(const char *v, const char *end, double *out)
-{
-	char num[48];
-	size_t n = 0;
-	char *stop;
-
-	/* v[n] first: strchr() also finds the terminator, and a NUL is not part of a number */
-	while (v + n < end && n < sizeof(num) - 1 && v[n] && strchr("+-.0123456789eE", v[n]))
-		n++;
-	memcpy(num, v, n);
-	num[n] = '\0';
-	if (n == 0)
+	if (!v)
+		return 0;
+	if (!json_is_number(v))
 		return -EINVAL;
-	*out = strtod(num, &stop);
-	return *stop == '\0' && isfinite(*out) ? 0 : -EINVAL;
+	*out = json_number_value(v);
+	return isfinite(*out) ? 1 : -EINVAL;
 }
 
 int zcs_sigmf_parse(const char *text, size_t len, struct zcs_sigmf_info *info, char *err,
 		    size_t errlen)
 {
-	const char *const end = text + len;
-	const char *v;
+	json_error_t jerr;
+	json_t *root, *global;
+	const json_t *v;
 	double d;
+	int ret = -EINVAL, have;
 
 	info->type = -1;
 	info->rate = 0;
 	info->datatype[0] = '\0';
-	if (!value_of(text, len, "global")) {
-		snprintf(err, errlen, "no \"global\" object: not SigMF metadata");
+	/* a key given twice would let two readers of one file see two recordings */
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root) {
+		zcs_err(err, errlen, -EINVAL, "not JSON (line %d column %d: %s)", jerr.line,
+			jerr.column, jerr.text);
 		return -EINVAL;
 	}
-	v = value_of(text, len, "core:datatype");
+	/* SigMF 1.0 keeps these fields in "global" only: the same names in a capture or an
+	 * annotation, wherever they sit in the text, are not the recording's */
+	global = json_object_get(root, "global");
+	if (!json_is_object(global)) {
+		zcs_err(err, errlen, -EINVAL, "no \"global\" object: not SigMF metadata");
+		goto out;
+	}
+	v = json_object_get(global, "core:datatype");
 	if (v) {
-		size_t n = 0;
+		const char *const dt = json_string_value(v);
 
-		if (*v != '"') {
-			snprintf(err, errlen, "core:datatype is not a string");
-			return -EINVAL;
+		if (!dt || !zcs_text_valid(dt, json_string_length(v))) {
+			zcs_err(err, errlen, -EINVAL, "core:datatype is not a string of text");
+			goto out;
 		}
-		v++;
-		while (v + n < end && v[n] != '"' && n < sizeof(info->datatype) - 1)
-			n++;
-		memcpy(info->datatype, v, n);
-		info->datatype[n] = '\0';
+		snprintf(info->datatype, sizeof(info->datatype), "%s", dt);
 		/* one zcs-send cannot replay stays -1: the caller may not need it (--file-type) */
-		info->type = zcs_import_from_sigmf(info->datatype);
+		info->type = strlen(dt) < sizeof(info->datatype) ? zcs_import_from_sigmf(dt) : -1;
 	}
-	v = value_of(text, len, "core:sample_rate");
-	if (v) {
-		if (number_at(v, end, &d) < 0 || d < 1.0 || d > 1e9) {
-			snprintf(err, errlen, "core:sample_rate is not a rate in 1..1G");
-			return -EINVAL;
-		}
+	have = global_number(global, "core:sample_rate", &d);
+	if (have < 0 || (have && (d < 1.0 || d > 1e9))) {
+		zcs_err(err, errlen, -EINVAL, "core:sample_rate is not a rate in 1..1G");
+		goto out;
+	}
+	if (have)
 		info->rate = (uint64_t)llround(d);
-	}
-	v = value_of(text, len, "core:num_channels");
-	if (v && (number_at(v, end, &d) < 0 || d != 1.0)) {
+	have = global_number(global, "core:num_channels", &d);
+	if (have < 0 || (have && d != 1.0)) {
 		/* several channels are interleaved sample by sample: not one I/Q stream */
-		snprintf(err, errlen, "core:num_channels is not 1: zcs-send replays one channel");
-		return -EINVAL;
+		zcs_err(err, errlen, -EINVAL, "core:num_channels is not 1: zcs-send replays one channel");
+		goto out;
 	}
-	return 0;
+	ret = 0;
+out:
+	json_decref(root);
+	return ret;
 }
 
 int zcs_sigmf_read(const char *data_path, struct zcs_sigmf_info *info, char *err, size_t errlen)
@@ -141,10 +118,14 @@ int zcs_sigmf_read(const char *data_path, struct zcs_sigmf_info *info, char *err
 	}
 	memcpy(info->meta_path, data_path, base);
 	memcpy(info->meta_path + base, META_SUFFIX, sizeof(META_SUFFIX));
-	fd = open(info->meta_path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO for reading would wait for a writer; fstat then refuses it */
+	fd = open(info->meta_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0 || fstat(fd, &st) < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot read %s: %s", info->meta_path, strerror(errno));
+		ret = zcs_err_errno(err, errlen, "cannot read %s", info->meta_path);
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = zcs_err(err, errlen, -EINVAL, "%s: not a regular file", info->meta_path);
 		goto out;
 	}
 	if (st.st_size > (off_t)META_MAX) {
@@ -164,8 +145,7 @@ int zcs_sigmf_read(const char *data_path, struct zcs_sigmf_info *info, char *err
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			ret = -errno;
-			snprintf(err, errlen, "cannot read %s: %s", info->meta_path, strerror(errno));
+			ret = zcs_err_errno(err, errlen, "cannot read %s", info->meta_path);
 			goto out;
 		}
 		if (n == 0)
