@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* Output kind "fifo:PATH": a named pipe for GNU Radio's File Source and friends.  The writer
- * thread waits for a reader without ever holding up reception; readers may leave and return. */
+ * thread waits for a reader without ever holding up reception; readers may leave and return.
+ * As root in a shared directory, PATH may be swapped for a symlink after start: every open
+ * refuses to follow one and checks it opened the very FIFO created or checked at start. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -9,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "output_kinds.h"
 
 /* A bigger pipe absorbs a reader's hiccups in the kernel; 1 MB is what an unprivileged process
@@ -17,6 +20,9 @@
 
 struct fifo_priv {
 	char path[4096];
+	dev_t dev;               /* the FIFO created or checked at start */
+	ino_t ino;
+	bool warned;             /* said once that PATH is no longer that FIFO */
 };
 
 static int fifo_open(struct zcs_out *out, const char *arg, char *err, size_t errlen)
@@ -28,26 +34,35 @@ static int fifo_open(struct zcs_out *out, const char *arg, char *err, size_t err
 		snprintf(err, errlen, "%s: bad path", out->name);
 		return -EINVAL;
 	}
-	if (stat(arg, &st) == 0) {
-		if (!S_ISFIFO(st.st_mode)) {
-			snprintf(err, errlen, "%s: exists and is not a FIFO", out->name);
-			return -EEXIST;
-		}
-	} else if (errno != ENOENT || mkfifo(arg, 0600) < 0) {
-		const int e = errno;
-
-		snprintf(err, errlen, "%s: %s", out->name, strerror(e));
-		return -e;
+	/* lstat: a symlink at PATH is refused, never followed to what it points at */
+	if (lstat(arg, &st) < 0) {
+		if (errno != ENOENT || mkfifo(arg, 0600) < 0 || lstat(arg, &st) < 0)
+			return zcs_err_errno(err, errlen, "%s", out->name);
 	}
+	if (S_ISLNK(st.st_mode))
+		return zcs_err(err, errlen, -ELOOP, "%s: is a symbolic link, not a FIFO", out->name);
+	if (!S_ISFIFO(st.st_mode))
+		return zcs_err(err, errlen, -EEXIST, "%s: exists and is not a FIFO", out->name);
 	strcpy(p->path, arg);
+	p->dev = st.st_dev;
+	p->ino = st.st_ino;
 	return 0;
+}
+
+static void fifo_replaced(struct zcs_sink *s, struct fifo_priv *p, const char *what)
+{
+	if (!p->warned)
+		zcs_out_log(s->out, "%s is now %s, not the FIFO made at start: not opened", p->path,
+			    what);
+	p->warned = true;
 }
 
 /* No reader: try to open without blocking (ENXIO: still nobody).  A reader: notice when it
  * left even while no data flows (POLLERR on the write end once the read end is closed). */
 static void fifo_idle(struct zcs_sink *s)
 {
-	const struct fifo_priv *p = s->out->priv;
+	struct fifo_priv *p = s->out->priv;
+	struct stat st;
 	int fd;
 
 	if (atomic_load(&s->state) == ZCS_SINK_ATTACHED) {
@@ -59,9 +74,22 @@ static void fifo_idle(struct zcs_sink *s)
 		}
 		return;
 	}
-	fd = open(p->path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
+	/* O_NOFOLLOW: a symlink planted at PATH fails (ELOOP); O_NONBLOCK: a FIFO without a reader
+	 * fails (ENXIO), and a regular file planted there is opened without truncating it, then
+	 * refused by the check below */
+	fd = open(p->path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	if (fd < 0) {
+		if (errno == ELOOP)
+			fifo_replaced(s, p, "a symbolic link");
 		return;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISFIFO(st.st_mode) || st.st_dev != p->dev ||
+	    st.st_ino != p->ino) {
+		close(fd);
+		fifo_replaced(s, p, "another file");
+		return;
+	}
+	p->warned = false;
 	fcntl(fd, F_SETPIPE_SZ, FIFO_PIPE_BYTES);
 	zcs_out_attach(s, fd, false);
 	zcs_out_log(s->out, "reader came");
