@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <jansson.h>
 
 #include "clock.h"
 #include "output_kinds.h"
@@ -32,7 +35,7 @@ struct sigmf_note {
 };
 
 struct sigmf_priv {
-	char meta_path[4200], tmp_path[4200];
+	char meta_path[4200];
 	const char *datatype;
 	bool have_meta;
 	struct zcs_meta meta;
@@ -82,7 +85,6 @@ static int sigmf_open(struct zcs_out *out, const char *arg, char *err, size_t er
 	}
 	p->datatype = sigmf_datatype(out->type);
 	snprintf(p->meta_path, sizeof(p->meta_path), "%s.sigmf-meta", arg);
-	snprintf(p->tmp_path, sizeof(p->tmp_path), "%s.sigmf-meta.tmp", arg);
 	snprintf(data_path, sizeof(data_path), "%s.sigmf-data", arg);
 	fd = open(data_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
@@ -179,85 +181,142 @@ static int note_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static void put_datetime(FILE *f, uint64_t ns)
+/* SigMF's core:datetime, ISO 8601 UTC with nanoseconds. */
+static void datetime_str(char *buf, size_t len, uint64_t ns)
 {
 	const time_t t = (time_t)(ns / ZCS_NS_PER_SEC);
 	struct tm tm;
 
 	gmtime_r(&t, &tm);
-	fprintf(f, ",\n      \"core:datetime\": \"%04d-%02d-%02dT%02d:%02d:%02d.%09lluZ\"",
-		tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-		(unsigned long long)(ns % ZCS_NS_PER_SEC));
+	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%09lluZ", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 (unsigned long long)(ns % ZCS_NS_PER_SEC));
 }
 
-/* Writes tmp, flushes it to disk, renames it over the meta file: readers see old or new. */
+/* json_integer takes a signed 64-bit value: sample indexes and Hz stay far below its limit. */
+static json_t *jint(uint64_t v)
+{
+	return json_integer(v > (uint64_t)INT64_MAX ? (json_int_t)INT64_MAX : (json_int_t)v);
+}
+
+/* Sets key to v in obj, which then owns v; false when either is missing (out of memory). */
+static bool put(json_t *obj, const char *key, json_t *v)
+{
+	return v && json_object_set_new(obj, key, v) == 0;
+}
+
+/* The whole meta document.  Strings from the wire were checked by the parser (UTF-8, no
+ * controls); jansson escapes what JSON needs, so no sender name can break the file.  NULL when
+ * out of memory. */
+static json_t *meta_doc(struct sigmf_priv *p)
+{
+	json_t *const root = json_object(), *const global = json_object(),
+	       *const caps = json_array(), *const notes = json_array();
+	char text[256];
+	bool ok;
+	int bad = 0;
+
+	/* each set_new takes its value, even when it fails: all three run, nothing leaks */
+	bad |= json_object_set_new(root, "global", global);
+	bad |= json_object_set_new(root, "captures", caps);
+	bad |= json_object_set_new(root, "annotations", notes);
+	if (bad) {
+		json_decref(root);
+		return NULL;
+	}
+	ok = put(global, "core:datatype", json_string(p->datatype)) &&
+	     put(global, "core:version", json_string("1.0.0"));
+	if (ok && p->rate)
+		ok = put(global, "core:sample_rate", jint(p->rate));
+	if (ok && p->have_meta) {
+		snprintf(text, sizeof(text), "zcs-send %.16s on %.32s, source %.16s",
+			 p->meta.version, p->meta.sender, p->meta.source);
+		/* json_string refuses what is not UTF-8 (a name cut inside a character): then
+		 * the field is left out */
+		json_object_set_new(global, "core:hw", json_string(text));
+	}
+	if (ok && p->unrecorded) {
+		snprintf(text, sizeof(text), "%llu captures and annotations (gaps, retunes) past the "
+			 "first %u of each are not recorded here", (unsigned long long)p->unrecorded,
+			 SIGMF_MAX_ENTRIES);
+		ok = put(global, "core:description", json_string(text));
+	}
+	snprintf(text, sizeof(text), "zcs-recv %s", ZCS_VERSION);
+	ok = ok && put(global, "core:recorder", json_string(text));
+	for (size_t i = 0; ok && i < p->ncaps; i++) {
+		const struct sigmf_capture *c = &p->caps[i];
+		json_t *const o = json_object();
+
+		ok = o && json_array_append_new(caps, o) == 0 &&
+		     put(o, "core:sample_start", jint(c->start)) &&
+		     put(o, "core:global_index", jint(c->global));
+		if (ok && c->freq)
+			ok = put(o, "core:frequency", jint(c->freq));
+		if (ok && c->time_ns) {
+			datetime_str(text, sizeof(text), c->time_ns);
+			ok = put(o, "core:datetime", json_string(text));
+		}
+	}
+	for (size_t i = 0; ok && i < p->nnotes; i++) {
+		const struct sigmf_note *n = &p->notes[i];
+		json_t *const o = json_object();
+
+		if (n->why == NOTE_RATE)
+			snprintf(text, sizeof(text), "sample rate changed to %llu S/s; "
+				 "core:sample_rate is wrong from here", (unsigned long long)n->value);
+		else
+			snprintf(text, sizeof(text), "%llu samples lost%s", (unsigned long long)n->value,
+				 n->why == NOTE_OVERRUN ? " (zcs-recv output overrun)" : "");
+		ok = o && json_array_append_new(notes, o) == 0 &&
+		     put(o, "core:sample_start", jint(n->start)) &&
+		     put(o, "core:sample_count", jint(n->count)) &&
+		     put(o, "core:comment", json_string(text));
+	}
+	if (ok)
+		return root;
+	json_decref(root);
+	return NULL;
+}
+
+/* Writes a temporary file beside the meta file, flushes it to disk, renames it over the meta
+ * file: readers see old or new.  The temporary's name is new each time and made with O_EXCL
+ * (mkostemp): a file or symlink planted under any name is never opened, let alone truncated;
+ * the rename replaces a symlink at the meta path itself, never what it points to. */
 static int write_meta(struct sigmf_priv *p)
 {
-	FILE *f = fopen(p->tmp_path, "w");
-	int ret = 0;
+	char tmp[sizeof(p->meta_path) + 8];
+	json_t *doc;
+	int fd, ret = 0;
 
-	if (!f)
-		return -errno;
 	if (p->nnotes)
 		qsort(p->notes, p->nnotes, sizeof(*p->notes), note_cmp);
-	fprintf(f, "{\n  \"global\": {\n    \"core:datatype\": \"%s\",\n", p->datatype);
-	fprintf(f, "    \"core:version\": \"1.0.0\",\n");
-	if (p->rate)
-		fprintf(f, "    \"core:sample_rate\": %llu,\n", (unsigned long long)p->rate);
-	if (p->have_meta)
-		/* sender names are NUL-terminated by the parser; quotes and controls are not
-		 * expected in a host name, but never let one break the JSON */
-		for (const char *c = p->meta.sender; *c; c++)
-			if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
-				goto no_hw;
-	if (p->have_meta)
-		fprintf(f, "    \"core:hw\": \"zcs-send %.16s on %.32s, source %.16s\",\n",
-			p->meta.version, p->meta.sender, p->meta.source);
-no_hw:
-	if (p->unrecorded)
-		fprintf(f, "    \"core:description\": \"%llu captures and annotations (gaps, "
-			"retunes) past the first %u of each are not recorded here\",\n",
-			(unsigned long long)p->unrecorded, SIGMF_MAX_ENTRIES);
-	fprintf(f, "    \"core:recorder\": \"zcs-recv %s\"\n  },\n  \"captures\": [", ZCS_VERSION);
-	for (size_t i = 0; i < p->ncaps; i++) {
-		const struct sigmf_capture *c = &p->caps[i];
-
-		fprintf(f, "%s\n    {\n      \"core:sample_start\": %llu,\n"
-			"      \"core:global_index\": %llu", i ? "," : "",
-			(unsigned long long)c->start, (unsigned long long)c->global);
-		if (c->freq)
-			fprintf(f, ",\n      \"core:frequency\": %llu", (unsigned long long)c->freq);
-		if (c->time_ns)
-			put_datetime(f, c->time_ns);
-		fprintf(f, "\n    }");
-	}
-	fprintf(f, "\n  ],\n  \"annotations\": [");
-	for (size_t i = 0; i < p->nnotes; i++) {
-		const struct sigmf_note *n = &p->notes[i];
-
-		fprintf(f, "%s\n    {\n      \"core:sample_start\": %llu,\n"
-			"      \"core:sample_count\": %llu,\n      \"core:comment\": \"", i ? "," : "",
-			(unsigned long long)n->start, (unsigned long long)n->count);
-		if (n->why == NOTE_RATE)
-			fprintf(f, "sample rate changed to %llu S/s; core:sample_rate is wrong from here",
-				(unsigned long long)n->value);
-		else
-			fprintf(f, "%llu samples lost%s", (unsigned long long)n->value,
-				n->why == NOTE_OVERRUN ? " (zcs-recv output overrun)" : "");
-		fprintf(f, "\"\n    }");
-	}
-	fprintf(f, "\n  ]\n}\n");
-	if (fflush(f) != 0 || fsync(fileno(f)) != 0)
+	doc = meta_doc(p);
+	if (!doc)
+		return -ENOMEM;
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", p->meta_path);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
 		ret = -errno;
-	if (fclose(f) != 0 && ret == 0)
-		ret = -errno;
-	if (ret == 0 && rename(p->tmp_path, p->meta_path) != 0)
-		ret = -errno;
-	if (ret == 0) {
-		p->dirty = false;
-		p->disk_has_capture = p->ncaps > 0;
-		p->written_ns = zcs_mono_ns();
+		goto out;
 	}
+	/* mkostemp makes it 0600; a recording is as readable as its data file */
+	errno = 0;
+	if (fchmod(fd, 0644) != 0 || json_dumpfd(doc, fd, JSON_INDENT(2)) != 0 ||
+	    write(fd, "\n", 1) != 1 || fsync(fd) != 0)
+		ret = errno ? -errno : -EIO;
+	if (close(fd) != 0 && ret == 0)
+		ret = -errno;
+	if (ret == 0 && rename(tmp, p->meta_path) != 0)
+		ret = -errno;
+	if (ret < 0) {
+		unlink(tmp);
+		goto out;
+	}
+	p->dirty = false;
+	p->disk_has_capture = p->ncaps > 0;
+	p->written_ns = zcs_mono_ns();
+out:
+	json_decref(doc);
 	return ret;
 }
 
