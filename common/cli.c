@@ -5,13 +5,13 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "err.h"
 
 /* Decimal exponent of a suffix letter, or -1 if c is not one. */
 static int suffix_exp(char c)
@@ -151,16 +151,6 @@ int zcs_cli_parse_double(const char *s, double min, double max, double *out)
 	return 0;
 }
 
-int zcs_cli_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 const char *zcs_cli_why(int ret)
 {
 	return ret == -ERANGE ? "out of range" : "not a number";
@@ -170,8 +160,8 @@ const char *zcs_cli_why(int ret)
 static int opt_fail(const char *name, const char *arg, int ret, const char *hint, char *err,
 		    size_t errlen)
 {
-	return zcs_cli_fail(err, errlen, "%s '%s': %s%s%s%s", name, arg, zcs_cli_why(ret),
-			    hint ? " (" : "", hint ? hint : "", hint ? ")" : "");
+	return zcs_err(err, errlen, -EINVAL, "%s '%s': %s%s%s%s", name, arg, zcs_cli_why(ret),
+		       hint ? " (" : "", hint ? hint : "", hint ? ")" : "");
 }
 
 int zcs_cli_opt_u64(const char *name, const char *arg, uint64_t min, uint64_t max,

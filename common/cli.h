@@ -13,12 +13,9 @@ int zcs_cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* Real number with the same suffixes. */
 int zcs_cli_parse_double(const char *s, double min, double max, double *out);
 
-/* Appended: the messages the programs' option parsers share, so both say the same thing the same
- * way.  Each writes into the caller's err (never prints) and returns -EINVAL on a refusal. */
+/* The messages the programs' option parsers share, so both say the same thing the same way.
+ * Each writes into the caller's err (never prints) and returns -EINVAL on a refusal. */
 
-/* Formats a message into err and returns -EINVAL: `return zcs_cli_fail(err, len, "...", ...);`. */
-int zcs_cli_fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 /* Why a zcs_cli_parse_*() call refused: "out of range" for -ERANGE, else "not a number". */
 const char *zcs_cli_why(int ret);
 /* An option's number through zcs_cli_parse_u64 / _double.  Returns 0 with *out set, or -EINVAL

@@ -7,53 +7,25 @@
 #include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "net_sock.h"
 
 /* Longest address spec we accept: a DNS name (253) plus brackets, zone and port. */
 #define SPEC_MAX 320
-
-int zcs_net_fail(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
-
-int zcs_net_fail_errno(char *err, size_t errlen, const char *fmt, ...)
-{
-	const int e = errno;
-	va_list ap;
-	size_t n;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-		n = strlen(err);
-		snprintf(err + n, errlen - n, ": %s", strerror(e));
-	}
-	return -e;
-}
 
 int zcs_net_fail_addr(const struct zcs_addr *a, const char *what, char *err, size_t errlen)
 {
 	const int e = errno; /* formatting the address may change errno */
 	char s[96];
 
-	return zcs_net_fail(err, errlen, -e, "%s %s: %s", what, zcs_net_addr_str(a, s, sizeof(s)),
-			    strerror(e));
+	return zcs_err(err, errlen, -e, "%s %s: %s", what, zcs_net_addr_str(a, s, sizeof(s)),
+		       strerror(e));
 }
 
 static int parse_port(const char *s, uint16_t *port, char *err, size_t errlen)
@@ -63,14 +35,13 @@ static int parse_port(const char *s, uint16_t *port, char *err, size_t errlen)
 
 	/* strtoul accepts a sign and leading blanks: only plain digits are a port */
 	if (!isdigit((unsigned char)s[0]))
-		return zcs_net_fail(err, errlen, -EINVAL, "bad port \"%s\": not a number", s);
+		return zcs_err(err, errlen, -EINVAL, "bad port \"%s\": not a number", s);
 	errno = 0;
 	v = strtoul(s, &end, 10);
 	if (*end != '\0')
-		return zcs_net_fail(err, errlen, -EINVAL, "bad port \"%s\": trailing characters",
-				    s);
+		return zcs_err(err, errlen, -EINVAL, "bad port \"%s\": trailing characters", s);
 	if (errno || v < 1 || v > 65535)
-		return zcs_net_fail(err, errlen, -EINVAL, "bad port \"%s\": must be 1-65535", s);
+		return zcs_err(err, errlen, -EINVAL, "bad port \"%s\": must be 1-65535", s);
 	*port = (uint16_t)v;
 	return 0;
 }
@@ -108,14 +79,13 @@ static int parse_v6(struct zcs_addr *a, char *host, uint16_t port, char *err, si
 	if (zone)
 		*zone++ = '\0';
 	if (inet_pton(AF_INET6, host, &ip) != 1)
-		return zcs_net_fail(err, errlen, -EINVAL, "bad IPv6 address \"%s\"", host);
+		return zcs_err(err, errlen, -EINVAL, "bad IPv6 address \"%s\"", host);
 	if (zone) {
 		char *end;
 		unsigned long v;
 
 		if (!*zone)
-			return zcs_net_fail(err, errlen, -EINVAL, "empty zone after \"%s%%\"",
-					    host);
+			return zcs_err(err, errlen, -EINVAL, "empty zone after \"%s%%\"", host);
 		scope = if_nametoindex(zone);
 		if (!scope && isdigit((unsigned char)zone[0])) {
 			errno = 0;
@@ -124,8 +94,8 @@ static int parse_v6(struct zcs_addr *a, char *host, uint16_t port, char *err, si
 				scope = (uint32_t)v;
 		}
 		if (!scope)
-			return zcs_net_fail(err, errlen, -ENOENT, "unknown zone (interface) \"%s\"",
-					    zone);
+			return zcs_err(err, errlen, -ENOENT, "unknown zone (interface) \"%s\"",
+				       zone);
 	}
 	memset(a, 0, sizeof(*a));
 	sin6->sin6_family = AF_INET6;
@@ -143,14 +113,14 @@ static int resolve(struct zcs_addr *a, const char *host, uint16_t port, char *er
 	int ret;
 
 	if (!valid_hostname(host))
-		return zcs_net_fail(err, errlen, -EINVAL,
-				    "bad host \"%s\": not an address or a host name", host);
+		return zcs_err(err, errlen, -EINVAL,
+			       "bad host \"%s\": not an address or a host name", host);
 	ret = getaddrinfo(host, NULL, &hints, &res);
 	if (ret != 0)
-		return zcs_net_fail(err, errlen, -ENOENT, "cannot resolve \"%s\": %s", host,
-				    gai_strerror(ret));
+		return zcs_err(err, errlen, -ENOENT, "cannot resolve \"%s\": %s", host,
+			       gai_strerror(ret));
 	if (res->ai_addrlen > sizeof(a->ss)) {
-		ret = zcs_net_fail(err, errlen, -EINVAL, "\"%s\": address too long", host);
+		ret = zcs_err(err, errlen, -EINVAL, "\"%s\": address too long", host);
 		goto out;
 	}
 	memset(a, 0, sizeof(*a));
@@ -161,7 +131,7 @@ static int resolve(struct zcs_addr *a, const char *host, uint16_t port, char *er
 	else if (a->ss.ss_family == AF_INET6)
 		((struct sockaddr_in6 *)&a->ss)->sin6_port = htons(port);
 	else
-		ret = zcs_net_fail(err, errlen, -EINVAL, "\"%s\": not an IP address", host);
+		ret = zcs_err(err, errlen, -EINVAL, "\"%s\": not an IP address", host);
 out:
 	freeaddrinfo(res);
 	return ret;
@@ -179,23 +149,22 @@ int zcs_net_parse_addr(struct zcs_addr *a, const char *spec, uint16_t default_po
 	if (!spec)
 		spec = "";
 	if (strlen(spec) >= sizeof(buf))
-		return zcs_net_fail(err, errlen, -EINVAL, "address \"%.32s...\" too long", spec);
+		return zcs_err(err, errlen, -EINVAL, "address \"%.32s...\" too long", spec);
 	strcpy(buf, spec);
 
 	if (buf[0] == '[') {
 		char *close = strchr(buf, ']');
 
 		if (!close)
-			return zcs_net_fail(err, errlen, -EINVAL, "bad address \"%s\": missing ']'",
-					    spec);
+			return zcs_err(err, errlen, -EINVAL, "bad address \"%s\": missing ']'",
+				       spec);
 		*close = '\0';
 		host = buf + 1;
 		if (close[1] == ':')
 			portstr = close + 2;
 		else if (close[1] != '\0')
-			return zcs_net_fail(err, errlen, -EINVAL,
-					    "bad address \"%s\": \"%s\" after ']'",
-					    spec, close + 1);
+			return zcs_err(err, errlen, -EINVAL, "bad address \"%s\": \"%s\" after ']'",
+				       spec, close + 1);
 	} else {
 		char *colon = strchr(buf, ':');
 
@@ -293,14 +262,14 @@ int zcs_net_set_int(int fd, int level, int name, int val, const char *what, char
 		    size_t errlen)
 {
 	if (setsockopt(fd, level, name, &val, sizeof(val)) < 0)
-		return zcs_net_fail_errno(err, errlen, "setsockopt(%s, %d)", what, val);
+		return zcs_err_errno(err, errlen, "setsockopt(%s, %d)", what, val);
 	return 0;
 }
 
 int zcs_net_bind_device(int fd, const char *iface, char *err, size_t errlen)
 {
 	if (setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, iface, (socklen_t)strlen(iface) + 1) < 0)
-		return zcs_net_fail_errno(err, errlen, "SO_BINDTODEVICE %s", iface);
+		return zcs_err_errno(err, errlen, "SO_BINDTODEVICE %s", iface);
 	return 0;
 }
 
@@ -309,7 +278,7 @@ int zcs_net_socket(const struct zcs_addr *a, int type, char *err, size_t errlen)
 	const int fd = socket(a->ss.ss_family, type | SOCK_CLOEXEC, 0);
 
 	if (fd < 0)
-		return zcs_net_fail_errno(err, errlen, "socket");
+		return zcs_err_errno(err, errlen, "socket");
 	return fd;
 }
 

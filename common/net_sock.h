@@ -1,21 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal to common/net.c and common/net_udp.c: the error messages and socket calls both halves of
- * net.h's API share.  Every function returns >= 0 or -errno with err set, like net.h's own. */
+/* Internal to common/net.c and common/net_udp.c: the socket calls both halves of net.h's API
+ * share (messages through err.h).  Every function returns >= 0 or -errno with err set, like
+ * net.h's own. */
 #ifndef ZCS_NET_SOCK_H
 #define ZCS_NET_SOCK_H
 
 #include <stddef.h>
 
+#include "err.h"
 #include "net.h"
-
-/* fmt into err (when err and errlen); returns ret. */
-__attribute__((format(printf, 4, 5)))
-int zcs_net_fail(char *err, size_t errlen, int ret, const char *fmt, ...);
-
-/* "<fmt>: <strerror(errno)>" into err; returns -errno.  Call it straight after the failed call,
- * with arguments that cannot touch errno (no function calls among them). */
-__attribute__((format(printf, 3, 4)))
-int zcs_net_fail_errno(char *err, size_t errlen, const char *fmt, ...);
 
 /* "<what> <address>: <strerror(errno)>" into err, errno read before the address is formatted;
  * returns -errno.  For a failed bind, connect or listen on a. */

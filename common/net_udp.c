@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "compat.h"
+#include "err.h"
 #include "net_sock.h"
 
 static int iface_index(const char *iface, unsigned int *idx, char *err, size_t errlen)
@@ -18,7 +19,7 @@ static int iface_index(const char *iface, unsigned int *idx, char *err, size_t e
 		return 0;
 	*idx = if_nametoindex(iface);
 	if (!*idx)
-		return zcs_net_fail(err, errlen, -ENODEV, "no interface \"%s\"", iface);
+		return zcs_err(err, errlen, -ENODEV, "no interface \"%s\"", iface);
 	return 0;
 }
 
@@ -31,8 +32,7 @@ static int mcast_tx_opts(int fd, const struct zcs_addr *dst, const struct zcs_ne
 	int ret;
 
 	if (ttl > 255)
-		return zcs_net_fail(err, errlen, -EINVAL, "multicast TTL %d out of range 1-255",
-				    ttl);
+		return zcs_err(err, errlen, -EINVAL, "multicast TTL %d out of range 1-255", ttl);
 	ret = zcs_net_set_int(fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP,
 			      v6 ? IPV6_MULTICAST_HOPS : IP_MULTICAST_TTL, ttl, "multicast TTL",
 			      err, errlen);
@@ -54,7 +54,7 @@ static int mcast_tx_opts(int fd, const struct zcs_addr *dst, const struct zcs_ne
 		struct ip_mreqn mr = { .imr_ifindex = (int)idx };
 
 		if (setsockopt(fd, IPPROTO_IP, IP_MULTICAST_IF, &mr, sizeof(mr)) < 0)
-			return zcs_net_fail_errno(err, errlen, "IP_MULTICAST_IF %s", opt->iface);
+			return zcs_err_errno(err, errlen, "IP_MULTICAST_IF %s", opt->iface);
 	}
 	return 0;
 }
@@ -122,26 +122,25 @@ static int mcast_join(int fd, const struct zcs_addr *grp, const struct zcs_net_r
 	if (setsockopt(fd, level, v6 ? IPV6_MULTICAST_ALL : IP_MULTICAST_ALL, &(int){ 0 },
 		       sizeof(int)) < 0) {
 		if (errno != ENOPROTOOPT)
-			return zcs_net_fail_errno(err, errlen, "multicast_all off");
+			return zcs_err_errno(err, errlen, "multicast_all off");
 		missing->multicast_all = true;
 	}
 	if (opt->source) {
 		struct group_source_req gsr = { .gsr_interface = idx };
 
 		if (opt->source->ss.ss_family != grp->ss.ss_family)
-			return zcs_net_fail(err, errlen, -EINVAL,
-					    "source %s and group %s differ in family",
-					    zcs_net_addr_str(opt->source, s, sizeof(s)),
-					    zcs_net_addr_str(grp, g, sizeof(g)));
+			return zcs_err(err, errlen, -EINVAL,
+				       "source %s and group %s differ in family",
+				       zcs_net_addr_str(opt->source, s, sizeof(s)),
+				       zcs_net_addr_str(grp, g, sizeof(g)));
 		memcpy(&gsr.gsr_group, &grp->ss, grp->len);
 		memcpy(&gsr.gsr_source, &opt->source->ss, opt->source->len);
 		if (setsockopt(fd, level, MCAST_JOIN_SOURCE_GROUP, &gsr, sizeof(gsr)) < 0) {
 			const int e = errno; /* formatting the addresses may change errno */
 
-			return zcs_net_fail(err, errlen, -e, "join %s source %s: %s",
-					    zcs_net_addr_str(grp, g, sizeof(g)),
-					    zcs_net_addr_str(opt->source, s, sizeof(s)),
-					    strerror(e));
+			return zcs_err(err, errlen, -e, "join %s source %s: %s",
+				       zcs_net_addr_str(grp, g, sizeof(g)),
+				       zcs_net_addr_str(opt->source, s, sizeof(s)), strerror(e));
 		}
 	} else {
 		struct group_req gr = { .gr_interface = idx };

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "err.h"
 #include "formats.h"
 #include "proto.h"
 #include "send_opts.h"
@@ -84,9 +85,9 @@ static int parse_cpus(struct zcs_send_opts *o, const char *s, char *err, size_t 
 		return 0;
 	}
 	if (!comma || (size_t)(comma - s) >= sizeof(a) || strlen(comma + 1) >= sizeof(b))
-		return zcs_cli_fail(err, errlen,
-				    "--cpus '%s': expected SRC,SEND (e.g. 0,1; '-' leaves one "
-				    "unpinned)", s);
+		return zcs_err(err, errlen, -EINVAL,
+			       "--cpus '%s': expected SRC,SEND (e.g. 0,1; '-' leaves one "
+			       "unpinned)", s);
 	memcpy(a, s, (size_t)(comma - s));
 	a[comma - s] = '\0';
 	strcpy(b, comma + 1);
@@ -95,13 +96,13 @@ static int parse_cpus(struct zcs_send_opts *o, const char *s, char *err, size_t 
 	else if (zcs_cli_parse_u64(a, 0, CPU_SETSIZE - 1, &v) == 0)
 		o->cpu_src = (int)v;
 	else
-		return zcs_cli_fail(err, errlen, "--cpus '%s': bad source CPU '%s'", s, a);
+		return zcs_err(err, errlen, -EINVAL, "--cpus '%s': bad source CPU '%s'", s, a);
 	if (strcmp(b, "-") == 0)
 		o->cpu_send = -1;
 	else if (zcs_cli_parse_u64(b, 0, CPU_SETSIZE - 1, &v) == 0)
 		o->cpu_send = (int)v;
 	else
-		return zcs_cli_fail(err, errlen, "--cpus '%s': bad send CPU '%s'", s, b);
+		return zcs_err(err, errlen, -EINVAL, "--cpus '%s': bad send CPU '%s'", s, b);
 	return 0;
 }
 
@@ -116,8 +117,8 @@ static int parse_source(struct zcs_send_opts *o, const char *s, char *err, size_
 		o->src.kind = "file";
 		o->src.path = s + 5;
 	} else {
-		return zcs_cli_fail(err, errlen,
-				    "--source '%s': expected iio, tone, noise, file:PATH or -", s);
+		return zcs_err(err, errlen, -EINVAL,
+			       "--source '%s': expected iio, tone, noise, file:PATH or -", s);
 	}
 	return 0;
 }
@@ -140,8 +141,8 @@ static int parse_gain(struct zcs_send_opts *o, const char *s, char *err, size_t 
 	/* the AD9361's manual range is about -3..71 dB; the device refuses what it cannot do */
 	ret = zcs_cli_parse_double(s, -20.0, 100.0, &db);
 	if (ret < 0)
-		return zcs_cli_fail(err, errlen,
-				    "--gain '%s': expected dB (-20..100), slow, fast or hybrid", s);
+		return zcs_err(err, errlen, -EINVAL,
+			       "--gain '%s': expected dB (-20..100), slow, fast or hybrid", s);
 	o->src.gain_set = true;
 	o->src.gain_mdb = (int32_t)lround(db * 1000.0);
 	o->src.gain_mode = ZCS_GAIN_MANUAL;
@@ -155,7 +156,7 @@ static int parse_dest(struct zcs_send_opts *o, char *err, size_t errlen)
 	bool any = false;
 
 	if (zcs_net_parse_addr(&o->addr, o->dest, ZCS_DEFAULT_PORT, why, sizeof(why)) < 0)
-		return zcs_cli_fail(err, errlen, "destination '%s': %s", o->dest, why);
+		return zcs_err(err, errlen, -EINVAL, "destination '%s': %s", o->dest, why);
 	if (ss->ss_family == AF_INET) {
 		struct sockaddr_in sin;
 
@@ -168,11 +169,11 @@ static int parse_dest(struct zcs_send_opts *o, char *err, size_t errlen)
 		any = IN6_IS_ADDR_UNSPECIFIED(&sin6.sin6_addr);
 	}
 	if (any)
-		return zcs_cli_fail(err, errlen,
-				    "destination '%s': needs a host or group to send to", o->dest);
+		return zcs_err(err, errlen, -EINVAL,
+			       "destination '%s': needs a host or group to send to", o->dest);
 	if (zcs_net_port(&o->addr) == 0)
-		return zcs_cli_fail(err, errlen,
-				    "destination '%s': port 0 cannot be sent to", o->dest);
+		return zcs_err(err, errlen, -EINVAL, "destination '%s': port 0 cannot be sent to",
+			       o->dest);
 	return 0;
 }
 
@@ -191,15 +192,15 @@ static int sigmf_defaults(struct zcs_send_opts *o, unsigned given, char *err, si
 	if (ret == -ENOENT && !need_type)
 		return 0; /* a bare data file with its type given: paced at the default rate */
 	if (ret < 0)
-		return zcs_cli_fail(err, errlen,
-				    "-s file:%s: %s (or give --file-type%s)", o->src.path, why,
-			    want_rate ? " and -r" : "");
+		return zcs_err(err, errlen, -EINVAL, "-s file:%s: %s (or give --file-type%s)",
+			       o->src.path, why, want_rate ? " and -r" : "");
 	if (need_type && si.type < 0)
-		return zcs_cli_fail(err, errlen,
-				    "-s file:%s: %s: core:datatype %s%s%s cannot be replayed "
-			    "(ci16_le, cf32_le, ci8 and cu8 can), or give --file-type", o->src.path,
-			    si.meta_path, si.datatype[0] ? "\"" : "", si.datatype[0] ? si.datatype : "missing",
-			    si.datatype[0] ? "\"" : "");
+		return zcs_err(err, errlen, -EINVAL,
+			       "-s file:%s: %s: core:datatype %s%s%s cannot be replayed "
+			       "(ci16_le, cf32_le, ci8 and cu8 can), or give --file-type",
+			       o->src.path, si.meta_path, si.datatype[0] ? "\"" : "",
+			       si.datatype[0] ? si.datatype : "missing",
+			       si.datatype[0] ? "\"" : "");
 	if (need_type)
 		o->src.file_type = si.type;
 	if (want_rate && si.rate)
@@ -217,29 +218,29 @@ static int check_combinations(struct zcs_send_opts *o, unsigned given, char *err
 	size_t payload;
 
 	if (iio && !ZCS_HAVE_IIO)
-		return zcs_cli_fail(err, errlen,
-				    "--source iio: this build has no libiio (use -s tone, noise, "
-				    "file:PATH or -)");
+		return zcs_err(err, errlen, -EINVAL,
+			       "--source iio: this build has no libiio (use -s tone, noise, "
+			       "file:PATH or -)");
 	if (!iio && (given & G_RADIO))
-		return zcs_cli_fail(err, errlen,
-				    "--freq, --gain, --bw, --channel and --uri apply to -s iio "
-				    "only (source is %s)", kind);
+		return zcs_err(err, errlen, -EINVAL,
+			       "--freq, --gain, --bw, --channel and --uri apply to -s iio "
+			       "only (source is %s)", kind);
 	if (!synth && (given & (G_TONE | G_SYNTH | G_NOISE)))
-		return zcs_cli_fail(err, errlen,
-				    "--tone, --amplitude, --noise and --seed apply to -s tone or "
-				    "noise only (source is %s)", kind);
+		return zcs_err(err, errlen, -EINVAL,
+			       "--tone, --amplitude, --noise and --seed apply to -s tone or "
+			       "noise only (source is %s)", kind);
 	if (strcmp(kind, "noise") == 0 && (given & (G_TONE | G_NOISE)))
-		return zcs_cli_fail(err, errlen,
-				    "--tone and --noise apply to -s tone (-s noise is noise alone)");
+		return zcs_err(err, errlen, -EINVAL,
+			       "--tone and --noise apply to -s tone (-s noise is noise alone)");
 	if (!file && (given & (G_FILE | G_LOOP)))
-		return zcs_cli_fail(err, errlen,
-				    "--file-type and --loop apply to file:PATH and - only (source "
-				    "is %s)", kind);
+		return zcs_err(err, errlen, -EINVAL,
+			       "--file-type and --loop apply to file:PATH and - only (source "
+			       "is %s)", kind);
 	if (strcmp(kind, "stdin") == 0 && (given & G_LOOP))
-		return zcs_cli_fail(err, errlen, "--loop: standard input cannot be rewound");
+		return zcs_err(err, errlen, -EINVAL, "--loop: standard input cannot be rewound");
 	if (iio && o->unpaced)
-		return zcs_cli_fail(err, errlen,
-				    "-r max and --unpaced: the radio sets the pace of -s iio");
+		return zcs_err(err, errlen, -EINVAL,
+			       "-r max and --unpaced: the radio sets the pace of -s iio");
 	if (strcmp(kind, "file") == 0 && sigmf_defaults(o, given, err, errlen) < 0)
 		return -EINVAL;
 	if (!iio && o->src.rate == 0)
@@ -247,29 +248,31 @@ static int check_combinations(struct zcs_send_opts *o, unsigned given, char *err
 	if (synth && !(given & G_TONE))
 		o->src.tone_hz = (double)o->src.rate / 10.0;
 	if (synth && fabs(o->src.tone_hz) > (double)o->src.rate / 2.0)
-		return zcs_cli_fail(err, errlen,
-				    "--tone %g: beyond the Nyquist limit of +-%g Hz at rate %llu",
-			    o->src.tone_hz, (double)o->src.rate / 2.0, (unsigned long long)o->src.rate);
+		return zcs_err(err, errlen, -EINVAL,
+			       "--tone %g: beyond the Nyquist limit of +-%g Hz at rate %llu",
+			       o->src.tone_hz, (double)o->src.rate / 2.0,
+			       (unsigned long long)o->src.rate);
 	if (o->zstd_level && o->path != ZCS_PATH_AUTO && o->path != ZCS_PATH_PLAIN)
-		return zcs_cli_fail(err, errlen,
-				    "--zstd with --send-path %s: compressed datagrams differ in "
-				    "size, "
-			    "so they go one per send (--send-path plain or auto)", zcs_path_name(o->path));
+		return zcs_err(err, errlen, -EINVAL,
+			       "--zstd with --send-path %s: compressed datagrams differ in "
+			       "size, so they go one per send (--send-path plain or auto)",
+			       zcs_path_name(o->path));
 	if (!o->dest)
-		return zcs_cli_fail(err, errlen,
-				    "missing destination (HOST[:PORT], [IPV6][:PORT] or a "
-				    "multicast group)");
+		return zcs_err(err, errlen, -EINVAL,
+			       "missing destination (HOST[:PORT], [IPV6][:PORT] or a "
+			       "multicast group)");
 	if (parse_dest(o, err, errlen) < 0)
 		return -EINVAL;
 	if ((given & G_MCAST) && !zcs_net_is_multicast(&o->addr))
-		return zcs_cli_fail(err, errlen,
-				    "--ttl and --mcast-loop apply to multicast destinations only "
-				    "('%s' is not one)", o->dest);
+		return zcs_err(err, errlen, -EINVAL,
+			       "--ttl and --mcast-loop apply to multicast destinations only "
+			       "('%s' is not one)", o->dest);
 	payload = zcs_proto_udp_payload(o->mtu, zcs_net_is_ipv6(&o->addr));
 	if (zcs_proto_max_samples(o->format, payload) == 0)
-		return zcs_cli_fail(err, errlen,
-				    "--mtu %zu: too small for one %s sample over %s", o->mtu,
-			    zcs_wire_name(o->format), zcs_net_is_ipv6(&o->addr) ? "IPv6" : "IPv4");
+		return zcs_err(err, errlen, -EINVAL,
+			       "--mtu %zu: too small for one %s sample over %s", o->mtu,
+			       zcs_wire_name(o->format),
+			       zcs_net_is_ipv6(&o->addr) ? "IPv6" : "IPv4");
 	if (!o->cpus_given) {
 		o->cpu_src = -1;
 		o->cpu_send = ZCS_SEND_DEFAULT_CPU_SEND;
@@ -304,8 +307,8 @@ static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *
 	case 'f':
 		o->format = zcs_wire_from_name(arg);
 		if (o->format < 0)
-			return zcs_cli_fail(err, errlen,
-					    "--format '%s': expected i8, p12 or i16", arg);
+			return zcs_err(err, errlen, -EINVAL,
+				       "--format '%s': expected i8, p12 or i16", arg);
 		return 0;
 	case 's':
 		return parse_source(o, arg, err, errlen);
@@ -344,8 +347,8 @@ static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *
 		else if (strcmp(arg, "rx2") == 0)
 			o->src.channel = 1;
 		else
-			return zcs_cli_fail(err, errlen,
-					    "--channel '%s': expected rx1 or rx2", arg);
+			return zcs_err(err, errlen, -EINVAL, "--channel '%s': expected rx1 or rx2",
+				       arg);
 		return 0;
 	case OPT_TONE:
 		*given |= G_TONE;
@@ -366,9 +369,9 @@ static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *
 		*given |= G_FILE;
 		ret = zcs_import_from_name(arg);
 		if (ret < 0)
-			return zcs_cli_fail(err, errlen,
-					    "--file-type '%s': expected cs16, ci16, cs8, cu8 or "
-					    "cf32", arg);
+			return zcs_err(err, errlen, -EINVAL,
+				       "--file-type '%s': expected cs16, ci16, cs8, cu8 or cf32",
+				       arg);
 		o->src.file_type = ret;
 		return 0;
 	case OPT_LOOP:
@@ -387,8 +390,8 @@ static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *
 		return ret;
 	case OPT_IFACE:
 		if (!arg[0] || strlen(arg) >= 16)
-			return zcs_cli_fail(err, errlen,
-					    "--iface '%s': not an interface name", arg);
+			return zcs_err(err, errlen, -EINVAL, "--iface '%s': not an interface name",
+				       arg);
 		o->tx.iface = arg;
 		return 0;
 	case OPT_MCAST_LOOP:
@@ -397,26 +400,25 @@ static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *
 		return 0;
 	case OPT_ZSTD:
 		if (!ZCS_HAVE_ZSTD)
-			return zcs_cli_fail(err, errlen, "--zstd: this build has no libzstd");
+			return zcs_err(err, errlen, -EINVAL, "--zstd: this build has no libzstd");
 		o->zstd_level = ZCS_SEND_DEFAULT_ZSTD;
 		if (arg) {
 			ret = zcs_cli_parse_u64(arg, 1, 19, &v);
 			if (ret < 0)
-				return zcs_cli_fail(err, errlen,
-						    "--zstd='%s': %s (level "
-						    "1..19)", arg, zcs_cli_why(ret));
+				return zcs_err(err, errlen, -EINVAL, "--zstd='%s': %s (level "
+					       "1..19)", arg, zcs_cli_why(ret));
 			o->zstd_level = (int)v;
 		}
 		return 0;
 	case OPT_SEND_PATH:
 		o->path = zcs_path_from_name(arg);
 		if (o->path < ZCS_PATH_AUTO)
-			return zcs_cli_fail(err, errlen,
-					    "--send-path '%s': expected auto, uring-zc, msg-zc, "
-					    "gso or plain", arg);
+			return zcs_err(err, errlen, -EINVAL,
+				       "--send-path '%s': expected auto, uring-zc, msg-zc, "
+				       "gso or plain", arg);
 		if (o->path == ZCS_PATH_URING_ZC && !ZCS_HAVE_URING)
-			return zcs_cli_fail(err, errlen,
-					    "--send-path uring-zc: this build has no liburing");
+			return zcs_err(err, errlen, -EINVAL,
+				       "--send-path uring-zc: this build has no liburing");
 		return 0;
 	case OPT_CPUS:
 		o->cpus_given = true;
@@ -435,7 +437,7 @@ static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *
 	case 'V':
 		return ZCS_SEND_VERSION;
 	default:
-		return zcs_cli_fail(err, errlen, "internal: option %d", c);
+		return zcs_err(err, errlen, -EINVAL, "internal: option %d", c);
 	}
 }
 
@@ -452,13 +454,14 @@ int zcs_send_parse_opts(struct zcs_send_opts *o, int argc, char **argv, char *er
 
 		if (c == '?') {
 			if (optopt)
-				return zcs_cli_fail(err, errlen,
-						    "unknown option '-%c' (see --help)", optopt);
-			return zcs_cli_fail(err, errlen, "unknown option '%s' (see --help)", bad);
+				return zcs_err(err, errlen, -EINVAL,
+					       "unknown option '-%c' (see --help)", optopt);
+			return zcs_err(err, errlen, -EINVAL, "unknown option '%s' (see --help)",
+				       bad);
 		}
 		if (c == ':')
-			return zcs_cli_fail(err, errlen,
-					    "option '%s' needs a value (see --help)", bad);
+			return zcs_err(err, errlen, -EINVAL,
+				       "option '%s' needs a value (see --help)", bad);
 		ret = parse_one(o, c, optarg, &given, err, errlen);
 		if (ret != 0)
 			return ret;
@@ -466,8 +469,7 @@ int zcs_send_parse_opts(struct zcs_send_opts *o, int argc, char **argv, char *er
 	if (optind < argc)
 		o->dest = argv[optind++];
 	if (optind < argc)
-		return zcs_cli_fail(err, errlen,
-				    "unexpected argument '%s' (one destination "
-				    "only)", argv[optind]);
+		return zcs_err(err, errlen, -EINVAL, "unexpected argument '%s' (one destination "
+			       "only)", argv[optind]);
 	return check_combinations(o, given, err, errlen);
 }

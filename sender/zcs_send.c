@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "err.h"
 #include "net.h"
 #include "pipeline.h"
 #include "proto.h"
@@ -54,10 +55,9 @@ static int check_cpus(struct zcs_send_opts *o, char *err, size_t errlen)
 	for (int i = 0; i < 2; i++) {
 		if (*cpus[i] < 0 || CPU_ISSET((size_t)*cpus[i], &allowed))
 			continue;
-		if (o->cpus_given) {
-			snprintf(err, errlen, "--cpus: CPU%d is not available to this process", *cpus[i]);
-			return -EINVAL;
-		}
+		if (o->cpus_given)
+			return zcs_err(err, errlen, -EINVAL,
+				       "--cpus: CPU%d is not available to this process", *cpus[i]);
 		*cpus[i] = -1;
 	}
 	return 0;

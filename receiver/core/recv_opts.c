@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "err.h"
 #include "recv_opts.h"
 
 static const char usage[] =
@@ -125,8 +126,9 @@ static int stream_id(const char *arg, struct zcs_rx_opts *rx, char *err, size_t 
 	errno = 0;
 	id = strtoull(arg, &end, 0);
 	if (errno || end == arg || *end || id > UINT32_MAX || arg[0] == '-')
-		return zcs_cli_fail(err, errlen,
-				    "--stream '%s': expected a 32-bit stream id (0x... or decimal)", arg);
+		return zcs_err(err, errlen, -EINVAL,
+			       "--stream '%s': expected a 32-bit stream id (0x... or decimal)",
+			       arg);
 	rx->have_stream = true;
 	rx->stream_id = (uint32_t)id;
 	return 0;
@@ -142,24 +144,27 @@ static int parse_one(struct zcs_recv_opts *o, int c, const char *arg, bool *eos_
 	switch (c) {
 	case 'o':
 		if (o->noutputs == ZCS_RECV_MAX_OUTPUTS)
-			return zcs_cli_fail(err, errlen, "-o/--output '%s': too many outputs (at most %d)",
-					    arg, ZCS_RECV_MAX_OUTPUTS);
+			return zcs_err(err, errlen, -EINVAL,
+				       "-o/--output '%s': too many outputs (at most %d)", arg,
+				       ZCS_RECV_MAX_OUTPUTS);
 		if (!*arg)
-			return zcs_cli_fail(err, errlen, "-o/--output '': empty output");
+			return zcs_err(err, errlen, -EINVAL, "-o/--output '': empty output");
 		o->outputs[o->noutputs++] = arg;
 		return 0;
 	case 'F':
 		ret = zcs_sample_from_name(arg);
 		if (ret < 0)
-			return zcs_cli_fail(err, errlen, "-F/--out-format '%s': expected cs8, cu8, cs16, "
-					    "cf32 or native", arg);
+			return zcs_err(err, errlen, -EINVAL,
+				       "-F/--out-format '%s': expected cs8, cu8, cs16, "
+				       "cf32 or native", arg);
 		o->rx.type = (enum zcs_sample_type)ret;
 		return 0;
 	case OPT_IFACE:
 	case OPT_SOURCE:
 		if (!*arg)
-			return zcs_cli_fail(err, errlen, "%s '': empty %s", c == OPT_IFACE ? "--iface" :
-					    "--source", c == OPT_IFACE ? "interface name" : "address");
+			return zcs_err(err, errlen, -EINVAL, "%s '': empty %s",
+				       c == OPT_IFACE ? "--iface" : "--source",
+				       c == OPT_IFACE ? "interface name" : "address");
 		*(c == OPT_IFACE ? &o->rx.iface : &o->rx.source) = arg;
 		return 0;
 	case OPT_STREAM:
@@ -172,7 +177,8 @@ static int parse_one(struct zcs_recv_opts *o, int c, const char *arg, bool *eos_
 		return ret;
 	case OPT_GAP:
 		if (strcmp(arg, "zero") != 0 && strcmp(arg, "drop") != 0)
-			return zcs_cli_fail(err, errlen, "--gap '%s': expected zero or drop", arg);
+			return zcs_err(err, errlen, -EINVAL, "--gap '%s': expected zero or drop",
+				       arg);
 		o->rx.gap_drop = strcmp(arg, "drop") == 0;
 		return 0;
 	case 'n':
@@ -218,7 +224,7 @@ static int parse_one(struct zcs_recv_opts *o, int c, const char *arg, bool *eos_
 	case 'V':
 		return ZCS_RECV_VERSION;
 	default:
-		return zcs_cli_fail(err, errlen, "internal: option %d", c);
+		return zcs_err(err, errlen, -EINVAL, "internal: option %d", c);
 	}
 }
 
@@ -241,14 +247,14 @@ int zcs_recv_parse_opts(int argc, char **argv, struct zcs_recv_opts *o, char *er
 		char f[48];
 
 		if (c == ':')
-			return zcs_cli_fail(err, errlen, "%s needs a value (see --help)",
-					    optopt ? flag_name(optopt, f, sizeof(f)) : argv[optind - 1]);
+			return zcs_err(err, errlen, -EINVAL, "%s needs a value (see --help)",
+				       optopt ? flag_name(optopt, f, sizeof(f)) : argv[optind - 1]);
 		if (c == '?') {
 			if (optopt && optopt < 256)
-				return zcs_cli_fail(err, errlen, "unknown option '-%c' (see --help)",
-						    optopt);
-			return zcs_cli_fail(err, errlen, "unknown option '%s' (see --help)",
-					    argv[optind - 1]);
+				return zcs_err(err, errlen, -EINVAL,
+					       "unknown option '-%c' (see --help)", optopt);
+			return zcs_err(err, errlen, -EINVAL, "unknown option '%s' (see --help)",
+				       argv[optind - 1]);
 		}
 		ret = parse_one(o, c, optarg, &eos_timeout_given, err, errlen);
 		if (ret != 0)
@@ -257,9 +263,11 @@ int zcs_recv_parse_opts(int argc, char **argv, struct zcs_recv_opts *o, char *er
 	if (optind < argc)
 		o->rx.listen = argv[optind++];
 	if (optind < argc)
-		return zcs_cli_fail(err, errlen, "unexpected argument '%s' (only one address to "
-				    "listen on)", argv[optind]);
+		return zcs_err(err, errlen, -EINVAL,
+			       "unexpected argument '%s' (only one address to " "listen on)",
+			       argv[optind]);
 	if (eos_timeout_given && !o->rx.exit_on_eos)
-		return zcs_cli_fail(err, errlen, "--eos-timeout applies with --exit-on-eos only");
+		return zcs_err(err, errlen, -EINVAL,
+			       "--eos-timeout applies with --exit-on-eos only");
 	return ZCS_RECV_RUN;
 }

@@ -13,6 +13,7 @@
 #include "clock.h"
 #include "codec.h"
 #include "compat.h"
+#include "err.h"
 #include "rx.h"
 
 /* Batches handled per zcs_rx_step before returning to the caller's loop. */
@@ -21,12 +22,6 @@
 #define GRO_TRAIN_BYTES 65536
 
 static void prepare(struct zcs_rx *rx, size_t i);
-
-static int fail(char *err, size_t errlen, int ret, const char *msg)
-{
-	snprintf(err, errlen, "%s", msg);
-	return ret;
-}
 
 int zcs_rx_open(struct zcs_rx *rx, const struct zcs_rx_opts *opt, struct zcs_outputs *out,
 		const struct zcs_kernels *k, char *err, size_t errlen)
@@ -46,7 +41,7 @@ int zcs_rx_open(struct zcs_rx *rx, const struct zcs_rx_opts *opt, struct zcs_out
 	if (rx->opt.batch == 0)
 		rx->opt.batch = ZCS_RX_DEFAULT_BATCH;
 	if (rx->opt.max_dgram < ZCS_PROTO_META_SIZE || rx->opt.max_dgram > 65536)
-		return fail(err, errlen, -EINVAL, "datagram size out of range");
+		return zcs_err(err, errlen, -EINVAL, "datagram size out of range");
 
 	ret = zcs_net_parse_addr(&addr, opt->listen ? opt->listen : "", ZCS_DEFAULT_PORT, err, errlen);
 	if (ret < 0)
@@ -65,7 +60,7 @@ int zcs_rx_open(struct zcs_rx *rx, const struct zcs_rx_opts *opt, struct zcs_out
 	capacity = opt->window > ZCS_RX_MAX_WINDOW ? opt->window : ZCS_RX_MAX_WINDOW;
 	ret = zcs_reorder_init(&rx->ro, capacity, 0);
 	if (ret < 0)
-		return fail(err, errlen, ret, "reorder window: bad size or out of memory");
+		return zcs_err(err, errlen, ret, "reorder window: bad size or out of memory");
 	capacity = rx->ro.capacity;
 
 	rx->nbufs = capacity + rx->opt.batch;
@@ -82,7 +77,7 @@ int zcs_rx_open(struct zcs_rx *rx, const struct zcs_rx_opts *opt, struct zcs_out
 	rx->scratch = malloc(rx->opt.max_dgram);
 	if (!rx->mem || !rx->bufs || !rx->free_list || !rx->msgs || !rx->iov || !rx->names ||
 	    !rx->ctrl || !rx->slot_buf || !rx->scratch) {
-		ret = fail(err, errlen, -ENOMEM, "out of memory for receive buffers");
+		ret = zcs_err(err, errlen, -ENOMEM, "out of memory for receive buffers");
 		goto out;
 	}
 	for (size_t i = 0; i < rx->nbufs; i++)

@@ -30,17 +30,16 @@ static int fifo_open(struct zcs_out *out, const char *arg, char *err, size_t err
 	struct fifo_priv *const p = out->priv;
 	struct stat st;
 
-	if (!*arg || strlen(arg) >= sizeof(p->path)) {
-		snprintf(err, errlen, "%s: bad path", out->name);
-		return -EINVAL;
-	}
+	if (!*arg || strlen(arg) >= sizeof(p->path))
+		return zcs_err(err, errlen, -EINVAL, "%s: bad path", out->name);
 	/* lstat: a symlink at PATH is refused, never followed to what it points at */
 	if (lstat(arg, &st) < 0) {
 		if (errno != ENOENT || mkfifo(arg, 0600) < 0 || lstat(arg, &st) < 0)
 			return zcs_err_errno(err, errlen, "%s", out->name);
 	}
 	if (S_ISLNK(st.st_mode))
-		return zcs_err(err, errlen, -ELOOP, "%s: is a symbolic link, not a FIFO", out->name);
+		return zcs_err(err, errlen, -ELOOP, "%s: is a symbolic link, not a FIFO",
+			       out->name);
 	if (!S_ISFIFO(st.st_mode))
 		return zcs_err(err, errlen, -EEXIST, "%s: exists and is not a FIFO", out->name);
 	strcpy(p->path, arg);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "output_kinds.h"
 
 /* A pipe or FIFO on stdout is reopened as a description of our own in non-blocking mode, so a
@@ -41,10 +42,8 @@ static int file_open(struct zcs_out *out, const char *arg, char *err, size_t err
 	if (strcmp(arg, "-") == 0) {
 		fd = open_stdout(&is_socket);
 	} else {
-		if (!*arg) {
-			snprintf(err, errlen, "%s: no path", out->name);
-			return -EINVAL;
-		}
+		if (!*arg)
+			return zcs_err(err, errlen, -EINVAL, "%s: no path", out->name);
 		/* Non-blocking, which regular files ignore: a FIFO or a terminal named here must
 		 * neither hang the open (a FIFO with no reader fails with ENXIO instead) nor pin
 		 * the writer past destroy's deadline.  The description is our own: no one else
@@ -53,15 +52,12 @@ static int file_open(struct zcs_out *out, const char *arg, char *err, size_t err
 		if (fd < 0)
 			fd = -errno;
 	}
-	if (fd == -ENXIO) {
-		snprintf(err, errlen, "%s: a FIFO with no reader (fifo:PATH waits for readers)",
-			 out->name);
-		return fd;
-	}
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", out->name, strerror(-fd));
-		return fd;
-	}
+	if (fd == -ENXIO)
+		return zcs_err(err, errlen, fd,
+			       "%s: a FIFO with no reader (fifo:PATH waits for readers)",
+			       out->name);
+	if (fd < 0)
+		return zcs_err(err, errlen, fd, "%s: %s", out->name, strerror(-fd));
 	zcs_out_attach(&out->sinks[0], fd, is_socket);
 	return 0;
 }

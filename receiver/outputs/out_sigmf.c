@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "clock.h"
+#include "err.h"
 #include "output_kinds.h"
 #include "zcs_config.h"
 
@@ -75,14 +76,12 @@ static int sigmf_open(struct zcs_out *out, const char *arg, char *err, size_t er
 
 	if (!sigmf_datatype(out->type)) {
 		/* native is the wire's own layout: p12 has no SigMF datatype at all */
-		snprintf(err, errlen, "%s: SigMF needs -F cu8, cs8, cs16 or cf32 (not %s)",
-			 out->name, zcs_sample_name(out->type));
-		return -EINVAL;
+		return zcs_err(err, errlen, -EINVAL,
+			       "%s: SigMF needs -F cu8, cs8, cs16 or cf32 (not %s)", out->name,
+			       zcs_sample_name(out->type));
 	}
-	if (!*arg || strlen(arg) > 4096) {
-		snprintf(err, errlen, "%s: bad path", out->name);
-		return -EINVAL;
-	}
+	if (!*arg || strlen(arg) > 4096)
+		return zcs_err(err, errlen, -EINVAL, "%s: bad path", out->name);
 	p->datatype = sigmf_datatype(out->type);
 	snprintf(p->meta_path, sizeof(p->meta_path), "%s.sigmf-meta", arg);
 	snprintf(data_path, sizeof(data_path), "%s.sigmf-data", arg);
@@ -90,8 +89,7 @@ static int sigmf_open(struct zcs_out *out, const char *arg, char *err, size_t er
 	if (fd < 0) {
 		const int e = errno;
 
-		snprintf(err, errlen, "%s: %s: %s", out->name, data_path, strerror(e));
-		return -e;
+		return zcs_err(err, errlen, -e, "%s: %s: %s", out->name, data_path, strerror(e));
 	}
 	p->new_capture = true;
 	p->dirty = true;

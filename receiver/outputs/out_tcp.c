@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "err.h"
 #include "net.h"
 #include "output_kinds.h"
 
@@ -22,10 +23,8 @@ int zcs_out_tcp_listen(struct zcs_out *out, const char *arg, char *err, size_t e
 	struct zcs_addr a;
 	int fd;
 
-	if (!*arg) {
-		snprintf(err, errlen, "%s: no port", out->name);
-		return -EINVAL;
-	}
+	if (!*arg)
+		return zcs_err(err, errlen, -EINVAL, "%s: no port", out->name);
 	/* a bare port listens on loopback only: exposing the radio to the network is a choice */
 	if (!strchr(arg, ':'))
 		snprintf(spec, sizeof(spec), "127.0.0.1:%s", arg);
@@ -34,10 +33,8 @@ int zcs_out_tcp_listen(struct zcs_out *out, const char *arg, char *err, size_t e
 	fd = zcs_net_parse_addr(&a, spec, 0, err, errlen);
 	if (fd < 0)
 		return fd;
-	if (zcs_net_port(&a) == 0) {
-		snprintf(err, errlen, "%s: no port", out->name);
-		return -EINVAL;
-	}
+	if (zcs_net_port(&a) == 0)
+		return zcs_err(err, errlen, -EINVAL, "%s: no port", out->name);
 	fd = zcs_net_tcp_listen(&a, 8, err, errlen);
 	if (fd < 0)
 		return fd;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "err.h"
 #include "net.h"
 #include "output_kinds.h"
 
@@ -64,10 +65,8 @@ int zcs_out_parse_hostport(const struct zcs_out *out, const char *arg, struct zc
 
 	if (ret < 0)
 		return ret;
-	if (zcs_net_port(a) == 0 || !*arg || arg[0] == ':') {
-		snprintf(err, errlen, "%s: give HOST:PORT", out->name);
-		return -EINVAL;
-	}
+	if (zcs_net_port(a) == 0 || !*arg || arg[0] == ':')
+		return zcs_err(err, errlen, -EINVAL, "%s: give HOST:PORT", out->name);
 	return 0;
 }
 
@@ -126,10 +125,9 @@ int zcs_outputs_add(struct zcs_outputs *o, const char *spec, char *err, size_t e
 	struct zcs_out *out = NULL;
 	int ret;
 
-	if (o->started || o->n == ZCS_OUT_MAX) {
-		snprintf(err, errlen, "%s: too many outputs, or added after start", spec);
-		return -EINVAL;
-	}
+	if (o->started || o->n == ZCS_OUT_MAX)
+		return zcs_err(err, errlen, -EINVAL, "%s: too many outputs, or added after start",
+			       spec);
 	if (strcmp(spec, "-") == 0) {
 		ops = &zcs_out_file_ops;
 		arg = spec;
@@ -142,17 +140,14 @@ int zcs_outputs_add(struct zcs_outputs *o, const char *spec, char *err, size_t e
 			arg = spec + pl;
 		}
 	}
-	if (!ops) {
-		snprintf(err, errlen, "\"%s\": unknown output (fifo:PATH, tcp:[ADDR:]PORT, "
-			 "tcp-connect:HOST:PORT, udp:HOST:PORT, file:PATH, -, rtl_tcp:[ADDR:]PORT, "
-			 "sigmf:PATH)", spec);
-		return -EINVAL;
-	}
+	if (!ops)
+		return zcs_err(err, errlen, -EINVAL,
+			       "\"%s\": unknown output (fifo:PATH, tcp:[ADDR:]PORT, "
+			       "tcp-connect:HOST:PORT, udp:HOST:PORT, file:PATH, -, "
+			       "rtl_tcp:[ADDR:]PORT, sigmf:PATH)", spec);
 	for (size_t i = 0; i < o->n; i++) {
-		if (strcmp(o->outs[i]->spec, spec) == 0) {
-			snprintf(err, errlen, "\"%s\" given twice", spec);
-			return -EEXIST;
-		}
+		if (strcmp(o->outs[i]->spec, spec) == 0)
+			return zcs_err(err, errlen, -EEXIST, "\"%s\" given twice", spec);
 	}
 	out = calloc(1, sizeof(*out));
 	if (!out)

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "err.h"
 #include "pipeline_impl.h"
 #include "proto.h"
 
@@ -59,10 +60,8 @@ int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_con
 	int ret;
 
 	p = calloc(1, sizeof(*p));
-	if (!p) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	if (!p)
+		return zcs_err(err, errlen, -ENOMEM, "out of memory");
 	p->cfg = *cfg;
 	p->full_db.fd = p->free_db.fd = -1;
 	atomic_init(&p->stop, false);
@@ -71,9 +70,8 @@ int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_con
 	p->pair_bytes = zcs_wire_pair_bytes(cfg->format);
 	p->spd = zcs_proto_max_samples(cfg->format, cfg->udp_payload);
 	if (p->pair_bytes == 0 || p->spd == 0) {
-		snprintf(err, errlen, "a datagram of %zu bytes holds no %s samples", cfg->udp_payload,
-			 zcs_wire_name(cfg->format));
-		ret = -EINVAL;
+		ret = zcs_err(err, errlen, -EINVAL, "a datagram of %zu bytes holds no %s samples",
+			      cfg->udp_payload, zcs_wire_name(cfg->format));
 		goto fail;
 	}
 	seg = ZCS_PROTO_SAMPLE_HDR_SIZE + p->spd * p->pair_bytes;
@@ -138,10 +136,9 @@ int zcs_pipeline_start(struct zcs_pipeline *p, char *err, size_t errlen)
 	int ret;
 
 	ret = pthread_create(&p->send_thread, NULL, zcs_pipeline_send_main, p);
-	if (ret) {
-		snprintf(err, errlen, "cannot start the send thread: %s", strerror(ret));
-		return -ret;
-	}
+	if (ret)
+		return zcs_err(err, errlen, -ret, "cannot start the send thread: %s",
+			       strerror(ret));
 	p->send_started = true;
 	ret = pthread_create(&p->src_thread, NULL, zcs_pipeline_source_main, p);
 	if (ret) {

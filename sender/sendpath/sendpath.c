@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include "clock.h"
+#include "err.h"
 #include "proto.h"
 #include "sendpath_impl.h"
 
@@ -39,21 +40,17 @@ static int path_setup(struct zcs_sendpath *sp, int kind, char *err, size_t errle
 
 	if (kind == ZCS_PATH_PLAIN) {
 		/* with UDP_SEGMENT set even a single datagram needs checksum offload: clear it */
-		if (sp->gso_size && (ret = zcs_sendpath_set_gso(sp, 0)) < 0) {
-			snprintf(err, errlen, "cannot clear UDP_SEGMENT: %s", strerror(-ret));
-			return ret;
-		}
+		if (sp->gso_size && (ret = zcs_sendpath_set_gso(sp, 0)) < 0)
+			return zcs_err(err, errlen, ret, "cannot clear UDP_SEGMENT: %s",
+				       strerror(-ret));
 		return 0;
 	}
 	ret = zcs_sendpath_set_gso(sp, sp->pool->seg_size);
-	if (ret < 0) {
-		snprintf(err, errlen, "UDP_SEGMENT (GSO, Linux 4.18+): %s", strerror(-ret));
-		return ret;
-	}
-	if (kind == ZCS_PATH_MSG_ZC && (ret = zcs_sendpath_msgzc_probe(sp)) < 0) {
-		snprintf(err, errlen, "SO_ZEROCOPY (Linux 4.14+): %s", strerror(-ret));
-		return ret;
-	}
+	if (ret < 0)
+		return zcs_err(err, errlen, ret, "UDP_SEGMENT (GSO, Linux 4.18+): %s",
+			       strerror(-ret));
+	if (kind == ZCS_PATH_MSG_ZC && (ret = zcs_sendpath_msgzc_probe(sp)) < 0)
+		return zcs_err(err, errlen, ret, "SO_ZEROCOPY (Linux 4.14+): %s", strerror(-ret));
 	if (kind == ZCS_PATH_URING_ZC)
 		return zcs_sendpath_uring_open(sp, err, errlen);
 	return 0;
@@ -70,10 +67,8 @@ int zcs_sendpath_open(struct zcs_sendpath **out, int fd, int want, const struct 
 
 	*out = NULL;
 	sp = calloc(1, sizeof(*sp));
-	if (!sp) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	if (!sp)
+		return zcs_err(err, errlen, -ENOMEM, "out of memory");
 	sp->fd = fd;
 	sp->pool = pool;
 	sp->done = done;
@@ -87,8 +82,7 @@ int zcs_sendpath_open(struct zcs_sendpath **out, int fd, int want, const struct 
 	sp->tries = calloc(pool->nslots, 1);
 	sp->partial = calloc(pool->nslots, sizeof(*sp->partial));
 	if (!sp->zc_table || !sp->failed || !sp->tries || !sp->partial) {
-		snprintf(err, errlen, "out of memory");
-		ret = -ENOMEM;
+		ret = zcs_err(err, errlen, -ENOMEM, "out of memory");
 		goto fail;
 	}
 	sp->zc_mask = table - 1;

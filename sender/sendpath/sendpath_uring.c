@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "err.h"
 #include "zcs_config.h"
 #include "sendpath_impl.h"
 
@@ -89,8 +90,7 @@ int zcs_sendpath_uring_open(struct zcs_sendpath *sp, char *err, size_t errlen)
 	}
 	probe = io_uring_get_probe_ring(&u->ring);
 	if (!probe || !io_uring_opcode_supported(probe, IORING_OP_SEND_ZC)) {
-		snprintf(err, errlen, "io_uring lacks SEND_ZC (Linux 6.0+)");
-		ret = -EOPNOTSUPP;
+		ret = zcs_err(err, errlen, -EOPNOTSUPP, "io_uring lacks SEND_ZC (Linux 6.0+)");
 		goto fail;
 	}
 	iov.iov_base = sp->pool->mem;
@@ -415,8 +415,7 @@ void zcs_sendpath_uring_close(struct zcs_sendpath *sp)
 int zcs_sendpath_uring_open(struct zcs_sendpath *sp, char *err, size_t errlen)
 {
 	(void)sp;
-	snprintf(err, errlen, "this build has no liburing");
-	return -EOPNOTSUPP;
+	return zcs_err(err, errlen, -EOPNOTSUPP, "this build has no liburing");
 }
 
 ssize_t zcs_sendpath_uring_train(struct zcs_sendpath *sp, struct zcs_train *t)

@@ -92,7 +92,8 @@ int zcs_sigmf_parse(const char *text, size_t len, struct zcs_sigmf_info *info, c
 	have = global_number(global, "core:num_channels", &d);
 	if (have < 0 || (have && d != 1.0)) {
 		/* several channels are interleaved sample by sample: not one I/Q stream */
-		zcs_err(err, errlen, -EINVAL, "core:num_channels is not 1: zcs-send replays one channel");
+		zcs_err(err, errlen, -EINVAL,
+			"core:num_channels is not 1: zcs-send replays one channel");
 		goto out;
 	}
 	ret = 0;
@@ -112,10 +113,8 @@ int zcs_sigmf_read(const char *data_path, struct zcs_sigmf_info *info, char *err
 	info->type = -1;
 	info->rate = 0;
 	info->datatype[0] = '\0';
-	if (!zcs_sigmf_is_data(data_path) || base + sizeof(META_SUFFIX) > sizeof(info->meta_path)) {
-		snprintf(err, errlen, "%s: not a .sigmf-data path", data_path);
-		return -EINVAL;
-	}
+	if (!zcs_sigmf_is_data(data_path) || base + sizeof(META_SUFFIX) > sizeof(info->meta_path))
+		return zcs_err(err, errlen, -EINVAL, "%s: not a .sigmf-data path", data_path);
 	memcpy(info->meta_path, data_path, base);
 	memcpy(info->meta_path + base, META_SUFFIX, sizeof(META_SUFFIX));
 	/* O_NONBLOCK: opening a FIFO for reading would wait for a writer; fstat then refuses it */
@@ -129,14 +128,13 @@ int zcs_sigmf_read(const char *data_path, struct zcs_sigmf_info *info, char *err
 		goto out;
 	}
 	if (st.st_size > (off_t)META_MAX) {
-		snprintf(err, errlen, "%s: larger than %u MB", info->meta_path, META_MAX >> 20);
-		ret = -EFBIG;
+		ret = zcs_err(err, errlen, -EFBIG, "%s: larger than %u MB", info->meta_path,
+			      META_MAX >> 20);
 		goto out;
 	}
 	text = malloc((size_t)st.st_size + 1);
 	if (!text) {
-		snprintf(err, errlen, "out of memory");
-		ret = -ENOMEM;
+		ret = zcs_err(err, errlen, -ENOMEM, "out of memory");
 		goto out;
 	}
 	while (have < (size_t)st.st_size) {

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "formats.h"
 #include "proto.h"
 #include "source.h"
@@ -72,29 +73,26 @@ static int file_open(struct zcs_source *s, const struct zcs_source_config *cfg, 
 	int ret;
 
 	p = calloc(1, sizeof(*p));
-	if (!p) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	if (!p)
+		return zcs_err(err, errlen, -ENOMEM, "out of memory");
 	p->fd = -1;
 	p->is_stdin = strcmp(cfg->kind, "stdin") == 0 || !cfg->path || strcmp(cfg->path, "-") == 0;
 	p->type = cfg->file_type >= 0 ? cfg->file_type
 				      : type_from_suffix(p->is_stdin ? NULL : cfg->path);
 	if (p->type < 0) {
-		snprintf(err, errlen, "%s: a SigMF recording's type is in its .sigmf-meta: give "
-			 "--file-type", cfg->path);
-		ret = -EINVAL;
+		ret = zcs_err(err, errlen, -EINVAL,
+			      "%s: a SigMF recording's type is in its .sigmf-meta: give "
+			      "--file-type", cfg->path);
 		goto fail;
 	}
 	p->pair_bytes = zcs_import_pair_bytes(p->type);
 	if (p->pair_bytes == 0) {
-		snprintf(err, errlen, "file type %s cannot be sent", zcs_import_name(p->type));
-		ret = -EINVAL;
+		ret = zcs_err(err, errlen, -EINVAL, "file type %s cannot be sent",
+			      zcs_import_name(p->type));
 		goto fail;
 	}
 	if (p->is_stdin && cfg->loop) {
-		snprintf(err, errlen, "--loop needs a file, not standard input");
-		ret = -EINVAL;
+		ret = zcs_err(err, errlen, -EINVAL, "--loop needs a file, not standard input");
 		goto fail;
 	}
 	p->loop = cfg->loop;
@@ -102,8 +100,7 @@ static int file_open(struct zcs_source *s, const struct zcs_source_config *cfg, 
 	p->raw = malloc(p->block * p->pair_bytes);
 	p->out = malloc(p->block * 2 * sizeof(int16_t));
 	if (!p->raw || !p->out) {
-		snprintf(err, errlen, "out of memory");
-		ret = -ENOMEM;
+		ret = zcs_err(err, errlen, -ENOMEM, "out of memory");
 		goto fail;
 	}
 	if (p->is_stdin) {
@@ -178,8 +175,8 @@ static ssize_t file_read(struct zcs_source *s, const int16_t **pairs, size_t max
 			if (lseek(p->fd, 0, SEEK_SET) < 0) {
 				const int e = errno; /* snprintf may change errno */
 
-				snprintf(err, errlen, "cannot rewind for --loop: %s", strerror(e));
-				return -e;
+				return zcs_err(err, errlen, -e, "cannot rewind for --loop: %s",
+					       strerror(e));
 			}
 			p->have = 0;
 			continue;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "err.h"
 #include "proto.h"
 #include "source.h"
 
@@ -99,11 +100,9 @@ static int open_context(struct iio_src *p, const char *uri, char *err, size_t er
 	/* libiio takes anything with a colon; catch typos before it tries a backend. */
 	if (!strchr(uri, ':') || (strncmp(uri, "local:", 6) && strncmp(uri, "ip:", 3) &&
 				  strncmp(uri, "usb:", 4) && strncmp(uri, "serial:", 7) &&
-				  strncmp(uri, "xml:", 4))) {
-		snprintf(err, errlen, "bad libiio URI '%s': use local:, ip:HOST or usb:[BUS.DEV]",
-			 uri);
-		return -EINVAL;
-	}
+				  strncmp(uri, "xml:", 4)))
+		return zcs_err(err, errlen, -EINVAL,
+			       "bad libiio URI '%s': use local:, ip:HOST or usb:[BUS.DEV]", uri);
 	p->ctx = iio_create_context_from_uri(uri);
 	if (p->ctx)
 		return 0;
@@ -141,31 +140,27 @@ static int pick_channels(struct iio_src *p, int ch, char *err, size_t errlen)
 {
 	char id_i[16], id_q[16];
 
-	if (ch != 0 && ch != 1) {
-		snprintf(err, errlen, "bad channel %d: use rx1 or rx2", ch + 1);
-		return -EINVAL;
-	}
+	if (ch != 0 && ch != 1)
+		return zcs_err(err, errlen, -EINVAL, "bad channel %d: use rx1 or rx2", ch + 1);
 	snprintf(id_i, sizeof(id_i), "voltage%d", 2 * ch);
 	snprintf(id_q, sizeof(id_q), "voltage%d", 2 * ch + 1);
 	p->ch_i = iio_device_find_channel(p->rx, id_i, false);
 	p->ch_q = iio_device_find_channel(p->rx, id_q, false);
 	if (!p->ch_i || !p->ch_q || !iio_channel_is_scan_element(p->ch_i) ||
-	    !iio_channel_is_scan_element(p->ch_q)) {
-		snprintf(err, errlen, "bad channel rx%d: %s has no input channels %s/%s (a one-"
-			 "receiver AD9363 has rx1 only)", ch + 1, RX_DEV, id_i, id_q);
-		return -EINVAL;
-	}
+	    !iio_channel_is_scan_element(p->ch_q))
+		return zcs_err(err, errlen, -EINVAL,
+			       "bad channel rx%d: %s has no input channels %s/%s (a one-"
+			       "receiver AD9363 has rx1 only)", ch + 1, RX_DEV, id_i, id_q);
 	for (const struct iio_channel *c = p->ch_i; c; c = c == p->ch_i ? p->ch_q : NULL) {
 		const struct iio_data_format *f = iio_channel_get_data_format(c);
 
 		/* We hand the words out untouched: they must already be LE int16, LSB-aligned. */
 		if (f->length != 16 || f->shift != 0 || f->is_be || !f->is_signed ||
-		    f->bits > 16) {
-			snprintf(err, errlen, "%s %s: sample format is not le:S12/16>>0 (%s%u/%u>>%u)",
-				 RX_DEV, iio_channel_get_id(c), f->is_be ? "be:" : "le:",
-				 f->bits, f->length, f->shift);
-			return -ENOTSUP;
-		}
+		    f->bits > 16)
+			return zcs_err(err, errlen, -ENOTSUP,
+				       "%s %s: sample format is not le:S12/16>>0 (%s%u/%u>>%u)",
+				       RX_DEV, iio_channel_get_id(c), f->is_be ? "be:" : "le:",
+				       f->bits, f->length, f->shift);
 	}
 	for (unsigned int i = 0; i < iio_device_get_channels_count(p->rx); i++)
 		iio_channel_disable(iio_device_get_channel(p->rx, i));
@@ -177,10 +172,8 @@ static int pick_channels(struct iio_src *p, int ch, char *err, size_t errlen)
 	p->phy_in = iio_device_find_channel(p->phy, id_i, false);
 	p->phy_in0 = iio_device_find_channel(p->phy, "voltage0", false);
 	p->lo = iio_device_find_channel(p->phy, "altvoltage0", true);
-	if (!p->phy_in || !p->phy_in0) {
-		snprintf(err, errlen, "%s has no input channel %s", PHY_DEV, id_i);
-		return -ENODEV;
-	}
+	if (!p->phy_in || !p->phy_in0)
+		return zcs_err(err, errlen, -ENODEV, "%s has no input channel %s", PHY_DEV, id_i);
 	p->lpc_rate = iio_device_find_channel(p->rx, "voltage0", false);
 	if (p->lpc_rate && !iio_channel_find_attr(p->lpc_rate, "sampling_frequency"))
 		p->lpc_rate = NULL;
@@ -229,25 +222,21 @@ static int apply_settings(struct iio_src *p, const struct zcs_source_config *cfg
 	if (cfg->gain_set || cfg->gain_mode >= 0) {
 		const int mode = cfg->gain_set ? ZCS_GAIN_MANUAL : cfg->gain_mode;
 
-		if (mode < 0 || mode > ZCS_GAIN_HYBRID) {
-			snprintf(err, errlen, "bad gain mode %d", mode);
-			return -EINVAL;
-		}
+		if (mode < 0 || mode > ZCS_GAIN_HYBRID)
+			return zcs_err(err, errlen, -EINVAL, "bad gain mode %d", mode);
 		ret = iio_channel_attr_write(p->phy_in, "gain_control_mode", gain_mode_names[mode]);
-		if (ret < 0) {
-			snprintf(err, errlen, "cannot set gain_control_mode %s on %s: %s",
-				 gain_mode_names[mode], PHY_DEV, strerror(-ret));
-			return ret;
-		}
+		if (ret < 0)
+			return zcs_err(err, errlen, ret,
+				       "cannot set gain_control_mode %s on %s: %s",
+				       gain_mode_names[mode], PHY_DEV, strerror(-ret));
 	}
 	if (cfg->gain_set) {
 		ret = iio_channel_attr_write_double(p->phy_in, "hardwaregain",
 						    cfg->gain_mdb / 1000.0);
-		if (ret < 0) {
-			snprintf(err, errlen, "cannot set hardwaregain %.3f dB on %s: %s",
-				 cfg->gain_mdb / 1000.0, PHY_DEV, strerror(-ret));
-			return ret;
-		}
+		if (ret < 0)
+			return zcs_err(err, errlen, ret,
+				       "cannot set hardwaregain %.3f dB on %s: %s",
+				       cfg->gain_mdb / 1000.0, PHY_DEV, strerror(-ret));
 	}
 	return 0;
 }
@@ -401,10 +390,8 @@ static int iio_open(struct zcs_source *s, const struct zcs_source_config *cfg, c
 	unsigned int timeout;
 	int ret;
 
-	if (!p) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	if (!p)
+		return zcs_err(err, errlen, -ENOMEM, "out of memory");
 	s->priv = p;
 	if ((ret = open_context(p, uri, err, errlen)) < 0)
 		goto out;
@@ -444,10 +431,8 @@ static ssize_t iio_read(struct zcs_source *s, const int16_t **pairs, size_t max_
 	size_t n;
 
 	*events = 0;
-	if (!max_pairs) {
-		snprintf(err, errlen, "read of 0 pairs");
-		return -EINVAL;
-	}
+	if (!max_pairs)
+		return zcs_err(err, errlen, -EINVAL, "read of 0 pairs");
 	if (!p->left) {
 		const int ret = refill(s, p, err, errlen);
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "err.h"
 #include "proto.h"
 #include "source.h"
 #include "synth.h"
@@ -42,10 +43,8 @@ static int tone_open(struct zcs_source *s, const struct zcs_source_config *cfg, 
 	const bool noise_only = strcmp(cfg->kind, "noise") == 0;
 	struct tone_priv *p;
 
-	if (cfg->rate == 0) {
-		snprintf(err, errlen, "%s source needs a sample rate", cfg->kind);
-		return -EINVAL;
-	}
+	if (cfg->rate == 0)
+		return zcs_err(err, errlen, -EINVAL, "%s source needs a sample rate", cfg->kind);
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		goto nomem;
@@ -64,8 +63,7 @@ static int tone_open(struct zcs_source *s, const struct zcs_source_config *cfg, 
 nomem:
 	s->priv = p;
 	tone_close(s);
-	snprintf(err, errlen, "out of memory");
-	return -ENOMEM;
+	return zcs_err(err, errlen, -ENOMEM, "out of memory");
 }
 
 /* A pure tone: a pointer into the precomputed period.  With noise, which never repeats, the block

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "cli.h"
+#include "err.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -166,12 +167,12 @@ START_TEST(test_opt_messages)
 					    sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "--amplitude '1.5': out of range (0..1)");
 	ck_assert(d == -100000.0);
-	ck_assert_int_eq(zcs_cli_fail(err, sizeof(err), "--x '%s': %s", "y", zcs_cli_why(-ERANGE)),
-			 -EINVAL);
+	ck_assert_int_eq(zcs_err(err, sizeof(err), -EINVAL, "--x '%s': %s", "y",
+				 zcs_cli_why(-ERANGE)), -EINVAL);
 	ck_assert_str_eq(err, "--x 'y': out of range");
 	ck_assert_str_eq(zcs_cli_why(-EINVAL), "not a number");
 	/* a message longer than err is cut, never overrun */
-	ck_assert_int_eq(zcs_cli_fail(err, 8, "%s", "0123456789"), -EINVAL);
+	ck_assert_int_eq(zcs_err(err, 8, -EINVAL, "%s", "0123456789"), -EINVAL);
 	ck_assert_str_eq(err, "0123456");
 }
 END_TEST
