@@ -27,6 +27,7 @@ struct feed {
 	uint32_t jump;       /* pairs "lost" while disabled: k jumps by this on re-enable */
 	uint32_t k;          /* next pair index */
 	uint32_t mark;       /* log once per enable when the reader has taken this many pairs */
+	double overrun_s;    /* a reader this far behind the rate loses samples (0: never) */
 	unsigned int mask;   /* enabled channels voltage0..3 */
 	FILE *log;
 };
@@ -183,6 +184,15 @@ static int run(struct feed *f)
 					sleep_ms(1);
 					continue;
 				}
+				/* a DMA does not wait for a slow reader: what it could not take is gone */
+				if (f->overrun_s > 0 && due > f->overrun_s * f->rate) {
+					const uint32_t lost = (uint32_t)due;
+
+					f->k = (f->k + lost) & IQ_PATTERN_MASK;
+					sent += lost;
+					logf_(f, "feed_iq: overrun, dropped %u pairs\n", lost);
+					continue;
+				}
 				if (due < pairs)
 					pairs = (size_t)due;
 			}
@@ -209,7 +219,7 @@ static int run(struct feed *f)
 static void usage(void)
 {
 	fprintf(stderr, "usage: feed_iq [--rate SPS] [--jump N] [--start K] [--mark PAIRS] "
-		"[--quiet] SYSFS_DEVICE_DIR FIFO\n");
+		"[--overrun-ms MS] [--quiet] SYSFS_DEVICE_DIR FIFO\n");
 }
 
 int main(int argc, char **argv)
@@ -226,6 +236,8 @@ int main(int argc, char **argv)
 			f.k = (uint32_t)strtoul(argv[++i], NULL, 0) & IQ_PATTERN_MASK;
 		else if (!strcmp(argv[i], "--mark") && i + 1 < argc)
 			f.mark = (uint32_t)strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--overrun-ms") && i + 1 < argc)
+			f.overrun_s = strtod(argv[++i], NULL) / 1e3;
 		else if (!strcmp(argv[i], "--quiet"))
 			f.log = NULL;
 		else {
