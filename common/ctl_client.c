@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: MIT
+/* The control-channel client (ctl_client.h): TCP connect, the key handshake, sealed requests,
+ * replies and change events.  One connection, one fixed receive buffer, no allocation after open. */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "ctl_client.h"
+#include "err.h"
+#include "net.h"
+
+struct zcs_ctl_client {
+	int fd;
+	struct zcs_ctl_session s;
+	struct zcs_ctl_rxbuf rb;
+	uint32_t next_id;
+	bool have_event;
+	struct zcs_ctl_reply event;
+	uint8_t frame[ZCS_CTL_MAX_FRAME];
+	uint8_t plain[ZCS_CTL_MAX_PLAIN];
+};
+
+static int ms_left(uint64_t deadline)
+{
+	const uint64_t now = zcs_mono_ns();
+
+	return now >= deadline ? 0 : (int)((deadline - now + 999999) / 1000000);
+}
+
+static int wait_fd(int fd, short ev, uint64_t deadline, char *err, size_t errlen)
+{
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = ev };
+		const int left = ms_left(deadline);
+		int n;
+
+		if (left == 0)
+			return zcs_err(err, errlen, -ETIMEDOUT, "control: no answer in time");
+		n = poll(&p, 1, left);
+		if (n > 0)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return zcs_err_errno(err, errlen, "control: poll");
+	}
+}
+
+/* Writes a whole frame, waiting for room until deadline. */
+static int write_all(struct zcs_ctl_client *c, const uint8_t *buf, size_t len, uint64_t deadline,
+		     char *err, size_t errlen)
+{
+	while (len) {
+		const ssize_t n = send(c->fd, buf, len, MSG_NOSIGNAL);
+		int ret;
+
+		if (n > 0) {
+			buf += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+			return zcs_err_errno(err, errlen, "control: send");
+		if ((ret = wait_fd(c->fd, POLLOUT, deadline, err, errlen)) < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* Reads until a whole frame is at the front of c->rb (or deadline). */
+static int read_frame(struct zcs_ctl_client *c, const uint8_t **body, size_t *len,
+		      uint64_t deadline, char *err, size_t errlen)
+{
+	for (;;) {
+		int ret = zcs_ctl_rxbuf_frame(&c->rb, body, len);
+		ssize_t got;
+
+		if (ret > 0)
+			return 0;
+		if (ret < 0)
+			return zcs_err(err, errlen, -EPROTO, "control: the server sent a bad frame");
+		got = zcs_ctl_rxbuf_read(&c->rb, c->fd);
+		if (got == 0)
+			return zcs_err(err, errlen, -ECONNRESET, "control: the server closed the "
+				       "connection (a wrong key, or too many clients)");
+		if (got == -EAGAIN) {
+			if ((ret = wait_fd(c->fd, POLLIN, deadline, err, errlen)) < 0)
+				return ret;
+			continue;
+		}
+		if (got < 0)
+			return zcs_err(err, errlen, (int)got, "control: read: %s", strerror((int)-got));
+	}
+}
+
+static int handshake(struct zcs_ctl_client *c, const struct zcs_key *key, uint64_t deadline,
+		     char *err, size_t errlen)
+{
+	const uint8_t *body;
+	size_t len, n;
+	int ret;
+
+	if (zcs_ctl_session_init(&c->s, false) < 0)
+		return zcs_err(err, errlen, -EIO, "libsodium failed to initialise");
+	n = zcs_ctl_hello_write(&c->s, c->frame);
+	if ((ret = write_all(c, c->frame, n, deadline, err, errlen)) < 0 ||
+	    (ret = read_frame(c, &body, &len, deadline, err, errlen)) < 0)
+		return ret;
+	ret = zcs_ctl_shello_check(&c->s, key, body, len);
+	zcs_ctl_rxbuf_consume(&c->rb);
+	if (ret == -ZCS_CTL_E_AUTH)
+		return zcs_err(err, errlen, -EACCES, "control: the server does not hold our key "
+			       "(wrong --key on one side)");
+	if (ret < 0)
+		return zcs_err(err, errlen, -EPROTO, "control: not a zcs control server (%s)",
+			       zcs_ctl_err_name(ret));
+	n = zcs_ctl_auth_write(&c->s, key, c->frame);
+	return write_all(c, c->frame, n, deadline, err, errlen);
+}
+
+int zcs_ctl_client_open(struct zcs_ctl_client **out, const char *addr, const struct zcs_key *key,
+			int timeout_ms, char *err, size_t errlen)
+{
+	const uint64_t deadline = zcs_mono_ns() + (uint64_t)timeout_ms * 1000000ULL;
+	struct zcs_ctl_client *c = calloc(1, sizeof(*c));
+	struct zcs_addr a;
+	int ret, soerr = 0;
+	socklen_t sl = sizeof(soerr);
+
+	*out = NULL;
+	if (!c)
+		return zcs_err(err, errlen, -ENOMEM, "out of memory");
+	c->fd = -1;
+	c->next_id = 1;
+	if ((ret = zcs_net_parse_addr(&a, addr, ZCS_CTL_DEFAULT_PORT, err, errlen)) < 0)
+		goto out;
+	if ((ret = c->fd = zcs_net_tcp_connect(&a, err, errlen)) < 0)
+		goto out;
+	if ((ret = wait_fd(c->fd, POLLOUT, deadline, err, errlen)) < 0)
+		goto out;
+	if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0 || soerr) {
+		char as[64];
+
+		ret = zcs_err(err, errlen, soerr ? -soerr : -EIO, "control: connect to %s: %s",
+			      zcs_net_addr_str(&a, as, sizeof(as)), strerror(soerr ? soerr : EIO));
+		goto out;
+	}
+	if ((ret = handshake(c, key, deadline, err, errlen)) < 0)
+		goto out;
+	*out = c;
+	ret = 0;
+out:
+	if (ret < 0)
+		zcs_ctl_client_close(c);
+	return ret;
+}
+
+void zcs_ctl_client_close(struct zcs_ctl_client *c)
+{
+	if (!c)
+		return;
+	if (c->fd >= 0)
+		close(c->fd);
+	zcs_ctl_session_wipe(&c->s);
+	free(c);
+}
+
+int zcs_ctl_client_fd(const struct zcs_ctl_client *c)
+{
+	return c->fd;
+}
+
+int zcs_ctl_client_send(struct zcs_ctl_client *c, int op, const struct zcs_ctl_settings *want,
+			uint32_t *id, char *err, size_t errlen)
+{
+	struct zcs_ctl_request r = { .id = c->next_id++, .op = op };
+	char text[ZCS_CTL_MAX_PLAIN];
+	ssize_t n, f;
+
+	if (op == ZCS_CTL_OP_SET) {
+		if (!want || !want->have)
+			return zcs_err(err, errlen, -EINVAL, "control: set of nothing");
+		r.set = *want;
+	}
+	if ((n = zcs_ctl_msg_write_request(&r, text, sizeof(text))) < 0)
+		return zcs_err(err, errlen, (int)n, "control: request too large");
+	if ((f = zcs_ctl_seal(&c->s, (const uint8_t *)text, (size_t)n, c->frame)) < 0)
+		return zcs_err(err, errlen, (int)f, "control: cannot seal the request");
+	if (id)
+		*id = r.id;
+	/* a request is a few hundred bytes against a socket buffer of tens of KB: the wait for
+	 * room is a formality, bounded anyway */
+	return write_all(c, c->frame, (size_t)f, zcs_mono_ns() + 2000000000ULL, err, errlen);
+}
+
+/* Opens and parses the frame at the front of c->rb. */
+static int take_frame(struct zcs_ctl_client *c, const uint8_t *body, size_t len,
+		      struct zcs_ctl_reply *msg, char *err, size_t errlen)
+{
+	const ssize_t n = zcs_ctl_open(&c->s, body, len, c->plain);
+	int ret;
+
+	zcs_ctl_rxbuf_consume(&c->rb);
+	if (n < 0)
+		return zcs_err(err, errlen, -EBADMSG, "control: a frame from the server does not "
+			       "open (%s)", zcs_ctl_err_name((int)n));
+	if ((ret = zcs_ctl_msg_parse_reply(c->plain, (size_t)n, msg, err, errlen)) < 0)
+		return -EBADMSG;
+	return 1;
+}
+
+int zcs_ctl_client_poll(struct zcs_ctl_client *c, struct zcs_ctl_reply *msg, char *err,
+			size_t errlen)
+{
+	for (;;) {
+		const uint8_t *body;
+		size_t len;
+		int ret = zcs_ctl_rxbuf_frame(&c->rb, &body, &len);
+		ssize_t got;
+
+		if (ret > 0)
+			return take_frame(c, body, len, msg, err, errlen);
+		if (ret < 0)
+			return zcs_err(err, errlen, -EBADMSG, "control: the server sent a bad frame");
+		got = zcs_ctl_rxbuf_read(&c->rb, c->fd);
+		if (got == -EAGAIN)
+			return 0;
+		if (got == 0)
+			return zcs_err(err, errlen, -ECONNRESET, "control: the server closed the "
+				       "connection");
+		if (got < 0)
+			return zcs_err(err, errlen, (int)got, "control: read: %s", strerror((int)-got));
+	}
+}
+
+static int await(struct zcs_ctl_client *c, uint32_t id, struct zcs_ctl_reply *reply,
+		 uint64_t deadline, char *err, size_t errlen)
+{
+	for (;;) {
+		int ret = zcs_ctl_client_poll(c, reply, err, errlen);
+
+		if (ret < 0)
+			return ret;
+		if (ret == 0) {
+			if ((ret = wait_fd(c->fd, POLLIN, deadline, err, errlen)) < 0)
+				return ret;
+			continue;
+		}
+		if (reply->event) {
+			c->event = *reply;
+			c->have_event = true;
+			continue;
+		}
+		if (reply->id == id)
+			return 0;
+		/* a reply to an earlier non-blocking request: not ours, skipped */
+	}
+}
+
+int zcs_ctl_client_get(struct zcs_ctl_client *c, struct zcs_ctl_reply *reply, int timeout_ms,
+		       char *err, size_t errlen)
+{
+	const uint64_t deadline = zcs_mono_ns() + (uint64_t)timeout_ms * 1000000ULL;
+	uint32_t id;
+	int ret;
+
+	if ((ret = zcs_ctl_client_send(c, ZCS_CTL_OP_GET, NULL, &id, err, errlen)) < 0)
+		return ret;
+	return await(c, id, reply, deadline, err, errlen);
+}
+
+int zcs_ctl_client_set(struct zcs_ctl_client *c, const struct zcs_ctl_settings *want,
+		       struct zcs_ctl_reply *reply, int timeout_ms, char *err, size_t errlen)
+{
+	const uint64_t deadline = zcs_mono_ns() + (uint64_t)timeout_ms * 1000000ULL;
+	uint32_t id;
+	int ret;
+
+	if ((ret = zcs_ctl_client_send(c, ZCS_CTL_OP_SET, want, &id, err, errlen)) < 0)
+		return ret;
+	return await(c, id, reply, deadline, err, errlen);
+}
+
+bool zcs_ctl_client_event(struct zcs_ctl_client *c, struct zcs_ctl_reply *ev)
+{
+	if (!c->have_event)
+		return false;
+	*ev = c->event;
+	c->have_event = false;
+	return true;
+}

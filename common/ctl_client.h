@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* A control-channel client: connects to zcs-send --control, proves it holds the stream key (and
+ * checks that the sender does), then gets and sets radio settings.  Used by zcs-ctl, zcs-recv's
+ * rtl_tcp forwarding and the SoapySDR module: the one client implementation.
+ *
+ * Two ways to use it:
+ * - blocking: zcs_ctl_client_get() / zcs_ctl_client_set() send a request and wait (with a
+ *   time-out) for its reply; change events that arrive meanwhile are kept (last one wins) for
+ *   zcs_ctl_client_event();
+ * - non-blocking: zcs_ctl_client_send() queues nothing and never waits for an answer; poll the
+ *   fd (zcs_ctl_client_fd) for POLLIN and call zcs_ctl_client_poll() to take replies and events
+ *   as they come.
+ * A client is not thread-safe: use it from one thread at a time. */
+#ifndef ZCS_CTL_CLIENT_H
+#define ZCS_CTL_CLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctl_msg.h"
+#include "ctl_proto.h"
+#include "key.h"
+
+struct zcs_ctl_client;
+
+/* Connects to addr ("HOST", "HOST:PORT", "[V6]:PORT"; port ZCS_CTL_DEFAULT_PORT when not given)
+ * and runs the handshake, all within timeout_ms.  Errors: -ETIMEDOUT, -ECONNREFUSED and other
+ * socket errors, -EACCES when the server does not prove the key (a wrong key on either side),
+ * -ECONNRESET when the server closes (it refuses a client without the key or over its limit),
+ * -EPROTO for a reply that is not the protocol.  Returns 0 with *out set, or -errno with err set. */
+int zcs_ctl_client_open(struct zcs_ctl_client **out, const char *addr, const struct zcs_key *key,
+			int timeout_ms, char *err, size_t errlen);
+void zcs_ctl_client_close(struct zcs_ctl_client *c);
+
+/* The connected socket (non-blocking), for poll(). */
+int zcs_ctl_client_fd(const struct zcs_ctl_client *c);
+
+/* get: every setting, the radio's capabilities and the stream.  set: applies want (its `have`
+ * fields together) and answers what the radio took.  Both wait up to timeout_ms.  Returns 0 with
+ * *reply filled (reply->ok false and reply->error when the server refused: that is an answer,
+ * not a failure), or -errno with err set (-ETIMEDOUT, a closed or broken connection). */
+int zcs_ctl_client_get(struct zcs_ctl_client *c, struct zcs_ctl_reply *reply, int timeout_ms,
+		       char *err, size_t errlen);
+int zcs_ctl_client_set(struct zcs_ctl_client *c, const struct zcs_ctl_settings *want,
+		       struct zcs_ctl_reply *reply, int timeout_ms, char *err, size_t errlen);
+
+/* Sends one request (op GET, or SET of want) without waiting for the reply; *id (when not NULL)
+ * gets the id its reply will carry.  Returns 0 or -errno with err set. */
+int zcs_ctl_client_send(struct zcs_ctl_client *c, int op, const struct zcs_ctl_settings *want,
+			uint32_t *id, char *err, size_t errlen);
+/* Takes what the socket has without blocking: 1 with *msg filled (a reply or an event), 0 when
+ * no whole message is there yet, -errno with err set when the connection is closed (-ECONNRESET)
+ * or broken (a frame that does not open: -EBADMSG).  Call again until it returns 0. */
+int zcs_ctl_client_poll(struct zcs_ctl_client *c, struct zcs_ctl_reply *msg, char *err,
+			size_t errlen);
+
+/* The last change event the blocking calls skipped over: true (and *ev, cleared) when there was
+ * one since the last call. */
+bool zcs_ctl_client_event(struct zcs_ctl_client *c, struct zcs_ctl_reply *ev);
+
+#endif
