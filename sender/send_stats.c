@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "jsonout.h"
 #include "send_stats.h"
 
 /* Signed: "sent" counters leave out dropped trains, and a drop reported late (io_uring) can take
@@ -47,31 +48,50 @@ void zcs_send_stats_json(char *buf, size_t len, const struct zcs_pipeline_stats 
 	static const struct zcs_pipeline_stats zero;
 	const struct zcs_pipeline_stats *const base = final ? &zero : p;
 	/* the summary's rates are over the samples' own span (send_s), not the program's run */
-	const double span = final ? send_span(n, elapsed) : dt;
-	char send_s[40] = "";
+	const double span = final ? send_span(n, elapsed) : dt, cpu_dt = final ? elapsed : dt;
+	json_t *const o = json_object();
+	int bad = 0;
 
+#define U(key, v) (bad |= zcs_json_set(o, key, zcs_json_u64(v)))
+#define R(key, v, d) (bad |= zcs_json_set(o, key, zcs_json_real(v, d)))
+	bad |= zcs_json_set(o, "type", json_string(final ? "summary" : "stats"));
+	R("elapsed_s", elapsed, 3);
+	U("samples", n->samples);
+	U("datagrams", n->datagrams);
+	U("bytes", n->bytes);
+	U("trains", n->trains);
+	bad |= zcs_json_set(o, "send_path", json_string(zcs_path_name(n->send_path)));
+	R("msps", per_sec(n->samples, base->samples, span) / 1e6, 4);
+	R("mbps", per_sec(n->bytes, base->bytes, span) / 1e6, 4);
+	U("meta_sent", n->meta_sent);
+	U("zc_sends", n->path.zc_sends);
+	U("zc_completions", n->path.zc_completions);
+	U("zc_copied", n->path.zc_copied);
+	U("send_errors", n->path.send_errors);
+	U("retries", n->path.retries);
+	U("demotions", n->path.demotions);
+	U("dropped_trains", n->path.dropped_trains);
+	U("dropped_datagrams", n->path.dropped_dgrams);
+	U("dropped_samples", n->path.dropped_samples);
+	U("refused", n->path.refused);
+	U("discontinuities", n->discontinuities);
+	U("samples_per_dgram", n->samples_per_dgram);
+	U("dgrams_per_train", n->dgrams_per_train);
+	R("src_cpu_s", (double)n->src_cpu_ns / 1e9, 4);
+	R("send_cpu_s", (double)n->send_cpu_ns / 1e9, 4);
+	R("src_cpu_pct", cpu_pct(n->src_cpu_ns, base->src_cpu_ns, cpu_dt), 1);
+	R("send_cpu_pct", cpu_pct(n->send_cpu_ns, base->send_cpu_ns, cpu_dt), 1);
 	if (final)
-		snprintf(send_s, sizeof(send_s), ",\"send_s\":%.6f", span);
-	snprintf(buf, len,
-		 "{\"type\":\"%s\",\"elapsed_s\":%.3f,\"samples\":%" PRIu64 ",\"datagrams\":%" PRIu64
-		 ",\"bytes\":%" PRIu64 ",\"trains\":%" PRIu64 ",\"send_path\":\"%s\","
-		 "\"msps\":%.4f,\"mbps\":%.4f,\"meta_sent\":%" PRIu64 ","
-		 "\"zc_sends\":%" PRIu64 ",\"zc_completions\":%" PRIu64 ",\"zc_copied\":%" PRIu64 ","
-		 "\"send_errors\":%" PRIu64 ",\"retries\":%" PRIu64 ",\"demotions\":%" PRIu64 ","
-		 "\"dropped_trains\":%" PRIu64 ",\"dropped_datagrams\":%" PRIu64 ","
-		 "\"dropped_samples\":%" PRIu64 ",\"refused\":%" PRIu64 ",\"discontinuities\":%" PRIu64 ","
-		 "\"samples_per_dgram\":%zu,\"dgrams_per_train\":%zu,"
-		 "\"src_cpu_s\":%.4f,\"send_cpu_s\":%.4f,\"src_cpu_pct\":%.1f,\"send_cpu_pct\":%.1f%s}",
-		 final ? "summary" : "stats", elapsed, n->samples, n->datagrams, n->bytes, n->trains,
-		 zcs_path_name(n->send_path), per_sec(n->samples, base->samples, span) / 1e6,
-		 per_sec(n->bytes, base->bytes, span) / 1e6, n->meta_sent, n->path.zc_sends,
-		 n->path.zc_completions, n->path.zc_copied, n->path.send_errors, n->path.retries,
-		 n->path.demotions, n->path.dropped_trains, n->path.dropped_dgrams,
-		 n->path.dropped_samples, n->path.refused, n->discontinuities,
-		 n->samples_per_dgram,
-		 n->dgrams_per_train, (double)n->src_cpu_ns / 1e9, (double)n->send_cpu_ns / 1e9,
-		 cpu_pct(n->src_cpu_ns, base->src_cpu_ns, final ? elapsed : dt),
-		 cpu_pct(n->send_cpu_ns, base->send_cpu_ns, final ? elapsed : dt), send_s);
+		R("send_s", span, 6);
+#undef U
+#undef R
+	if (bad) {
+		json_decref(o);
+		if (len)
+			buf[0] = 0;
+		return;
+	}
+	zcs_json_line(buf, len, o);
 }
 
 void zcs_send_stats_summary(char *buf, size_t len, const struct zcs_pipeline_stats *s,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "jsonout.h"
 #include "recv_stats.h"
 
 struct sbuf {
@@ -27,23 +28,6 @@ static void put(struct sbuf *b, const char *fmt, ...)
 	va_end(ap);
 	if (n > 0)
 		b->used += (size_t)n;
-}
-
-/* A JSON string: quotes, backslashes and control characters escaped. */
-static void put_str(struct sbuf *b, const char *s)
-{
-	put(b, "\"");
-	for (; *s; s++) {
-		const unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			put(b, "\\%c", c);
-		else if (c < 0x20)
-			put(b, "\\u%04x", c);
-		else
-			put(b, "%c", c);
-	}
-	put(b, "\"");
 }
 
 void zcs_recv_snapshot_take(struct zcs_recv_snapshot *s, const struct zcs_rx *rx,
@@ -103,84 +87,100 @@ int zcs_recv_stats_line(char *buf, size_t len, const struct zcs_recv_snapshot *c
 	return (int)b.used;
 }
 
-static void put_u(struct sbuf *b, const char *key, uint64_t v)
+/* Builds the stats object: every key docs/receiver.md lists, in its order.  NULL when out of
+ * memory. */
+static json_t *stats_doc(const struct zcs_recv_snapshot *c, const struct zcs_recv_snapshot *prev,
+			 bool final)
 {
-	put(b, ",\"%s\":%" PRIu64, key, v);
+	json_t *const o = json_object(), *const by = json_object(), *const outs = json_array();
+	char id[16];
+	int bad = !o;
+
+#define U(key, v) (bad |= zcs_json_set(o, key, zcs_json_u64(v)))
+	bad |= zcs_json_set(o, "type", json_string(final ? "summary" : "stats"));
+	bad |= zcs_json_set(o, "seconds", zcs_json_real(c->seconds, 3));
+	if (final && c->ended_by)
+		bad |= zcs_json_set(o, "ended_by", json_string(c->ended_by));
+	snprintf(id, sizeof(id), "0x%08" PRIx32, c->stream_id);
+	bad |= zcs_json_set(o, "stream", c->locked ? json_string(id) : json_null());
+	if (c->have_meta) {
+		U("sample_rate", c->rate);
+		U("center_freq", c->center_freq);
+		bad |= zcs_json_set(o, "gain_db", zcs_json_real(c->gain_mdb / 1000.0, 3));
+	}
+	U("samples", c->gf.samples);
+	U("rx_samples", c->gf.rx_samples);
+	U("datagrams", c->rx.datagrams);
+	U("bytes", c->rx.bytes);
+	U("sample_datagrams", c->rx.sample_dgrams);
+	U("delivered", c->ro.delivered);
+	U("lost", c->ro.lost);
+	U("late", c->ro.late);
+	U("duplicate", c->ro.duplicate);
+	U("reordered", c->ro.reordered);
+	U("stale", c->ro.stale);
+	U("resyncs", c->ro.resyncs);
+	U("invalid", c->rx.invalid);
+	for (int r = 1; r < ZCS_RX_INVALID_REASONS && by; r++)
+		bad |= zcs_json_set(by, r == ZCS_RX_OVERSIZE ? "oversize" : zcs_proto_err_name(r),
+				    zcs_json_u64(c->rx.invalid_by[r]));
+	bad |= zcs_json_set(o, "invalid_by", by);
+	U("gap_samples", c->gf.gap_samples);
+	U("gaps", c->gf.gaps);
+	U("discont", c->rx.discont);
+	U("discont_samples", c->gf.discont_samples);
+	U("sample_jumps", c->gf.jumps);
+	U("socket_drops", c->rx.socket_drops);
+	U("filtered", c->rx.filtered);
+	U("foreign", c->rx.foreign);
+	U("pre_meta", c->rx.pre_meta);
+	U("meta", c->rx.meta);
+	U("compressed", c->rx.compressed);
+	U("streams", c->rx.streams);
+	U("restarts", c->rx.restarts);
+	U("eos", c->rx.eos);
+	U("idle_flushes", c->rx.idle_flushes);
+	U("overruns", c->overruns);
+	bad |= zcs_json_set(o, "msps", zcs_json_real(msps(c, final ? NULL : prev), 6));
+	U("reorder_depth", c->depth);
+	U("reorder_max_depth", c->ro.max_depth);
+	U("window", c->window);
+	/* the age compares the sender's clock with ours: meaningful only with synced clocks */
+	bad |= zcs_json_set(o, "age_ms", c->rx.have_age ?
+			    zcs_json_real((double)c->rx.age_ns / 1e6, 3) : json_null());
+	for (size_t i = 0; i < c->nout && outs; i++) {
+		const struct zcs_output_stats *s = &c->out[i];
+		json_t *const e = json_object(), *name;
+
+		bad |= json_array_append_new(outs, e);
+		if (!e)
+			continue;
+		/* the name is the user's -o spec: jansson escapes it, and refuses it (null) when it
+		 * is not UTF-8 */
+		name = json_string(s->name);
+		bad |= zcs_json_set(e, "name", name ? name : json_null());
+		bad |= zcs_json_set(e, "bytes", zcs_json_u64(s->bytes));
+		bad |= zcs_json_set(e, "blocks", zcs_json_u64(s->blocks));
+		bad |= zcs_json_set(e, "overruns", zcs_json_u64(s->overruns));
+		bad |= zcs_json_set(e, "unread", zcs_json_u64(s->unread));
+		bad |= zcs_json_set(e, "connects", zcs_json_u64(s->connects));
+		bad |= zcs_json_set(e, "consumers", zcs_json_u64(s->consumers));
+		bad |= zcs_json_set(e, "queued", zcs_json_u64(s->queued));
+		bad |= zcs_json_set(e, "commands", zcs_json_u64(s->commands));
+	}
+	bad |= zcs_json_set(o, "outputs", outs);
+#undef U
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
 }
 
 int zcs_recv_stats_json(char *buf, size_t len, const struct zcs_recv_snapshot *c,
 			const struct zcs_recv_snapshot *prev, bool final)
 {
-	struct sbuf b = { buf, len, 0 };
-
-	if (len)
-		buf[0] = 0;
-	put(&b, "{\"type\":\"%s\",\"seconds\":%.3f", final ? "summary" : "stats", c->seconds);
-	if (final && c->ended_by)
-		put(&b, ",\"ended_by\":\"%s\"", c->ended_by);
-	if (c->locked)
-		put(&b, ",\"stream\":\"0x%08" PRIx32 "\"", c->stream_id);
-	else
-		put(&b, ",\"stream\":null");
-	if (c->have_meta)
-		put(&b, ",\"sample_rate\":%" PRIu64 ",\"center_freq\":%" PRIu64 ",\"gain_db\":%.3f",
-		    c->rate, c->center_freq, c->gain_mdb / 1000.0);
-	put_u(&b, "samples", c->gf.samples);
-	put_u(&b, "rx_samples", c->gf.rx_samples);
-	put_u(&b, "datagrams", c->rx.datagrams);
-	put_u(&b, "bytes", c->rx.bytes);
-	put_u(&b, "sample_datagrams", c->rx.sample_dgrams);
-	put_u(&b, "delivered", c->ro.delivered);
-	put_u(&b, "lost", c->ro.lost);
-	put_u(&b, "late", c->ro.late);
-	put_u(&b, "duplicate", c->ro.duplicate);
-	put_u(&b, "reordered", c->ro.reordered);
-	put_u(&b, "stale", c->ro.stale);
-	put_u(&b, "resyncs", c->ro.resyncs);
-	put_u(&b, "invalid", c->rx.invalid);
-	put(&b, ",\"invalid_by\":{");
-	for (int r = 1; r < ZCS_RX_INVALID_REASONS; r++)
-		put(&b, "%s\"%s\":%" PRIu64, r > 1 ? "," : "",
-		    r == ZCS_RX_OVERSIZE ? "oversize" : zcs_proto_err_name(r), c->rx.invalid_by[r]);
-	put(&b, "}");
-	put_u(&b, "gap_samples", c->gf.gap_samples);
-	put_u(&b, "gaps", c->gf.gaps);
-	put_u(&b, "discont", c->rx.discont);
-	put_u(&b, "discont_samples", c->gf.discont_samples);
-	put_u(&b, "sample_jumps", c->gf.jumps);
-	put_u(&b, "socket_drops", c->rx.socket_drops);
-	put_u(&b, "filtered", c->rx.filtered);
-	put_u(&b, "foreign", c->rx.foreign);
-	put_u(&b, "pre_meta", c->rx.pre_meta);
-	put_u(&b, "meta", c->rx.meta);
-	put_u(&b, "compressed", c->rx.compressed);
-	put_u(&b, "streams", c->rx.streams);
-	put_u(&b, "restarts", c->rx.restarts);
-	put_u(&b, "eos", c->rx.eos);
-	put_u(&b, "idle_flushes", c->rx.idle_flushes);
-	put_u(&b, "overruns", c->overruns);
-	put(&b, ",\"msps\":%.6f", msps(c, final ? NULL : prev));
-	put_u(&b, "reorder_depth", c->depth);
-	put_u(&b, "reorder_max_depth", c->ro.max_depth);
-	put_u(&b, "window", c->window);
-	/* the age compares the sender's clock with ours: meaningful only with synced clocks */
-	if (c->rx.have_age)
-		put(&b, ",\"age_ms\":%.3f", (double)c->rx.age_ns / 1e6);
-	else
-		put(&b, ",\"age_ms\":null");
-	put(&b, ",\"outputs\":[");
-	for (size_t i = 0; i < c->nout; i++) {
-		const struct zcs_output_stats *o = &c->out[i];
-
-		put(&b, "%s{\"name\":", i ? "," : "");
-		put_str(&b, o->name);
-		put(&b, ",\"bytes\":%" PRIu64 ",\"blocks\":%" PRIu64 ",\"overruns\":%" PRIu64
-		    ",\"unread\":%" PRIu64 ",\"connects\":%" PRIu64 ",\"consumers\":%" PRIu32
-		    ",\"queued\":%" PRIu32 ",\"commands\":%" PRIu64 "}", o->bytes, o->blocks,
-		    o->overruns, o->unread, o->connects, o->consumers, o->queued, o->commands);
-	}
-	put(&b, "]}");
-	return (int)b.used;
+	return zcs_json_line(buf, len, stats_doc(c, prev, final));
 }
 
 /* The summary's words for the JSON's "ended_by" value. */

@@ -39,7 +39,8 @@ void zcs_recv_snapshot_take(struct zcs_recv_snapshot *s, const struct zcs_rx *rx
 int zcs_recv_stats_line(char *buf, size_t len, const struct zcs_recv_snapshot *cur,
 			const struct zcs_recv_snapshot *prev);
 
-/* One JSON object on one line without newline; "type" is "stats" or, when final, "summary". */
+/* One JSON object (built with jansson) on one line without newline; "type" is "stats" or, when
+ * final, "summary".  Returns its length, or -1 (buf "") when it does not fit. */
 int zcs_recv_stats_json(char *buf, size_t len, const struct zcs_recv_snapshot *cur,
 			const struct zcs_recv_snapshot *prev, bool final);
 
