@@ -124,7 +124,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "zcs-recv: outputs: %s\n", strerror(-ret));
 		return 1;
 	}
-	zcs_outputs_set_log(out, news, &u);
+	zcs_outputs_set_log(out, (struct zcs_log){ news, &u });
 	for (size_t i = 0; i < opts.noutputs; i++) {
 		err[0] = 0;
 		ret = zcs_outputs_add(out, opts.outputs[i], err, sizeof(err));
@@ -135,8 +135,7 @@ int main(int argc, char **argv)
 			goto out_outputs;
 		}
 	}
-	opts.rx.log = news;
-	opts.rx.log_ctx = &u;
+	opts.rx.log = (struct zcs_log){ news, &u };
 	err[0] = 0;
 	ret = zcs_rx_open(&rx, &opts.rx, out, &k, err, sizeof(err));
 	if (ret < 0) {

@@ -189,7 +189,7 @@ int main(int argc, char **argv)
 			.zstd_level = o.zstd_level, .path = o.path,
 			.cpu_src = o.cpu_src, .cpu_send = o.cpu_send,
 			.stream_id = random_stream_id(), .sender_name = hostname,
-			.source_name = o.src.kind, .log = log_line,
+			.source_name = o.src.kind, .log = { log_line, NULL },
 		};
 
 		ret = zcs_pipeline_create(&pl, &pc, log, sizeof(log), err, sizeof(err));

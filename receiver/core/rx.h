@@ -13,14 +13,11 @@
 
 #include "formats.h"
 #include "gapfill.h"
+#include "log.h"
 #include "net.h"
 #include "output.h"
 #include "proto.h"
 #include "reorder.h"
-
-/* Called on the receive thread with one line of news (stream found, settings, restart, resync,
- * discontinuity, end of stream); msg has no newline.  The program decides where it goes. */
-typedef void (*zcs_rx_log_fn)(void *ctx, const char *msg);
 
 struct zcs_rx_opts {
 	const char *listen;       /* "[GROUP|ADDR][:PORT]"; NULL or "" = every local address */
@@ -38,8 +35,9 @@ struct zcs_rx_opts {
 	bool gap_drop;            /* --gap drop */
 	uint64_t count;           /* -n: 0 = unlimited */
 	bool exit_on_eos;
-	zcs_rx_log_fn log;
-	void *log_ctx;
+	/* news on the receive thread (stream found, settings, restart, resync, discontinuity, end
+	 * of stream); the program decides where it goes */
+	struct zcs_log log;
 };
 
 #define ZCS_RX_DEFAULT_RCVBUF (32 * 1024 * 1024)

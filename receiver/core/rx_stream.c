@@ -4,7 +4,6 @@
  * the reorder window, and the released datagrams into the gap filler. */
 #include <inttypes.h>
 #include <netinet/in.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,21 +24,6 @@
 /* Discontinuity news at most once a second: a failing source must not flood the log. */
 #define DISCONT_LOG_NS ZCS_NS_PER_SEC
 
-static void say(struct zcs_rx *rx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void say(struct zcs_rx *rx, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-
-	if (!rx->opt.log)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	rx->opt.log(rx->opt.log_ctx, msg);
-}
-
 static void free_buf(struct zcs_rx *rx, uint32_t b, uint32_t cur)
 {
 	rx->bufs[b].held = false;
@@ -58,8 +42,10 @@ static void deliver(struct zcs_rx *rx, const struct zcs_sample_hdr *hdr, const u
 			rx->st.discont++;
 			if (rx->now_ns - rx->last_discont_log_ns >= DISCONT_LOG_NS) {
 				rx->last_discont_log_ns = rx->now_ns;
-				say(rx, "stream 0x%08" PRIx32 ": the sender lost samples at its source before sample %" PRIu64 " (%" PRIu64 " such so far)",
-				    rx->stream_id, hdr->first_sample, rx->st.discont);
+				zcs_log(&rx->opt.log, "stream 0x%08" PRIx32
+					": the sender lost samples at its source before sample %"
+					PRIu64 " (%" PRIu64 " such so far)", rx->stream_id,
+					hdr->first_sample, rx->st.discont);
 			}
 		}
 		zcs_gapfill_data(&rx->gf, hdr, payload);
@@ -69,7 +55,7 @@ static void deliver(struct zcs_rx *rx, const struct zcs_sample_hdr *hdr, const u
 	if (flags & ZCS_FLAG_EOS && !rx->ended) {
 		rx->ended = true;
 		rx->st.eos++;
-		say(rx, "stream 0x%08" PRIx32 ": end of stream", rx->stream_id);
+		zcs_log(&rx->opt.log, "stream 0x%08" PRIx32 ": end of stream", rx->stream_id);
 		zcs_outputs_flush(rx->out);
 		zcs_outputs_eos(rx->out);
 		if (rx->opt.exit_on_eos)
@@ -86,8 +72,9 @@ static void drain(struct zcs_rx *rx, uint32_t cur)
 		if (ev.type == ZCS_REORDER_EV_LOST) {
 			zcs_gapfill_lost(&rx->gf, ev.count);
 		} else if (ev.type == ZCS_REORDER_EV_RESYNC) {
-			say(rx, "stream 0x%08" PRIx32 ": sequence jumped from %" PRIu64 " to %" PRIu64
-			    ": resynchronised (not counted as loss)", rx->stream_id, ev.count, ev.seq);
+			zcs_log(&rx->opt.log, "stream 0x%08" PRIx32 ": sequence jumped from %"
+				PRIu64 " to %" PRIu64 ": resynchronised (not counted as loss)",
+				rx->stream_id, ev.count, ev.seq);
 			zcs_gapfill_restart(&rx->gf, rx->meta.samples_per_dgram);
 		} else {
 			deliver(rx, &rx->bufs[ev.handle].hdr, rx->bufs[ev.handle].payload);
@@ -124,7 +111,7 @@ static void follow(struct zcs_rx *rx, uint32_t id, const struct sockaddr *from)
 	rx->have_pre_meta = false;
 	rx->ended = false;
 	rx->st.streams++;
-	say(rx, "stream 0x%08" PRIx32 " from %s: waiting for its metadata", id, a);
+	zcs_log(&rx->opt.log, "stream 0x%08" PRIx32 " from %s: waiting for its metadata", id, a);
 }
 
 /* Whether a valid datagram of stream id is to be handled (switching streams when due). */
@@ -145,8 +132,8 @@ static bool select_stream(struct zcs_rx *rx, uint32_t id, const struct sockaddr 
 		if (!rx->ended)
 			zcs_outputs_eos(rx->out);
 		rx->st.restarts++;
-		say(rx, "sender restart: stream 0x%08" PRIx32 " %s, stream 0x%08" PRIx32 " begins", old,
-		    rx->ended ? "ended" : "went silent", id);
+		zcs_log(&rx->opt.log, "sender restart: stream 0x%08" PRIx32 " %s, stream 0x%08"
+			PRIx32 " begins", old, rx->ended ? "ended" : "went silent", id);
 		follow(rx, id, from);
 		return true;
 	}
@@ -206,19 +193,21 @@ static void apply_meta(struct zcs_rx *rx, const struct zcs_meta *m)
 	if (rx->opt.hold_ms)
 		rx->hold_ns = rx->opt.hold_ms * 1000000ULL;
 	zcs_outputs_meta(rx->out, m);
-	say(rx, "stream 0x%08" PRIx32 "%s: rate %.6g MS/s, frequency %.6f MHz, gain %.3f dB (%s), "
-	    "bandwidth %.6g MHz, format %s, %u samples/datagram, from %s (%s %s)", rx->stream_id,
-	    first ? "" : " changed", (double)m->sample_rate / 1e6, (double)m->center_freq / 1e6,
-	    m->gain_mdb / 1000.0, gain_mode_name(m->gain_mode), (double)m->bandwidth / 1e6,
-	    zcs_wire_name(m->format), (unsigned int)m->samples_per_dgram, m->sender, m->source,
-	    m->version);
+	zcs_log(&rx->opt.log, "stream 0x%08" PRIx32
+		"%s: rate %.6g MS/s, frequency %.6f MHz, gain %.3f dB (%s), "
+		"bandwidth %.6g MHz, format %s, %u samples/datagram, from %s (%s %s)",
+		rx->stream_id, first ? "" : " changed", (double)m->sample_rate / 1e6,
+		(double)m->center_freq / 1e6, m->gain_mdb / 1000.0, gain_mode_name(m->gain_mode),
+		(double)m->bandwidth / 1e6, zcs_wire_name(m->format),
+		(unsigned int)m->samples_per_dgram, m->sender, m->source, m->version);
 	/* docs/protocol.md: a receiver that cannot decode zstd says so with the stream's settings
 	 * (once, unless they change), rather than leaving the user to wonder why every compressed
 	 * datagram counts as invalid */
 	if (!ZCS_HAVE_ZSTD && (m->flags & ZCS_META_FLAG_ZSTD))
-		say(rx, "stream 0x%08" PRIx32 ": the sender compresses with zstd, which this build of "
-		    "zcs-recv cannot decode: those datagrams count as invalid (decompress)",
-		    rx->stream_id);
+		zcs_log(&rx->opt.log, "stream 0x%08" PRIx32
+			": the sender compresses with zstd, which this build of "
+			"zcs-recv cannot decode: those datagrams count as invalid (decompress)",
+			rx->stream_id);
 }
 
 /* True when the sender's address passes --source (its port too, when --source gave one). */
@@ -334,8 +323,8 @@ bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t bi, size_t len, const struct so
 		zcs_reorder_reset(&rx->ro, start, w);
 		zcs_gapfill_restart(&rx->gf, rx->meta.samples_per_dgram);
 		rx->need_start = false;
-		say(rx, "stream 0x%08" PRIx32 ": starting at datagram %" PRIu64 ", reorder window %zu datagrams",
-		    rx->stream_id, start, rx->ro.window);
+		zcs_log(&rx->opt.log, "stream 0x%08" PRIx32 ": starting at datagram %" PRIu64
+			", reorder window %zu datagrams", rx->stream_id, start, rx->ro.window);
 	}
 	/* in order with nothing held (the usual case): straight to the gap filler, the header
 	 * read where the parser put it (copying it whole stalls on the parser's narrower stores) */

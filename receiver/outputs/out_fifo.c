@@ -51,8 +51,8 @@ static int fifo_open(struct zcs_out *out, const char *arg, char *err, size_t err
 static void fifo_replaced(struct zcs_sink *s, struct fifo_priv *p, const char *what)
 {
 	if (!p->warned)
-		zcs_out_log(s->out, "%s is now %s, not the FIFO made at start: not opened", p->path,
-			    what);
+		zcs_log_as(&s->out->set->log, s->out->name,
+			   "%s is now %s, not the FIFO made at start: not opened", p->path, what);
 	p->warned = true;
 }
 
@@ -68,7 +68,7 @@ static void fifo_idle(struct zcs_sink *s)
 		struct pollfd pfd = { .fd = s->fd, .events = 0 };
 
 		if (poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLERR | POLLHUP))) {
-			zcs_out_log(s->out, "reader left");
+			zcs_log_as(&s->out->set->log, s->out->name, "reader left");
 			zcs_out_detach(s);
 		}
 		return;
@@ -91,7 +91,7 @@ static void fifo_idle(struct zcs_sink *s)
 	p->warned = false;
 	fcntl(fd, F_SETPIPE_SZ, FIFO_PIPE_BYTES);
 	zcs_out_attach(s, fd, false);
-	zcs_out_log(s->out, "reader came");
+	zcs_log_as(&s->out->set->log, s->out->name, "reader came");
 }
 
 const struct zcs_out_ops zcs_out_fifo_ops = {

@@ -115,18 +115,20 @@ static void log_cmd(struct zcs_sink *s, struct rtltcp_client *cl, const uint8_t 
 	atomic_fetch_add(&s->out->commands, 1);
 	if (++cl->ncmds > CMDS_LOGGED) {
 		if (cl->ncmds == CMDS_LOGGED + 1)
-			zcs_out_log(s->out, "client %s: further commands are counted, not logged",
-				    s->peer);
+			zcs_log_as(&s->out->set->log, s->out->name,
+				   "client %s: further commands are counted, not logged", s->peer);
 		return;
 	}
 	if (c[0] == 0x02 && zcs_out_last_meta(s->out, &m) && m.sample_rate != param) {
-		zcs_out_log(s->out, "client %s: set_sample_rate %u ignored: the stream runs at "
-			    "%llu S/s (rates are set on the board)", s->peer, param,
-			    (unsigned long long)m.sample_rate);
+		zcs_log_as(&s->out->set->log, s->out->name,
+			   "client %s: set_sample_rate %u ignored: the stream runs at "
+			   "%llu S/s (rates are set on the board)", s->peer, param,
+			   (unsigned long long)m.sample_rate);
 		return;
 	}
-	zcs_out_log(s->out, "client %s: %s %u ignored (tuning stays with the board)", s->peer,
-		    zcs_rtltcp_cmd_name(c[0]), param);
+	zcs_log_as(&s->out->set->log, s->out->name,
+		   "client %s: %s %u ignored (tuning stays with the board)", s->peer,
+		   zcs_rtltcp_cmd_name(c[0]), param);
 }
 
 /* Collects the 5-byte commands in what the client sent, one possibly split across reads. */

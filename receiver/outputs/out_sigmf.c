@@ -330,7 +330,7 @@ static void maybe_write_meta(struct zcs_out *out, struct sigmf_priv *p)
 	ret = write_meta(p);
 	p->write_failed = ret < 0;
 	if (ret < 0) {
-		zcs_out_log(out, "%s: %s", p->meta_path, strerror(-ret));
+		zcs_log_as(&out->set->log, out->name, "%s: %s", p->meta_path, strerror(-ret));
 		p->written_ns = zcs_mono_ns();   /* try again in a second, not in a loop */
 	}
 }

@@ -54,7 +54,7 @@ bool zcs_out_tcp_check(struct zcs_sink *s, zcs_out_take_fn take)
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 			break;
 		if (n <= 0) {
-			zcs_out_log(s->out, "client %s left", s->peer);
+			zcs_log_as(&s->out->set->log, s->out->name, "client %s left", s->peer);
 			zcs_out_detach(s);
 			return false;
 		}
@@ -152,7 +152,7 @@ static void tcpc_idle(struct zcs_sink *s)
 	p->pending = -1;
 	p->backoff_ms = BACKOFF_MIN_MS;
 	p->next_try = 0;
-	zcs_out_log(s->out, "connected to %s", s->peer);
+	zcs_log_as(&s->out->set->log, s->out->name, "connected to %s", s->peer);
 }
 
 static long tcpc_write(struct zcs_sink *s, const struct zcs_block *b)

@@ -145,8 +145,8 @@ static void deliver(struct zcs_sink *s, const struct zcs_block *b)
 		atomic_fetch_add_explicit(&out->blocks, 1, memory_order_relaxed);
 	} else if (n != -ECANCELED && atomic_load(&s->state) == ZCS_SINK_ATTACHED) {
 		atomic_fetch_add_explicit(&out->unread, 1, memory_order_relaxed);
-		zcs_out_log(out, "%s%sconsumer left (%s)", s->peer, s->peer[0] ? ": " : "",
-			    strerror((int)-n));
+		zcs_log_as(&out->set->log, out->name, "%s%sconsumer left (%s)", s->peer,
+			   s->peer[0] ? ": " : "", strerror((int)-n));
 		zcs_out_detach(s);
 	}
 }
@@ -168,7 +168,7 @@ void *zcs_out_sink_main(void *arg)
 				continue;
 			}
 			zcs_out_attach(s, fd, true);
-			zcs_out_log(out, "client %s came", s->peer);
+			zcs_log_as(&out->set->log, out->name, "client %s came", s->peer);
 			continue;
 		}
 		atomic_store(&s->busy, true);
@@ -220,8 +220,9 @@ void *zcs_out_accept_main(void *arg)
 			 * readable: wait a tick instead of spinning on it, and say so once. */
 			if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED) {
 				if (!accept_failing)
-					zcs_out_log(out, "cannot take a client: %s (retrying)",
-						    strerror(errno));
+					zcs_log_as(&out->set->log, out->name,
+						   "cannot take a client: %s (retrying)",
+						   strerror(errno));
 				accept_failing = true;
 				poll(NULL, 0, ZCS_OUT_TICK_MS);
 			}
@@ -236,8 +237,9 @@ void *zcs_out_accept_main(void *arg)
 			refused++;
 			if ((refused & (refused - 1)) == 0) {
 				zcs_net_addr_str(&a, peer, sizeof(peer));
-				zcs_out_log(out, "client %s refused: already %d clients (%" PRIu64
-					    " refused so far)", peer, ZCS_OUT_MAX_CLIENTS, refused);
+				zcs_log_as(&out->set->log, out->name,
+					   "client %s refused: already %d clients (%" PRIu64
+					   " refused so far)", peer, ZCS_OUT_MAX_CLIENTS, refused);
 			}
 			close(fd);
 			continue;

@@ -158,8 +158,7 @@ struct zcs_outputs {
 	enum zcs_sample_type type;
 	struct zcs_out *outs[ZCS_OUT_MAX];
 	size_t n;
-	zcs_outputs_log_fn log_fn;
-	void *log_ctx;
+	struct zcs_log log;
 	atomic_bool stop;            /* destroy gave up waiting: writers and acceptors end */
 	bool started;
 	struct zcs_out_pool pool;
@@ -196,10 +195,6 @@ bool zcs_out_last_meta(struct zcs_out *out, struct zcs_meta *m);
 /* "HOST:PORT" (both required) for the client kinds.  0 or -errno + err. */
 int zcs_out_parse_hostport(const struct zcs_out *out, const char *arg, struct zcs_addr *a,
 			   char *err, size_t errlen);
-/* One line of news, "NAME: ..." to the set's log callback. */
-void zcs_out_log(struct zcs_out *out, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
 /* --- shared by the TCP-server kinds (out_tcp.c) --- */
 
 /* "[ADDR:]PORT" -> out->listen_fd (127.0.0.1 when no address).  0 or -errno + err. */

@@ -4,7 +4,6 @@
  * The receive thread's side is out_feed.c, the writers' out_writer.c, the pool out_pool.c. */
 #include <errno.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,23 +40,6 @@ bool zcs_out_last_meta(struct zcs_out *out, struct zcs_meta *m)
 	return have;
 }
 
-void zcs_out_log(struct zcs_out *out, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-	int n;
-
-	if (!out->set->log_fn)
-		return;
-	n = snprintf(msg, sizeof(msg), "%s: ", out->name);
-	if (n < 0 || (size_t)n >= sizeof(msg))
-		n = 0;
-	va_start(ap, fmt);
-	vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
-	va_end(ap);
-	out->set->log_fn(out->set->log_ctx, msg);
-}
-
 int zcs_out_parse_hostport(const struct zcs_out *out, const char *arg, struct zcs_addr *a,
 			   char *err, size_t errlen)
 {
@@ -87,10 +69,9 @@ int zcs_outputs_create(struct zcs_outputs **out, enum zcs_sample_type type)
 	return 0;
 }
 
-void zcs_outputs_set_log(struct zcs_outputs *o, zcs_outputs_log_fn fn, void *ctx)
+void zcs_outputs_set_log(struct zcs_outputs *o, struct zcs_log log)
 {
-	o->log_fn = fn;
-	o->log_ctx = ctx;
+	o->log = log;
 }
 
 /* Lets the kind finish (its close hook), then releases what the framework holds, the kind's

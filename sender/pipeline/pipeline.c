@@ -3,7 +3,6 @@
  * in pipeline_source.c and pipeline_send.c. */
 #include <errno.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,19 +12,6 @@
 #include "err.h"
 #include "pipeline_impl.h"
 #include "proto.h"
-
-void zcs_pipeline_log(struct zcs_pipeline *p, const char *fmt, ...)
-{
-	char line[320];
-	va_list ap;
-
-	if (!p->cfg.log)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	p->cfg.log(p->cfg.log_ctx, line);
-}
 
 void zcs_pipeline_pin(struct zcs_pipeline *p, int cpu, const char *who)
 {
@@ -38,7 +24,8 @@ void zcs_pipeline_pin(struct zcs_pipeline *p, int cpu, const char *who)
 	CPU_SET((size_t)cpu, &set);
 	ret = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	if (ret)
-		zcs_pipeline_log(p, "cannot pin the %s thread to CPU%d: %s", who, cpu, strerror(ret));
+		zcs_log(&p->cfg.log, "cannot pin the %s thread to CPU%d: %s", who, cpu,
+			strerror(ret));
 }
 
 /* Called by the send path (on the send thread) when the kernel is done with a train. */

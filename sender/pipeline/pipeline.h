@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "log.h"
 #include "sendpath.h"
 #include "source.h"
 
@@ -25,9 +26,7 @@ struct zcs_pipeline_config {
 	uint32_t stream_id;
 	const char *sender_name;      /* host name for the metadata */
 	const char *source_name;      /* "tone", "iio", ... for the metadata */
-	/* Log lines from the threads (path changes, pinning trouble); may be NULL. */
-	void (*log)(void *ctx, const char *line);
-	void *log_ctx;
+	struct zcs_log log;           /* news from the threads (path changes, pinning trouble) */
 };
 
 /* A snapshot of the counters, readable at any time from any thread. */

@@ -66,7 +66,5 @@ void *zcs_pipeline_source_main(void *arg);
 void *zcs_pipeline_send_main(void *arg);
 /* Pins the calling thread; logs (does not fail) when it cannot. */
 void zcs_pipeline_pin(struct zcs_pipeline *p, int cpu, const char *who);
-void zcs_pipeline_log(struct zcs_pipeline *p, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 #endif

@@ -106,7 +106,7 @@ static void flush(struct send_state *s)
 	const int ret = p->send_err ? 0 : zcs_sendpath_flush(p->sp, line, sizeof(line));
 
 	if (line[0])
-		zcs_pipeline_log(p, "%s", line);
+		zcs_log(&p->cfg.log, "%s", line);
 	if (ret < 0)
 		failed(p, ret);
 }
@@ -189,7 +189,7 @@ void *zcs_pipeline_send_main(void *arg)
 		s.next_sample = t->first_sample + t->samples;
 		ret = zcs_sendpath_send(p->sp, t, line, sizeof(line));
 		if (line[0])
-			zcs_pipeline_log(p, "%s", line);
+			zcs_log(&p->cfg.log, "%s", line);
 		if (ret < 0)
 			failed(p, ret);
 		publish(&s);
@@ -198,8 +198,8 @@ void *zcs_pipeline_send_main(void *arg)
 	ZCS_PUB(p->pub.end_ns, zcs_mono_ns()); /* the last sample is with the kernel */
 	send_eos(&s);
 	if (zcs_sendpath_drain(p->sp, zcs_mono_ns() + DRAIN_NS))
-		zcs_pipeline_log(p, "%zu zero-copy completions still missing at exit",
-				 zcs_sendpath_inflight(p->sp));
+		zcs_log(&p->cfg.log, "%zu zero-copy completions still missing at exit",
+			zcs_sendpath_inflight(p->sp));
 	publish(&s);
 	ZCS_PUB(p->pub.send_cpu_ns, zcs_clock_ns(CLOCK_THREAD_CPUTIME_ID));
 	atomic_store(&p->send_done, true);

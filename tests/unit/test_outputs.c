@@ -670,7 +670,7 @@ START_TEST(test_rtltcp_greeting_commands_and_cu8)
 	snprintf(spec, sizeof(spec), "rtl_tcp:%d", PORT_RTL);
 	snprintf(tspec, sizeof(tspec), "tcp:127.0.0.1:%d", PORT_RTL_TCP);
 	ck_assert_int_eq(zcs_outputs_create(&o, ZCS_SAMPLE_CS16), 0);
-	zcs_outputs_set_log(o, log_cb, NULL);
+	zcs_outputs_set_log(o, (struct zcs_log){ log_cb, NULL });
 	add_ok(o, tspec);
 	add_ok(o, spec);
 	ck_assert_int_eq(zcs_outputs_start(o), 0);
@@ -1007,7 +1007,7 @@ START_TEST(test_rtltcp_command_flood)
 	log_text[0] = '\0';
 	snprintf(spec, sizeof(spec), "rtl_tcp:%d", PORT_FLOOD);
 	ck_assert_int_eq(zcs_outputs_create(&o, ZCS_SAMPLE_CS16), 0);
-	zcs_outputs_set_log(o, log_cb, NULL);
+	zcs_outputs_set_log(o, (struct zcs_log){ log_cb, NULL });
 	add_ok(o, spec);
 	ck_assert_int_eq(zcs_outputs_start(o), 0);
 	fd = tcp_connect_to(PORT_FLOOD);
@@ -1036,7 +1036,7 @@ START_TEST(test_tcp_refusal_storm)
 	log_text[0] = '\0';
 	snprintf(spec, sizeof(spec), "tcp:%d", PORT_FLOOD);
 	ck_assert_int_eq(zcs_outputs_create(&o, ZCS_SAMPLE_CS16), 0);
-	zcs_outputs_set_log(o, log_cb, NULL);
+	zcs_outputs_set_log(o, (struct zcs_log){ log_cb, NULL });
 	add_ok(o, spec);
 	ck_assert_int_eq(zcs_outputs_start(o), 0);
 	for (int i = 0; i < ZCS_OUT_MAX_CLIENTS; i++)

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "formats.h"
+#include "log.h"
 #include "proto.h"
 
 /* Bytes of samples in one block: big enough to amortise a write(), small enough that a block
@@ -32,18 +33,16 @@ struct zcs_output_stats {
 	uint64_t commands;    /* commands consumers sent (rtl_tcp clients) */
 };
 
-/* Optional news from the writer threads (a consumer came or left, an rtl_tcp command): called on
- * those threads, so fn must be thread-safe; msg is one line without a newline. */
-typedef void (*zcs_outputs_log_fn)(void *ctx, const char *msg);
-
 /* Creates an empty set; type is the consumer sample type all outputs receive. Returns 0/-errno. */
 int zcs_outputs_create(struct zcs_outputs **out, enum zcs_sample_type type);
 /* Adds an output from its spec: "fifo:PATH", "tcp:[ADDR:]PORT", "tcp-connect:HOST:PORT",
  * "udp:HOST:PORT", "file:PATH", "-", "rtl_tcp:[ADDR:]PORT", "sigmf:PATH".  Opens sockets and
  * files now, so a bad spec fails before anything starts.  Returns 0 or -errno with err set. */
 int zcs_outputs_add(struct zcs_outputs *o, const char *spec, char *err, size_t errlen);
-/* Sets the news callback (before start; NULL: silent). */
-void zcs_outputs_set_log(struct zcs_outputs *o, zcs_outputs_log_fn fn, void *ctx);
+/* Sets the sink of the writer threads' news (a consumer came or left, an rtl_tcp command), before
+ * start; each line begins with the output's name.  It is called on those threads, so it must be
+ * thread-safe.  Without one the outputs are silent. */
+void zcs_outputs_set_log(struct zcs_outputs *o, struct zcs_log log);
 /* Starts the writer threads.  Returns 0 or -errno. */
 int zcs_outputs_start(struct zcs_outputs *o);
 
