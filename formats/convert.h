@@ -17,27 +17,6 @@
 #error "formats/ SIMD kernels assume a little-endian host"
 #endif
 
-/* LE loads and stores for the kernels' hot loops.  common/bytes.h builds values byte by byte,
- * which gcc fails to merge in these loops (a float store became 20 instructions); on the LE hosts
- * guaranteed above a memcpy is the same bytes in one move. */
-static inline uint16_t zcs_ld_le16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static inline void zcs_st_le16(uint8_t *p, uint16_t v)
-{
-	memcpy(p, &v, sizeof(v));
-}
-
-static inline void zcs_st_f32le(uint8_t *p, float f)
-{
-	memcpy(p, &f, sizeof(f));
-}
-
 #define ZCS_S12_MIN (-2048)
 #define ZCS_S12_MAX 2047
 

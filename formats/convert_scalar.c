@@ -45,7 +45,7 @@ void zcs_formats_scalar_pack_i16(void *dst, const int16_t *src, size_t pairs)
 	uint8_t *d = dst;
 
 	for (size_t j = 0; j < 2 * pairs; j++)
-		zcs_st_le16(d + 2 * j, (uint16_t)zcs_sat12(src_at(src, j)));
+		zcs_put_le16(d + 2 * j, (uint16_t)zcs_sat12(src_at(src, j)));
 }
 
 /* ---- wire -> s16 (= v << 4) of one pair ---- */
@@ -66,8 +66,8 @@ static inline void get_p12(const uint8_t *p, int *i, int *q)
 static inline void get_i16(const uint8_t *p, int *i, int *q)
 {
 	/* A hostile sender may put more than 12 bits here; saturate so cs16 cannot wrap. */
-	*i = zcs_sat12((int16_t)zcs_ld_le16(p)) * 16;
-	*q = zcs_sat12((int16_t)zcs_ld_le16(p + 2)) * 16;
+	*i = zcs_sat12((int16_t)zcs_get_le16(p)) * 16;
+	*q = zcs_sat12((int16_t)zcs_get_le16(p + 2)) * 16;
 }
 
 /* ---- s16 -> one consumer sample at index j ---- */
@@ -84,12 +84,12 @@ static inline void put_cu8(uint8_t *d, size_t j, int s16)
 
 static inline void put_cs16(uint8_t *d, size_t j, int s16)
 {
-	zcs_st_le16(d + 2 * j, (uint16_t)s16);
+	zcs_put_le16(d + 2 * j, (uint16_t)s16);
 }
 
 static inline void put_cf32(uint8_t *d, size_t j, int s16)
 {
-	zcs_st_f32le(d + 4 * j, zcs_s16_to_f32(s16));
+	zcs_put_f32le(d + 4 * j, zcs_s16_to_f32(s16));
 }
 
 #define UNPACK_SCALAR(w, t, wbytes) \
