@@ -5,9 +5,11 @@
  * tuning stays with the board, where zcs-send sets it. */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "bytes.h"
+#include "formats.h"
 #include "output_kinds.h"
 
 #define CMD_LEN 5
@@ -50,6 +52,16 @@ void zcs_rtltcp_greeting(uint8_t out[ZCS_RTLTCP_GREETING_LEN])
 	}
 }
 
+/* The conversion kernels, chosen once for the process: the first writer thread to need them
+ * fills the table, the others wait for it (pthread_once), and nothing writes it afterwards. */
+static struct zcs_kernels kernels;
+static pthread_once_t kernels_once = PTHREAD_ONCE_INIT;
+
+static void kernels_init(void)
+{
+	zcs_kernels_init(&kernels, ZCS_ISA_BEST);
+}
+
 /* v >> 4 + 128 of the 12-bit value v, from each consumer type's own scaling (formats.h). */
 static uint8_t cu8_of12(int v)
 {
@@ -83,23 +95,16 @@ void zcs_rtltcp_to_cu8(uint8_t *dst, const uint8_t *src, size_t pairs, enum zcs_
 			dst[i] = cu8_of12((int)lrintf(f * 2048.0f));
 		}
 		return;
-	case ZCS_SAMPLE_NATIVE:
-		if (pair_bytes == 3) {    /* p12: the 24-bit word I | Q << 12 */
-			for (size_t i = 0; i < pairs; i++) {
-				const uint8_t *p = src + 3 * i;
+	case ZCS_SAMPLE_NATIVE: {
+		/* the wire's own layout: the formats kernels know each one (p12's bit layout lives
+		 * there only), and the pair size tells which it is */
+		const int wire = pair_bytes == 3 ? ZCS_WIRE_P12 : pair_bytes == 4 ? ZCS_WIRE_I16
+										 : ZCS_WIRE_I8;
 
-				dst[2 * i] = (uint8_t)(((p[0] >> 4) | (p[1] << 4)) ^ 0x80);
-				dst[2 * i + 1] = (uint8_t)(p[2] ^ 0x80);
-			}
-			return;
-		}
-		if (pair_bytes == 4) {    /* i16: the 12-bit value in an int16 */
-			for (size_t i = 0; i < n; i++)
-				dst[i] = cu8_of12((int16_t)zcs_get_le16(src + 2 * i));
-			return;
-		}
-		/* i8 is cs8 */
-		__attribute__((fallthrough));
+		pthread_once(&kernels_once, kernels_init);
+		kernels.unpack[wire][ZCS_SAMPLE_CU8](dst, src, pairs);
+		return;
+	}
 	case ZCS_SAMPLE_CS8:
 		for (size_t i = 0; i < n; i++)
 			dst[i] = (uint8_t)(src[i] ^ 0x80);
