@@ -65,6 +65,31 @@ static void stats_line(struct ui *u, const struct zcs_recv_snapshot *cur,
 	fflush(stderr);
 }
 
+/* An output that cannot go on (zcs_outputs_failed): a write error ends the run with status 1,
+ * since what the user asked to keep is being lost; the reader of every output gone (`-o - |
+ * head`) ends it with 0.  True when the run must end. */
+static bool outputs_ended(struct ui *u, struct zcs_outputs *out, const struct zcs_recv_opts *o,
+			  int *status, const char **ended_by)
+{
+	size_t i = 0;
+	bool all = false;
+	const int e = zcs_outputs_failed(out, &i, &all);
+
+	if (e && e != EPIPE) {
+		clear_line(u);
+		fprintf(stderr, "zcs-recv: -o '%s': cannot write: %s\n",
+			i < o->noutputs ? o->outputs[i] : "?", strerror(e));
+		*status = 1;
+		*ended_by = "error";
+		return true;
+	}
+	if (e == EPIPE && all) {
+		*ended_by = "consumer";
+		return true;
+	}
+	return false;
+}
+
 static void install_signals(void)
 {
 	struct sigaction sa;
@@ -125,6 +150,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	zcs_outputs_set_log(out, (struct zcs_log){ news, &u });
+	zcs_outputs_set_client_timeout(out, (uint64_t)(opts.client_timeout * 1000.0 + 0.5));
 	for (size_t i = 0; i < opts.noutputs; i++) {
 		err[0] = 0;
 		ret = zcs_outputs_add(out, opts.outputs[i], err, sizeof(err));
@@ -191,6 +217,8 @@ int main(int argc, char **argv)
 			ended_by = zcs_rx_count_reached(&rx) ? "count" : "eos";
 			break;
 		}
+		if (outputs_ended(&u, out, &opts, &status, &ended_by))
+			break;
 		/* silence the socket really had: a late run reads what waits first (rx.h) */
 		if (idle_end_ns && zcs_rx_stream_open(&rx, &id) && zcs_rx_silence_ns(&rx) >= idle_end_ns) {
 			char msg[160];
@@ -209,6 +237,9 @@ int main(int argc, char **argv)
 	/* the writers empty their queues (5 s at most) so the summary counts what they wrote; then
 	 * nothing is left for destroy to wait for */
 	zcs_outputs_drain(out, 5000);
+	/* a recording's last meta is written at the end of stream: its failure counts too */
+	if (status == 0 && strcmp(ended_by, "error") != 0)
+		outputs_ended(&u, out, &opts, &status, &ended_by);
 	zcs_recv_snapshot_take(&cur, &rx, out, start_ns);
 	cur.ended_by = ended_by;
 	clear_line(&u);

@@ -22,6 +22,8 @@ static const char usage[] =
 "  -o, --output SPEC       fifo:PATH, tcp:[ADDR:]PORT, tcp-connect:HOST:PORT, udp:HOST:PORT,\n"
 "                          file:PATH, - (stdout), rtl_tcp:[ADDR:]PORT, sigmf:PATH\n"
 "  -F, --out-format TYPE   cs8, cu8, cs16, cf32 or native (the wire bytes); default cs16\n"
+"      --client-timeout S  drop a tcp: or rtl_tcp: client that reads nothing for S seconds\n"
+"                          while data waits for it (default 5, 0 = never)\n"
 "\n"
 "Network:\n"
 "      --iface NAME        interface to join the group on / receive from\n"
@@ -50,7 +52,8 @@ static const char usage[] =
 "  -h, --help              this text\n"
 "  -V, --version           the version\n"
 "\n"
-"Exit status: 0 on success (also after SIGINT/SIGTERM), 1 on a run-time error, 2 on bad usage.\n";
+"Exit status: 0 on success (also after SIGINT/SIGTERM, and when the reader of - went away),\n"
+"1 on a run-time error (an output that cannot write, a full disk), 2 on bad usage.\n";
 
 const char *zcs_recv_usage(void)
 {
@@ -61,6 +64,7 @@ const char *zcs_recv_usage(void)
 enum {
 	OPT_IFACE = 256, OPT_SOURCE, OPT_STREAM, OPT_WINDOW, OPT_GAP, OPT_EXIT_ON_EOS, OPT_JSON,
 	OPT_RCVBUF, OPT_MAX_DGRAM, OPT_BATCH, OPT_INTERVAL, OPT_HOLD, OPT_EOS_TIMEOUT, OPT_NO_GRO,
+	OPT_CLIENT_TIMEOUT,
 };
 
 static const struct option long_opts[] = {
@@ -81,6 +85,7 @@ static const struct option long_opts[] = {
 	{ "hold", required_argument, NULL, OPT_HOLD },
 	{ "eos-timeout", required_argument, NULL, OPT_EOS_TIMEOUT },
 	{ "no-gro", no_argument, NULL, OPT_NO_GRO },
+	{ "client-timeout", required_argument, NULL, OPT_CLIENT_TIMEOUT },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -214,6 +219,10 @@ static int parse_one(struct zcs_recv_opts *o, int c, const char *arg, bool *eos_
 		*eos_timeout_given = true;
 		return zcs_cli_opt_double("--eos-timeout", arg, 0, 86400,
 					  "seconds, 0..86400; 0: never", &o->eos_timeout, err, errlen);
+	case OPT_CLIENT_TIMEOUT:
+		return zcs_cli_opt_double("--client-timeout", arg, 0, 3600,
+					  "seconds, 0..3600; 0: never", &o->client_timeout, err,
+					  errlen);
 	case OPT_HOLD:
 		return number(c, arg, 1, 3600000, "milliseconds", &o->rx.hold_ms, err, errlen);
 	case 'q':
@@ -240,6 +249,7 @@ int zcs_recv_parse_opts(int argc, char **argv, struct zcs_recv_opts *o, char *er
 	o->rx.batch = ZCS_RX_DEFAULT_BATCH;
 	o->interval = 1.0;
 	o->eos_timeout = ZCS_RECV_DEFAULT_EOS_TIMEOUT;
+	o->client_timeout = ZCS_OUTPUTS_CLIENT_TIMEOUT_MS / 1000.0;
 	optind = 1;
 	opterr = 0; /* our own messages, naming the flag */
 

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "output.h"
 #include "rx.h"
 
 #define ZCS_RECV_MAX_OUTPUTS 16
@@ -21,6 +22,7 @@ struct zcs_recv_opts {
 	/* with --exit-on-eos, a followed stream silent this long (seconds) has ended
 	 * (its end-of-stream datagram may be lost); 0 = wait for the datagram forever */
 	double eos_timeout;
+	double client_timeout; /* seconds a tcp:/rtl_tcp: client may read nothing; 0 = never */
 };
 
 #define ZCS_RECV_DEFAULT_EOS_TIMEOUT 2.0  /* four metadata periods of silence */

@@ -192,6 +192,7 @@ static const char *ended_by_text(const char *why)
 		{ "count", "--count" },
 		{ "signal", "a signal" },
 		{ "error", "an error" },
+		{ "consumer", "the reader of its output going away" },
 	};
 
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)

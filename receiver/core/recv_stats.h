@@ -26,7 +26,8 @@ struct zcs_recv_snapshot {
 	struct zcs_output_stats out[ZCS_RECV_MAX_OUTPUTS];
 	uint64_t overruns;              /* sum over the outputs */
 	/* set by the program for the summary (snapshot_take leaves it NULL): "eos",
-	 * "idle" (--eos-timeout), "count", "signal" or "error" */
+	 * "idle" (--eos-timeout), "count", "signal", "error" or "consumer" (every output's reader
+	 * went away) */
 	const char *ended_by;
 };
 

@@ -64,6 +64,7 @@ static int file_open(struct zcs_out *out, const char *arg, char *err, size_t err
 
 const struct zcs_out_ops zcs_out_file_ops = {
 	.prefix = "file:",
+	.once = true,
 	.open = file_open,
 	.write = zcs_out_write_block,
 };

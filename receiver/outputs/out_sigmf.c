@@ -276,6 +276,25 @@ static json_t *meta_doc(struct sigmf_priv *p)
 	return NULL;
 }
 
+/* The document and its final newline; 0 or -1 with errno set. */
+static int write_text(int fd, const char *text, size_t len)
+{
+	while (len) {
+		const ssize_t n = write(fd, text, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			return -1;
+		}
+		text += n;
+		len -= (size_t)n;
+	}
+	return write(fd, "\n", 1) == 1 ? 0 : -1;
+}
+
 /* Writes a temporary file beside the meta file, flushes it to disk, renames it over the meta
  * file: readers see old or new.  The temporary's name is new each time and made with O_EXCL
  * (mkostemp): a file or symlink planted under any name is never opened, let alone truncated;
@@ -283,13 +302,17 @@ static json_t *meta_doc(struct sigmf_priv *p)
 static int write_meta(struct sigmf_priv *p)
 {
 	char tmp[sizeof(p->meta_path) + 8];
+	char *text;
 	json_t *doc;
 	int fd, ret = 0;
 
 	if (p->nnotes)
 		qsort(p->notes, p->nnotes, sizeof(*p->notes), note_cmp);
 	doc = meta_doc(p);
-	if (!doc)
+	/* dumped in memory, then written at once: jansson's dumpfd makes a write() per token */
+	text = doc ? json_dumps(doc, JSON_INDENT(2)) : NULL;
+	json_decref(doc);
+	if (!text)
 		return -ENOMEM;
 	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", p->meta_path);
 	fd = mkostemp(tmp, O_CLOEXEC);
@@ -299,8 +322,7 @@ static int write_meta(struct sigmf_priv *p)
 	}
 	/* mkostemp makes it 0600; a recording is as readable as its data file */
 	errno = 0;
-	if (fchmod(fd, 0644) != 0 || json_dumpfd(doc, fd, JSON_INDENT(2)) != 0 ||
-	    write(fd, "\n", 1) != 1 || fsync(fd) != 0)
+	if (fchmod(fd, 0644) != 0 || write_text(fd, text, strlen(text)) != 0 || fsync(fd) != 0)
 		ret = errno ? -errno : -EIO;
 	if (close(fd) != 0 && ret == 0)
 		ret = -errno;
@@ -314,7 +336,7 @@ static int write_meta(struct sigmf_priv *p)
 	p->disk_has_capture = p->ncaps > 0;
 	p->written_ns = zcs_mono_ns();
 out:
-	json_decref(doc);
+	free(text);
 	return ret;
 }
 
@@ -332,6 +354,9 @@ static void maybe_write_meta(struct zcs_out *out, struct sigmf_priv *p)
 	if (ret < 0) {
 		zcs_log_as(&out->set->log, out->name, "%s: %s", p->meta_path, strerror(-ret));
 		p->written_ns = zcs_mono_ns();   /* try again in a second, not in a loop */
+		/* a recording without its meta is not what was asked for: the run fails, though
+		 * the samples keep going to the data file while it can take them */
+		zcs_out_fail(out, -ret);
 	}
 }
 
@@ -414,9 +439,15 @@ static void sigmf_event(struct zcs_sink *s, const struct zcs_block *b)
 				p->skip_until = b->first_sample + b->pairs;
 		}
 		break;
-	case ZCS_BLOCK_EOS:
-		write_meta(p);
+	case ZCS_BLOCK_EOS: {
+		const int ret = write_meta(p);
+
+		if (ret < 0) {
+			zcs_log_as(&s->out->set->log, s->out->name, "%s: %s", p->meta_path, strerror(-ret));
+			zcs_out_fail(s->out, -ret);
+		}
 		break;
+	}
 	default:
 		break;
 	}
@@ -442,6 +473,7 @@ static void sigmf_close(struct zcs_out *out)
 
 const struct zcs_out_ops zcs_out_sigmf_ops = {
 	.prefix = "sigmf:",
+	.once = true,
 	.priv_size = sizeof(struct sigmf_priv),
 	.open = sigmf_open,
 	.idle = sigmf_idle,

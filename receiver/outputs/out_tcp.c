@@ -48,11 +48,31 @@ bool zcs_out_tcp_check(struct zcs_sink *s, zcs_out_take_fn take)
 
 	if (atomic_load(&s->state) != ZCS_SINK_ATTACHED)
 		return false;
+	if (s->rd_closed) {
+		/* after its FIN there is nothing to read; a reset or our own error shows here */
+		struct pollfd pfd = { .fd = s->fd, .events = 0 };
+
+		if (poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLERR | POLLHUP))) {
+			zcs_log_as(&s->out->set->log, s->out->name, "client %s left", s->peer);
+			zcs_out_detach(s);
+			return false;
+		}
+		return true;
+	}
 	for (size_t got = 0; got < ZCS_OUT_TCP_READ_MAX;) {
 		const ssize_t n = recv(s->fd, buf, sizeof(buf), MSG_DONTWAIT);
 
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 			break;
+		if (n == 0 && s->out->ops->server) {
+			/* a server's client that half-closes (nc -N, shutdown(SHUT_WR)) has nothing
+			 * more to say but still reads; only a failed send tells that it has gone.
+			 * (tcp-connect's peer is a server: its FIN is its going away.) */
+			s->rd_closed = true;
+			zcs_log_as(&s->out->set->log, s->out->name, "client %s closed its sending side: still sending to it",
+				    s->peer);
+			break;
+		}
 		if (n <= 0) {
 			zcs_log_as(&s->out->set->log, s->out->name, "client %s left", s->peer);
 			zcs_out_detach(s);

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "net.h"
 #include "output_kinds.h"
 
@@ -30,6 +31,7 @@ void zcs_out_attach(struct zcs_sink *s, int fd, bool is_socket)
 	pthread_mutex_lock(&out->mu);
 	s->fd = fd;
 	s->is_socket = is_socket;
+	s->rd_closed = false;
 	atomic_store(&s->state, ZCS_SINK_ATTACHED);
 	pthread_mutex_unlock(&out->mu);
 	atomic_fetch_add(&out->connects, 1);
@@ -60,6 +62,10 @@ void zcs_out_detach(struct zcs_sink *s)
 int zcs_out_write_all(struct zcs_sink *s, int fd, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
+	/* only a server's clients time out: one that reads nothing would hold its slot for ever
+	 * (and with every slot held, lock every later client out) */
+	const uint64_t timeout = s->out->ops->server ? s->out->set->client_timeout_ns : 0;
+	uint64_t last_progress = timeout ? zcs_mono_ns() : 0;
 
 	while (len) {
 		ssize_t n;
@@ -71,6 +77,8 @@ int zcs_out_write_all(struct zcs_sink *s, int fd, const void *buf, size_t len)
 		if (n > 0) {
 			p += n;
 			len -= (size_t)n;
+			if (timeout)
+				last_progress = zcs_mono_ns();
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
@@ -80,6 +88,8 @@ int zcs_out_write_all(struct zcs_sink *s, int fd, const void *buf, size_t len)
 
 			if (zcs_out_stopping(s->out))
 				return -ECANCELED;
+			if (timeout && zcs_mono_ns() - last_progress >= timeout)
+				return -ETIMEDOUT;
 			poll(&pfd, 1, ZCS_OUT_TICK_MS);
 			continue;
 		}
@@ -145,9 +155,16 @@ static void deliver(struct zcs_sink *s, const struct zcs_block *b)
 		atomic_fetch_add_explicit(&out->blocks, 1, memory_order_relaxed);
 	} else if (n != -ECANCELED && atomic_load(&s->state) == ZCS_SINK_ATTACHED) {
 		atomic_fetch_add_explicit(&out->unread, 1, memory_order_relaxed);
-		zcs_log_as(&out->set->log, out->name, "%s%sconsumer left (%s)", s->peer,
-			   s->peer[0] ? ": " : "", strerror((int)-n));
+		if (n == -ETIMEDOUT && out->ops->server)
+			zcs_log_as(&out->set->log, out->name, "client %s read nothing for %.1f s while data waited: dropped "
+				    "(--client-timeout)", s->peer,
+				    (double)out->set->client_timeout_ns / 1e9);
+		else if (!out->ops->once)
+			zcs_log_as(&out->set->log, out->name, "%s%sconsumer left (%s)", s->peer, s->peer[0] ? ": " : "",
+				    strerror((int)-n));
 		zcs_out_detach(s);
+		if (out->ops->once)
+			zcs_out_fail(out, (int)-n);
 	}
 }
 

@@ -72,6 +72,7 @@ struct zcs_sink {
 	pthread_t thread;
 	bool thread_started;
 	char peer[64];           /* who the consumer is, for news */
+	bool rd_closed;          /* a client half-closed (shutdown SHUT_WR): it still receives */
 	void *kpriv;             /* per-consumer state of the kind (freed by the framework) */
 };
 
@@ -95,12 +96,16 @@ struct zcs_out {
 	struct zcs_meta meta;
 	_Atomic uint64_t bytes, blocks, overruns, unread, connects, commands;
 	atomic_uint consumers;
+	atomic_int failed;       /* errno of the failure that ended a ->once output for good */
 };
 
 /* What a kind provides.  All hooks but open and close run on the sink's own writer thread. */
 struct zcs_out_ops {
 	const char *prefix;      /* "fifo:" ... ("-" is the file kind) */
 	bool server;             /* ZCS_OUT_MAX_CLIENTS sinks fed from listen_fd's clients */
+	/* The consumer is opened once, at start (file, stdout, sigmf): when its write fails, the
+	 * output has ended for good, and the program is told (zcs_outputs_failed). */
+	bool once;
 	/* Bytes of zeroed state the framework allocates before open: out->priv, each sink's
 	 * kpriv (0: none). */
 	size_t priv_size, sink_priv_size;
@@ -160,6 +165,7 @@ struct zcs_outputs {
 	size_t n;
 	struct zcs_log log;
 	atomic_bool stop;            /* destroy gave up waiting: writers and acceptors end */
+	uint64_t client_timeout_ns;  /* a server's client that takes no byte this long is dropped */
 	bool started;
 	struct zcs_out_pool pool;
 	/* receive thread only (out_feed.c) */
@@ -184,8 +190,12 @@ void zcs_out_attach(struct zcs_sink *s, int fd, bool is_socket);
 /* The consumer left: stop queueing, discard what was queued (counted unread), close s->fd. */
 void zcs_out_detach(struct zcs_sink *s);
 /* Writes len bytes to fd, waiting (in ZCS_OUT_TICK_MS steps, so stopping is noticed) when the
- * consumer is behind.  0, -ECANCELED when stopping, or the consumer's -errno (EPIPE...). */
+ * consumer is behind.  0, -ECANCELED when stopping, or the consumer's -errno (EPIPE...); a
+ * server's client that takes no byte for the set's client timeout gives -ETIMEDOUT. */
 int zcs_out_write_all(struct zcs_sink *s, int fd, const void *buf, size_t len);
+/* The output has ended for good with -err (a ->once kind whose consumer failed): news, and
+ * zcs_outputs_failed reports it.  The first failure is kept. */
+void zcs_out_fail(struct zcs_out *out, int err);
 /* The generic data write: the block's bytes to s->fd. */
 long zcs_out_write_block(struct zcs_sink *s, const struct zcs_block *b);
 /* True once destroy gave up waiting and the writers must stop. */

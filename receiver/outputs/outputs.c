@@ -40,6 +40,21 @@ bool zcs_out_last_meta(struct zcs_out *out, struct zcs_meta *m)
 	return have;
 }
 
+void zcs_out_fail(struct zcs_out *out, int err)
+{
+	int none = 0;
+
+	if (err <= 0)
+		err = EIO;
+	if (!atomic_compare_exchange_strong(&out->failed, &none, err))
+		return;
+	/* a reader of stdout that went away (`| head`) is no error of ours, only the end */
+	if (err == EPIPE)
+		zcs_log_as(&out->set->log, out->name, "the reader went away");
+	else
+		zcs_log_as(&out->set->log, out->name, "cannot write: %s: what follows is not kept", strerror(err));
+}
+
 int zcs_out_parse_hostport(const struct zcs_out *out, const char *arg, struct zcs_addr *a,
 			   char *err, size_t errlen)
 {
@@ -61,12 +76,41 @@ int zcs_outputs_create(struct zcs_outputs **out, enum zcs_sample_type type)
 	if (!o)
 		return -ENOMEM;
 	o->type = type;
+	o->client_timeout_ns = (uint64_t)ZCS_OUTPUTS_CLIENT_TIMEOUT_MS * 1000000u;
 	if (zcs_out_pool_init(&o->pool) < 0) {
 		free(o);
 		return -ENOMEM;
 	}
 	*out = o;
 	return 0;
+}
+
+void zcs_outputs_set_client_timeout(struct zcs_outputs *o, uint64_t ms)
+{
+	o->client_timeout_ns = ms * 1000000u;
+}
+
+int zcs_outputs_failed(struct zcs_outputs *o, size_t *index, bool *all)
+{
+	int first = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < o->n; i++) {
+		const int e = atomic_load(&o->outs[i]->failed);
+
+		if (!e)
+			continue;
+		n++;
+		/* a real error first: it decides the exit status over a reader gone */
+		if (!first || (first == EPIPE && e != EPIPE)) {
+			first = e;
+			if (index)
+				*index = i;
+		}
+	}
+	if (all)
+		*all = o->n > 0 && n == o->n;
+	return first;
 }
 
 void zcs_outputs_set_log(struct zcs_outputs *o, struct zcs_log log)

@@ -38,6 +38,8 @@
 #define PORT_BUSY 25108
 #define PORT_EMFILE 25109
 #define PORT_FLOOD 25110
+#define PORT_HALF 25111
+#define PORT_IDLE 25112
 
 #define BLK ZCS_BLOCK_BYTES
 #define CS16_PAIRS (BLK / 4)
@@ -712,7 +714,9 @@ START_TEST(test_rtltcp_greeting_commands_and_cu8)
 
 	ck_assert_uint_eq(stats_of(o, 1).bytes, CS16_PAIRS * 2);
 	close(rfd);
-	WAIT_FOR(stats_of(o, 1).consumers == 0);
+	/* a client's FIN may be a half-close (it still reads): its going is known at the next
+	 * write, which its reset fails */
+	WAIT_FOR((push_block(o, 1), stats_of(o, 1).consumers == 0));
 	ck_assert(log_has("left"));
 	zcs_outputs_destroy(o, 1000);
 	close(tfd);
@@ -1252,6 +1256,109 @@ START_TEST(test_sigmf_entries_bounded)
 }
 END_TEST
 
+/* A client that half-closes (nc -N: shutdown(SHUT_WR)) is not gone: it still gets every block. */
+START_TEST(test_tcp_half_close_keeps_receiving)
+{
+	struct zcs_outputs *o;
+	const struct zcs_meta m = test_meta(1000000, 100000000);
+	uint8_t *buf = malloc(BLK);
+	char spec[32];
+	int fd;
+
+	log_text[0] = 0;
+	snprintf(spec, sizeof(spec), "tcp:%d", PORT_HALF);
+	ck_assert_int_eq(zcs_outputs_create(&o, ZCS_SAMPLE_CS16), 0);
+	zcs_outputs_set_log(o, (struct zcs_log){ log_cb, NULL });
+	add_ok(o, spec);
+	ck_assert_int_eq(zcs_outputs_start(o), 0);
+	zcs_outputs_meta(o, &m);
+	fd = tcp_connect_to(PORT_HALF);
+	WAIT_FOR(stats_of(o, 0).consumers == 1);
+	ck_assert_int_eq(shutdown(fd, SHUT_WR), 0);
+	WAIT_FOR(log_has("closed its sending side"));
+	for (uint32_t i = 0; i < 8; i++) {
+		push_block(o, i);
+		ck_assert_uint_eq(read_full(fd, buf, BLK), BLK);
+		ck_assert_uint_eq(block_seq(buf), i);
+	}
+	ck_assert_uint_eq(stats_of(o, 0).consumers, 1);
+	ck_assert(!log_has("left"));
+	close(fd);
+	WAIT_FOR((push_block(o, 9), stats_of(o, 0).consumers == 0));
+	zcs_outputs_destroy(o, 1000);
+	free(buf);
+}
+END_TEST
+
+/* Four clients that connect and never read held every slot for ever: now each is dropped once
+ * it has taken nothing for the client timeout while data waited, and a fifth, real client gets
+ * whole blocks. */
+START_TEST(test_tcp_idle_clients_dropped)
+{
+	struct zcs_outputs *o;
+	const struct zcs_meta m = test_meta(1000000, 100000000);
+	uint8_t *buf = malloc(BLK);
+	int idle[ZCS_OUT_MAX_CLIENTS], fd;
+	uint32_t seq = 0, first;
+	char spec[32];
+
+	log_text[0] = 0;
+	snprintf(spec, sizeof(spec), "tcp:%d", PORT_IDLE);
+	ck_assert_int_eq(zcs_outputs_create(&o, ZCS_SAMPLE_CS16), 0);
+	zcs_outputs_set_log(o, (struct zcs_log){ log_cb, NULL });
+	zcs_outputs_set_client_timeout(o, 300);
+	add_ok(o, spec);
+	ck_assert_int_eq(zcs_outputs_start(o), 0);
+	zcs_outputs_meta(o, &m);
+	for (int i = 0; i < ZCS_OUT_MAX_CLIENTS; i++)
+		idle[i] = tcp_connect_to(PORT_IDLE);
+	WAIT_FOR(stats_of(o, 0).consumers == ZCS_OUT_MAX_CLIENTS);
+	/* data flows; the idle clients' sockets fill, then the timeout drops them */
+	WAIT_FOR((push_block(o, seq++), stats_of(o, 0).consumers == 0));
+	ck_assert_uint_eq(log_count("read nothing for 0.3 s"), ZCS_OUT_MAX_CLIENTS);
+	fd = tcp_connect_to(PORT_IDLE);
+	WAIT_FOR(stats_of(o, 0).consumers == 1);
+	first = seq;
+	for (uint32_t i = 0; i < 4; i++) {
+		push_block(o, seq++);
+		ck_assert_uint_eq(read_full(fd, buf, BLK), BLK);
+		ck_assert_uint_eq(block_seq(buf), first + i);
+	}
+	zcs_outputs_destroy(o, 1000);
+	close(fd);
+	for (int i = 0; i < ZCS_OUT_MAX_CLIENTS; i++)
+		close(idle[i]);
+	free(buf);
+}
+END_TEST
+
+/* A file output that cannot write (a full disk: /dev/full) has ended for good, and says so to
+ * the program, which then exits 1; a reader gone is told apart (EPIPE). */
+START_TEST(test_file_full_fails)
+{
+	struct zcs_outputs *o;
+	const struct zcs_meta m = test_meta(1000000, 100000000);
+	size_t idx = 99;
+	bool all = false;
+
+	log_text[0] = 0;
+	ck_assert_int_eq(zcs_outputs_create(&o, ZCS_SAMPLE_CS16), 0);
+	zcs_outputs_set_log(o, (struct zcs_log){ log_cb, NULL });
+	add_ok(o, "file:/dev/null");
+	add_ok(o, "file:/dev/full");
+	ck_assert_int_eq(zcs_outputs_start(o), 0);
+	zcs_outputs_meta(o, &m);
+	ck_assert_int_eq(zcs_outputs_failed(o, &idx, &all), 0);
+	push_block(o, 0);
+	WAIT_FOR(zcs_outputs_failed(o, &idx, &all) != 0);
+	ck_assert_int_eq(zcs_outputs_failed(o, &idx, &all), ENOSPC);
+	ck_assert_uint_eq(idx, 1);
+	ck_assert(!all);
+	ck_assert(log_has("file:/dev/full: cannot write: No space left on device"));
+	zcs_outputs_destroy(o, 1000);
+}
+END_TEST
+
 static Suite *outputs_suite(void)
 {
 	Suite *s = suite_create("outputs");
@@ -1278,6 +1385,9 @@ static Suite *outputs_suite(void)
 	tcase_add_test(tc, test_tcp_refusal_storm);
 	tcase_add_test(tc, test_sigmf_killed_leaves_valid_meta);
 	tcase_add_test(tc, test_sigmf_entries_bounded);
+	tcase_add_test(tc, test_tcp_half_close_keeps_receiving);
+	tcase_add_test(tc, test_tcp_idle_clients_dropped);
+	tcase_add_test(tc, test_file_full_fails);
 	suite_add_tcase(s, tc);
 	return s;
 }

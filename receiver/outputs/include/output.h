@@ -33,6 +33,10 @@ struct zcs_output_stats {
 	uint64_t commands;    /* commands consumers sent (rtl_tcp clients) */
 };
 
+/* A TCP or rtl_tcp client that takes no byte for this long while data waits for it is dropped,
+ * so clients that never read cannot hold every slot (zcs-recv --client-timeout). */
+#define ZCS_OUTPUTS_CLIENT_TIMEOUT_MS 5000
+
 /* Creates an empty set; type is the consumer sample type all outputs receive. Returns 0/-errno. */
 int zcs_outputs_create(struct zcs_outputs **out, enum zcs_sample_type type);
 /* Adds an output from its spec: "fifo:PATH", "tcp:[ADDR:]PORT", "tcp-connect:HOST:PORT",
@@ -43,6 +47,12 @@ int zcs_outputs_add(struct zcs_outputs *o, const char *spec, char *err, size_t e
  * start; each line begins with the output's name.  It is called on those threads, so it must be
  * thread-safe.  Without one the outputs are silent. */
 void zcs_outputs_set_log(struct zcs_outputs *o, struct zcs_log log);
+/* The client timeout in ms (0: never drop); before zcs_outputs_start. */
+void zcs_outputs_set_client_timeout(struct zcs_outputs *o, uint64_t ms);
+/* Outputs whose only consumer failed for good (a file or stdout write error; a recording that
+ * cannot grow): 0 when none, else the errno of one (a real error before EPIPE, a reader gone),
+ * its index in *index, and in *all whether every output has ended so.  Any thread. */
+int zcs_outputs_failed(struct zcs_outputs *o, size_t *index, bool *all);
 /* Starts the writer threads.  Returns 0 or -errno. */
 int zcs_outputs_start(struct zcs_outputs *o);
 
