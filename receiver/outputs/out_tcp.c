@@ -69,8 +69,8 @@ bool zcs_out_tcp_check(struct zcs_sink *s, zcs_out_take_fn take)
 			 * more to say but still reads; only a failed send tells that it has gone.
 			 * (tcp-connect's peer is a server: its FIN is its going away.) */
 			s->rd_closed = true;
-			zcs_log_as(&s->out->set->log, s->out->name, "client %s closed its sending side: still sending to it",
-				    s->peer);
+			zcs_log_as(&s->out->set->log, s->out->name,
+				   "client %s closed its sending side: still sending to it", s->peer);
 			break;
 		}
 		if (n <= 0) {

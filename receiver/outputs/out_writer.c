@@ -156,12 +156,12 @@ static void deliver(struct zcs_sink *s, const struct zcs_block *b)
 	} else if (n != -ECANCELED && atomic_load(&s->state) == ZCS_SINK_ATTACHED) {
 		atomic_fetch_add_explicit(&out->unread, 1, memory_order_relaxed);
 		if (n == -ETIMEDOUT && out->ops->server)
-			zcs_log_as(&out->set->log, out->name, "client %s read nothing for %.1f s while data waited: dropped "
-				    "(--client-timeout)", s->peer,
-				    (double)out->set->client_timeout_ns / 1e9);
+			zcs_log_as(&out->set->log, out->name, "client %s read nothing for %.1f s "
+				   "while data waited: dropped (--client-timeout)", s->peer,
+				   (double)out->set->client_timeout_ns / 1e9);
 		else if (!out->ops->once)
-			zcs_log_as(&out->set->log, out->name, "%s%sconsumer left (%s)", s->peer, s->peer[0] ? ": " : "",
-				    strerror((int)-n));
+			zcs_log_as(&out->set->log, out->name, "%s%sconsumer left (%s)", s->peer,
+				   s->peer[0] ? ": " : "", strerror((int)-n));
 		zcs_out_detach(s);
 		if (out->ops->once)
 			zcs_out_fail(out, (int)-n);

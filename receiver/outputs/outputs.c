@@ -52,7 +52,8 @@ void zcs_out_fail(struct zcs_out *out, int err)
 	if (err == EPIPE)
 		zcs_log_as(&out->set->log, out->name, "the reader went away");
 	else
-		zcs_log_as(&out->set->log, out->name, "cannot write: %s: what follows is not kept", strerror(err));
+		zcs_log_as(&out->set->log, out->name, "cannot write: %s: what follows is not kept",
+			   strerror(err));
 }
 
 int zcs_out_parse_hostport(const struct zcs_out *out, const char *arg, struct zcs_addr *a,
