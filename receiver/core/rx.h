@@ -156,6 +156,7 @@ struct zcs_rx {
 	 * meanwhile is read in one go (rx.c, plan_sleep) */
 	uint64_t defer_until;
 	int rcvbuf;               /* the receive buffer the kernel granted, bytes */
+	struct zcs_addr sender;   /* who sends the stream followed (len 0: unknown) */
 };
 
 /* Opens the socket (binding, joining, SO_RCVBUF, SO_RXQ_OVFL) and allocates every buffer. */
@@ -173,6 +174,9 @@ void zcs_rx_finish(struct zcs_rx *rx);
 
 /* The kernel-granted receive buffer, for the start-up line. */
 int zcs_rx_rcvbuf(const struct zcs_rx *rx);
+/* The sender of the stream followed (its address and port), for a control channel's default.
+ * False while no stream is followed or its sender's address was not read. */
+bool zcs_rx_sender(const struct zcs_rx *rx, struct zcs_addr *a);
 /* Whether datagrams arrive as UDP_GRO trains (the kernel accepted UDP_GRO), for the same line. */
 bool zcs_rx_gro(const struct zcs_rx *rx);
 /* Whether -n's count of samples has been put out (zcs_rx_step then returned 1 for it). */

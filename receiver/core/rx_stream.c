@@ -98,12 +98,13 @@ static void follow(struct zcs_rx *rx, uint32_t id, const struct sockaddr *from)
 	char a[96] = "?";
 	struct zcs_addr fa;
 
+	memset(&fa, 0, sizeof(fa));
 	if (from->sa_family == AF_INET || from->sa_family == AF_INET6) {
-		memset(&fa, 0, sizeof(fa));
 		fa.len = from->sa_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
 		memcpy(&fa.ss, from, fa.len);
 		zcs_net_addr_str(&fa, a, sizeof(a));
 	}
+	rx->sender = fa;
 	rx->locked = true;
 	rx->stream_id = id;
 	rx->have_meta = false;
@@ -362,6 +363,14 @@ bool zcs_rx_want_from(const struct zcs_rx *rx, uint64_t now)
 	/* a third: select_stream judges the silence at the batch's now_ns, after the read; asking
 	 * from a third on leaves a second for the read to have been late by */
 	return rx->opt.source || !rx->locked || rx->ended || now - rx->last_rx_ns >= SILENCE_NS / 3;
+}
+
+bool zcs_rx_sender(const struct zcs_rx *rx, struct zcs_addr *a)
+{
+	if (!rx->locked || rx->sender.len == 0)
+		return false;
+	*a = rx->sender;
+	return true;
 }
 
 uint64_t zcs_rx_silence_ns(const struct zcs_rx *rx)

@@ -124,10 +124,17 @@ struct zcs_out_ops {
 	 * NULL or half set up): finish, and free what priv and kpriv point to.  The framework
 	 * frees priv and kpriv themselves and closes the sinks' fds afterwards.  May be NULL. */
 	void (*close)(struct zcs_out *out);
+	/* appended: no writer thread; a consumer in this process pops the queue (out_reader.c) */
+	bool in_process;
 };
 
 extern const struct zcs_out_ops zcs_out_fifo_ops, zcs_out_tcp_ops, zcs_out_tcpc_ops,
 	zcs_out_udp_ops, zcs_out_file_ops, zcs_out_rtltcp_ops, zcs_out_sigmf_ops;
+
+/* Adds an output of an in-process kind (ops->in_process) named name, returned in *added.
+ * 0 or -errno with err set. */
+int zcs_outputs_add_in_process(struct zcs_outputs *o, const struct zcs_out_ops *ops,
+			       const char *name, struct zcs_out **added, char *err, size_t errlen);
 
 /* --- the block pool (out_pool.c) --- */
 

@@ -144,12 +144,13 @@ static void out_free(struct zcs_out *out)
 	free(out);
 }
 
+static int add_kind(struct zcs_outputs *o, const struct zcs_out_ops *ops, const char *spec,
+		    const char *arg, struct zcs_out **added, char *err, size_t errlen);
+
 int zcs_outputs_add(struct zcs_outputs *o, const char *spec, char *err, size_t errlen)
 {
 	const struct zcs_out_ops *ops = NULL;
 	const char *arg = NULL;
-	struct zcs_out *out = NULL;
-	int ret;
 
 	if (o->started || o->n == ZCS_OUT_MAX)
 		return zcs_err(err, errlen, -EINVAL, "%s: too many outputs, or added after start",
@@ -171,6 +172,25 @@ int zcs_outputs_add(struct zcs_outputs *o, const char *spec, char *err, size_t e
 			       "\"%s\": unknown output (fifo:PATH, tcp:[ADDR:]PORT, "
 			       "tcp-connect:HOST:PORT, udp:HOST:PORT, file:PATH, -, "
 			       "rtl_tcp:[ADDR:]PORT, sigmf:PATH)", spec);
+	return add_kind(o, ops, spec, arg, NULL, err, errlen);
+}
+
+int zcs_outputs_add_in_process(struct zcs_outputs *o, const struct zcs_out_ops *ops,
+			       const char *name, struct zcs_out **added, char *err, size_t errlen)
+{
+	if (o->started || o->n == ZCS_OUT_MAX)
+		return zcs_err(err, errlen, -EINVAL, "%s: too many outputs, or added after start",
+			       name);
+	return add_kind(o, ops, name, name, added, err, errlen);
+}
+
+/* Creates output `spec` of kind ops (arg: what its open hook parses) and adds it to the set. */
+static int add_kind(struct zcs_outputs *o, const struct zcs_out_ops *ops, const char *spec,
+		    const char *arg, struct zcs_out **added, char *err, size_t errlen)
+{
+	struct zcs_out *out = NULL;
+	int ret;
+
 	for (size_t i = 0; i < o->n; i++) {
 		if (strcmp(o->outs[i]->spec, spec) == 0)
 			return zcs_err(err, errlen, -EEXIST, "\"%s\" given twice", spec);
@@ -228,6 +248,8 @@ int zcs_outputs_add(struct zcs_outputs *o, const char *spec, char *err, size_t e
 	if (ret < 0)
 		goto out;
 	o->outs[o->n++] = out;
+	if (added)
+		*added = out;
 	return 0;
 out:
 	if (ret == -ENOMEM || ret == -EMFILE)
@@ -268,7 +290,8 @@ int zcs_outputs_start(struct zcs_outputs *o)
 	for (size_t i = 0; i < o->n && ret == 0; i++) {
 		struct zcs_out *out = o->outs[i];
 
-		for (size_t j = 0; j < out->nsinks && ret == 0; j++) {
+		/* an in-process consumer takes its blocks on its own thread */
+		for (size_t j = 0; j < out->nsinks && ret == 0 && !out->ops->in_process; j++) {
 			ret = start_thread(&out->sinks[j].thread, zcs_out_sink_main, &out->sinks[j]);
 			out->sinks[j].thread_started = ret == 0;
 		}

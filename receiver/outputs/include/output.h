@@ -95,4 +95,46 @@ int zcs_outputs_drain(struct zcs_outputs *o, int timeout_ms);
  * threads, closes everything and frees o. */
 void zcs_outputs_destroy(struct zcs_outputs *o, int timeout_ms);
 
+/* --- appended: an output read inside this process (the SoapySDR module, rx_embed.h) --- */
+
+struct zcs_reader;
+
+enum zcs_reader_kind {
+	ZCS_READER_DATA = 0,      /* pairs converted samples from stream index first_sample */
+	ZCS_READER_META,          /* the stream started or its settings changed: meta */
+	ZCS_READER_GAP,           /* pairs samples from first_sample were lost; filled: the zeros
+				   * standing in for them came in the data before this item */
+	ZCS_READER_EOS,           /* the stream ended */
+};
+
+/* One item in stream order.  data stays valid until the next zcs_reader_next or release. */
+struct zcs_reader_item {
+	enum zcs_reader_kind kind;
+	uint64_t first_sample;
+	uint64_t pairs;
+	const uint8_t *data;      /* DATA: len bytes, whole pairs of the set's sample type */
+	size_t len;
+	bool filled;              /* GAP */
+	struct zcs_meta meta;     /* META */
+};
+
+/* Adds an output that has no writer thread and no descriptor: one consumer in this process
+ * takes its blocks with zcs_reader_next.  It starts detached (blocks for it are counted as
+ * unread); attach and detach may be called at any time from the consumer's thread.  Its queue
+ * is ZCS_BLOCK_BYTES x 256 deep; a consumer that falls behind loses whole blocks, counted as the
+ * output's overruns, and sees them as a jump of first_sample.  Returns 0 or -errno with err set. */
+int zcs_outputs_add_reader(struct zcs_outputs *o, const char *name, struct zcs_reader **r,
+			   char *err, size_t errlen);
+/* Start or stop queueing to the reader.  Detach discards what is queued (and what it holds). */
+void zcs_reader_attach(struct zcs_reader *r);
+void zcs_reader_detach(struct zcs_reader *r);
+/* Releases the item the reader holds (if any) and waits up to timeout_ms (-1: for ever) for
+ * the next one.  Returns 1 with *it set, 0 when nothing came in time (or detached). */
+int zcs_reader_next(struct zcs_reader *r, int timeout_ms, struct zcs_reader_item *it);
+/* Releases the item held, so the block goes back to the pool (before destroy, too). */
+void zcs_reader_release(struct zcs_reader *r);
+/* The newest metadata the receive thread handed the outputs, whether attached or not (any
+ * thread).  False when none yet. */
+bool zcs_reader_last_meta(struct zcs_reader *r, struct zcs_meta *m);
+
 #endif

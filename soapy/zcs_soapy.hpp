@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/* The zcs SoapySDR device: a SoapySDR::Device over receiver/core/rx_embed.h.  C++ only because
+ * SoapySDR's API is: receiving, reordering, gap filling and conversion are zcs-recv's own C. */
+#ifndef ZCS_SOAPY_HPP
+#define ZCS_SOAPY_HPP
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <SoapySDR/Device.hpp>
+
+#include "rx_embed.h"
+
+/* Device arguments, read once from the Kwargs (zcs_soapy_args.cpp). */
+struct ZcsArgs {
+	std::string addr;            /* addr=: group or address, and port ("" = every address) */
+	std::string iface;           /* iface= */
+	std::string source;          /* source=: the sender's address */
+	bool have_stream = false;    /* stream= */
+	uint32_t stream_id = 0;
+	std::string key;             /* key=: key file */
+	std::string control;         /* control=: HOST[:PORT] of the board's control channel */
+	size_t window = 0;           /* window=: reorder window in datagrams */
+	int timeout_ms = 3000;       /* timeout=: how long make waits for the stream's metadata */
+};
+
+ZcsArgs zcs_soapy_args(const SoapySDR::Kwargs &args);
+/* Opens the receive path for args in sample type t; throws with the message on failure. */
+struct zcs_rx_embed *zcs_soapy_open(const ZcsArgs &args, enum zcs_sample_type t);
+/* "IP" or "[IPv6]" of a sender address, without its port. */
+std::string zcs_soapy_host(const struct zcs_addr &a);
+
+class ZcsDevice : public SoapySDR::Device {
+public:
+	/* Takes rx, open (type CS16) and with the stream's metadata m from sender. */
+	ZcsDevice(const ZcsArgs &args, struct zcs_rx_embed *rx, const struct zcs_meta &m,
+		  const struct zcs_addr &sender);
+	~ZcsDevice() override;
+
+	std::string getDriverKey() const override { return "zcs"; }
+	std::string getHardwareKey() const override;
+	SoapySDR::Kwargs getHardwareInfo() const override;
+	size_t getNumChannels(const int dir) const override;
+	bool getFullDuplex(const int, const size_t) const override { return false; }
+
+	std::vector<std::string> getStreamFormats(const int dir, const size_t ch) const override;
+	std::string getNativeStreamFormat(const int dir, const size_t ch, double &fullScale) const override;
+	SoapySDR::Stream *setupStream(const int dir, const std::string &format,
+				      const std::vector<size_t> &channels,
+				      const SoapySDR::Kwargs &args) override;
+	void closeStream(SoapySDR::Stream *stream) override;
+	size_t getStreamMTU(SoapySDR::Stream *stream) const override;
+	int activateStream(SoapySDR::Stream *stream, const int flags, const long long timeNs,
+			   const size_t numElems) override;
+	int deactivateStream(SoapySDR::Stream *stream, const int flags, const long long timeNs) override;
+	int readStream(SoapySDR::Stream *stream, void *const *buffs, const size_t numElems, int &flags,
+		       long long &timeNs, const long timeoutUs) override;
+
+	std::vector<std::string> listAntennas(const int dir, const size_t ch) const override;
+	void setAntenna(const int dir, const size_t ch, const std::string &name) override;
+	std::string getAntenna(const int dir, const size_t ch) const override;
+
+	std::vector<std::string> listGains(const int dir, const size_t ch) const override;
+	bool hasGainMode(const int dir, const size_t ch) const override;
+	void setGainMode(const int dir, const size_t ch, const bool automatic) override;
+	bool getGainMode(const int dir, const size_t ch) const override;
+	void setGain(const int dir, const size_t ch, const double value) override;
+	void setGain(const int dir, const size_t ch, const std::string &name, const double value) override;
+	double getGain(const int dir, const size_t ch) const override;
+	double getGain(const int dir, const size_t ch, const std::string &name) const override;
+	SoapySDR::Range getGainRange(const int dir, const size_t ch) const override;
+	SoapySDR::Range getGainRange(const int dir, const size_t ch, const std::string &name) const override;
+
+	void setFrequency(const int dir, const size_t ch, const double frequency,
+			  const SoapySDR::Kwargs &args) override;
+	void setFrequency(const int dir, const size_t ch, const std::string &name,
+			  const double frequency, const SoapySDR::Kwargs &args) override;
+	double getFrequency(const int dir, const size_t ch) const override;
+	double getFrequency(const int dir, const size_t ch, const std::string &name) const override;
+	std::vector<std::string> listFrequencies(const int dir, const size_t ch) const override;
+	SoapySDR::RangeList getFrequencyRange(const int dir, const size_t ch) const override;
+	SoapySDR::RangeList getFrequencyRange(const int dir, const size_t ch, const std::string &name) const override;
+
+	void setSampleRate(const int dir, const size_t ch, const double rate) override;
+	double getSampleRate(const int dir, const size_t ch) const override;
+	std::vector<double> listSampleRates(const int dir, const size_t ch) const override;
+	SoapySDR::RangeList getSampleRateRange(const int dir, const size_t ch) const override;
+
+	void setBandwidth(const int dir, const size_t ch, const double bw) override;
+	double getBandwidth(const int dir, const size_t ch) const override;
+	SoapySDR::RangeList getBandwidthRange(const int dir, const size_t ch) const override;
+
+	std::vector<std::string> listSensors() const override;
+	SoapySDR::ArgInfo getSensorInfo(const std::string &key) const override;
+	std::string readSensor(const std::string &key) const override;
+
+private:
+	struct zcs_meta meta() const;
+	void check_channel(const int dir, const size_t ch) const;
+	/* Without a control channel a setting can only be what the stream already has. */
+	void no_control(const std::string &what, double want, double have) const;
+
+	ZcsArgs args_;
+	struct zcs_addr sender_;
+	mutable std::mutex mu_;       /* meta_ and the stream pointer, against readStream */
+	struct zcs_meta meta_;        /* the newest metadata: from discovery, then the stream */
+	struct zcs_rx_embed *rx_ = nullptr;
+	enum zcs_sample_type type_ = ZCS_SAMPLE_CS16;
+	size_t pair_bytes_ = 4;
+	bool active_ = false;
+	bool setup_ = false;
+};
+
+#endif

@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: MIT
+/* The zcs SoapySDR device (zcs_soapy.hpp): one RX channel read through rx_embed.h, settings
+ * from the stream's metadata, the receiver's counters as sensors. */
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+#include <SoapySDR/Formats.hpp>
+#include <SoapySDR/Logger.hpp>
+
+#include "zcs_soapy.hpp"
+
+/* The one stream a device has: its handle is the device's own rx_embed. */
+static SoapySDR::Stream *const THE_STREAM = reinterpret_cast<SoapySDR::Stream *>(1);
+
+static void news(void *, const char *msg)
+{
+	SoapySDR::logf(SOAPY_SDR_INFO, "zcs: %s", msg);
+}
+
+ZcsDevice::ZcsDevice(const ZcsArgs &args, struct zcs_rx_embed *rx, const struct zcs_meta &m,
+		     const struct zcs_addr &sender)
+	: args_(args), sender_(sender), meta_(m), rx_(rx)
+{
+	if (args_.control.empty())
+		args_.control = zcs_soapy_host(sender_) + ":5392";
+	SoapySDR::logf(SOAPY_SDR_INFO, "zcs: stream 0x%08x from %s (%s): %.6g MS/s at %.6f MHz",
+		       (unsigned)meta_.stream_id, zcs_soapy_host(sender_).c_str(), meta_.sender,
+		       meta_.sample_rate / 1e6, meta_.center_freq / 1e6);
+}
+
+ZcsDevice::~ZcsDevice()
+{
+	zcs_rx_embed_close(rx_);
+}
+
+struct zcs_meta ZcsDevice::meta() const
+{
+	std::lock_guard<std::mutex> lock(mu_);
+	struct zcs_meta m = meta_;
+
+	if (rx_)
+		zcs_rx_embed_meta(rx_, &m);
+	return m;
+}
+
+void ZcsDevice::check_channel(const int dir, const size_t ch) const
+{
+	if (dir != SOAPY_SDR_RX || ch != 0)
+		throw std::runtime_error("zcs: one receive channel only (RX 0)");
+}
+
+void ZcsDevice::no_control(const std::string &what, double want, double have) const
+{
+	/* asking for what the stream already has is no change: applications set what they read */
+	if (std::fabs(want - have) <= 1e-6 * std::fabs(have) + 1e-9)
+		return;
+	const std::string msg = "zcs: cannot set " + what + " to " + std::to_string(want) +
+		": no control channel to the board in this build (the stream has " +
+		std::to_string(have) + ")";
+	SoapySDR::log(SOAPY_SDR_ERROR, msg);
+	throw std::runtime_error(msg);
+}
+
+std::string ZcsDevice::getHardwareKey() const
+{
+	return "zcs:" + std::string(meta().source);
+}
+
+SoapySDR::Kwargs ZcsDevice::getHardwareInfo() const
+{
+	const struct zcs_meta m = meta();
+	char id[16];
+	SoapySDR::Kwargs info;
+
+	snprintf(id, sizeof(id), "0x%08x", (unsigned)m.stream_id);
+	info["sender"] = m.sender;
+	info["sender_address"] = zcs_soapy_host(sender_);
+	info["sender_version"] = m.version;
+	info["source"] = m.source;
+	info["stream"] = id;
+	info["wire_format"] = m.format == 1 ? "i8" : m.format == 2 ? "p12" : m.format == 3 ? "i16" : "?";
+	info["control"] = args_.control;
+	return info;
+}
+
+size_t ZcsDevice::getNumChannels(const int dir) const
+{
+	return dir == SOAPY_SDR_RX ? 1 : 0;
+}
+
+std::vector<std::string> ZcsDevice::getStreamFormats(const int dir, const size_t ch) const
+{
+	check_channel(dir, ch);
+	return { SOAPY_SDR_CS16, SOAPY_SDR_CF32, SOAPY_SDR_CS8 };
+}
+
+std::string ZcsDevice::getNativeStreamFormat(const int dir, const size_t ch, double &fullScale) const
+{
+	check_channel(dir, ch);
+	/* zcs-recv's cs16: the 12-bit value << 4 */
+	fullScale = 32768;
+	return SOAPY_SDR_CS16;
+}
+
+struct zcs_rx_embed *zcs_soapy_open(const ZcsArgs &args, enum zcs_sample_type t)
+{
+	struct zcs_rx_embed_opts o;
+	struct zcs_rx_embed *e = nullptr;
+	char err[512] = "";
+	int ret;
+
+	memset(&o, 0, sizeof(o));
+	o.listen = args.addr.empty() ? nullptr : args.addr.c_str();
+	o.iface = args.iface.empty() ? nullptr : args.iface.c_str();
+	o.source = args.source.empty() ? nullptr : args.source.c_str();
+	o.have_stream = args.have_stream;
+	o.stream_id = args.stream_id;
+	o.window = args.window;
+	o.key_file = args.key.empty() ? nullptr : args.key.c_str();
+	o.type = t;
+	o.log = news;
+	ret = zcs_rx_embed_open(&e, &o, err, sizeof(err));
+	if (ret < 0) {
+		const std::string msg = std::string("zcs: ") + (err[0] ? err : strerror(-ret));
+		SoapySDR::log(SOAPY_SDR_ERROR, msg);
+		throw std::runtime_error(msg);
+	}
+	return e;
+}
+
+SoapySDR::Stream *ZcsDevice::setupStream(const int dir, const std::string &format,
+					 const std::vector<size_t> &channels, const SoapySDR::Kwargs &)
+{
+	enum zcs_sample_type t;
+	size_t pb;
+
+	if (dir != SOAPY_SDR_RX)
+		throw std::runtime_error("zcs: receive only");
+	if (channels.size() > 1 || (channels.size() == 1 && channels[0] != 0))
+		throw std::runtime_error("zcs: one channel only (0)");
+	if (format == SOAPY_SDR_CS16) {
+		t = ZCS_SAMPLE_CS16;
+		pb = 4;
+	} else if (format == SOAPY_SDR_CF32) {
+		t = ZCS_SAMPLE_CF32;
+		pb = 8;
+	} else if (format == SOAPY_SDR_CS8) {
+		t = ZCS_SAMPLE_CS8;
+		pb = 2;
+	} else {
+		throw std::runtime_error("zcs: stream format " + format + " not offered (CS16, CF32, CS8)");
+	}
+	if (setup_)
+		throw std::runtime_error("zcs: the stream is already set up");
+	if (t != type_ || !rx_) {
+		/* the receive path converts into one type: open it again for this one (what
+		 * arrives meanwhile is not read; nothing is read before activation anyway) */
+		struct zcs_rx_embed *old;
+		{
+			std::lock_guard<std::mutex> lock(mu_);
+			old = rx_;
+			if (old)
+				zcs_rx_embed_meta(old, &meta_);
+			rx_ = nullptr;
+		}
+		zcs_rx_embed_close(old);
+		struct zcs_rx_embed *e = zcs_soapy_open(args_, t);
+		std::lock_guard<std::mutex> lock(mu_);
+		rx_ = e;
+	}
+	type_ = t;
+	pair_bytes_ = pb;
+	setup_ = true;
+	return THE_STREAM;
+}
+
+void ZcsDevice::closeStream(SoapySDR::Stream *)
+{
+	/* the socket stays open (and read) until the device goes: set-up again is instant */
+	if (rx_ && active_)
+		zcs_rx_embed_deactivate(rx_);
+	active_ = false;
+	setup_ = false;
+}
+
+size_t ZcsDevice::getStreamMTU(SoapySDR::Stream *) const
+{
+	/* one block of the receiver's outputs (ZCS_BLOCK_BYTES): what one read can hand over */
+	return 65536 / pair_bytes_;
+}
+
+int ZcsDevice::activateStream(SoapySDR::Stream *, const int flags, const long long, const size_t)
+{
+	if (flags != 0)
+		return SOAPY_SDR_NOT_SUPPORTED;
+	if (!rx_ || !setup_)
+		return SOAPY_SDR_STREAM_ERROR;
+	zcs_rx_embed_activate(rx_);
+	active_ = true;
+	return 0;
+}
+
+int ZcsDevice::deactivateStream(SoapySDR::Stream *, const int flags, const long long)
+{
+	if (flags != 0)
+		return SOAPY_SDR_NOT_SUPPORTED;
+	if (!rx_ || !setup_)
+		return SOAPY_SDR_STREAM_ERROR;
+	zcs_rx_embed_deactivate(rx_);
+	active_ = false;
+	return 0;
+}
+
+int ZcsDevice::readStream(SoapySDR::Stream *, void *const *buffs, const size_t numElems, int &flags,
+			  long long &timeNs, const long timeoutUs)
+{
+	const int timeout_ms = timeoutUs <= 0 ? 0 : (int)((timeoutUs + 999) / 1000);
+	const size_t n = numElems > INT_MAX ? INT_MAX : numElems;
+	struct zcs_rx_embed_read r;
+	long ret;
+
+	flags = 0;
+	if (!rx_ || !setup_ || !active_)
+		return SOAPY_SDR_STREAM_ERROR;
+	ret = zcs_rx_embed_read(rx_, buffs[0], n, timeout_ms, &r);
+	if (ret > 0) {
+		const uint64_t t = r.have_meta ? zcs_rx_embed_time_ns(&r.meta, r.first_sample) : 0;
+
+		if (t) {
+			flags |= SOAPY_SDR_HAS_TIME;
+			timeNs = (long long)t;
+		}
+		return (int)ret;
+	}
+	if (ret < 0) {
+		SoapySDR::logf(SOAPY_SDR_ERROR, "zcs: receive: %s", strerror((int)-ret));
+		return SOAPY_SDR_STREAM_ERROR;
+	}
+	switch (r.event) {
+	case ZCS_RX_EMBED_NONE:
+		return SOAPY_SDR_TIMEOUT;
+	case ZCS_RX_EMBED_GAP:
+		/* the zeros standing in for the lost samples were in the reads before this one */
+		SoapySDR::logf(SOAPY_SDR_DEBUG, "zcs: %llu samples lost from index %llu (zero-filled)",
+			       (unsigned long long)r.pairs, (unsigned long long)r.first_sample);
+		return SOAPY_SDR_OVERFLOW;
+	case ZCS_RX_EMBED_JUMP:
+		SoapySDR::logf(SOAPY_SDR_WARNING, "zcs: %llu samples from index %llu not read "
+			       "(the application fell behind, or the stream jumped)",
+			       (unsigned long long)r.pairs, (unsigned long long)r.first_sample);
+		return SOAPY_SDR_OVERFLOW;
+	case ZCS_RX_EMBED_CHANGE:
+		SoapySDR::logf(SOAPY_SDR_WARNING, "zcs: the stream's settings changed: now %.6g MS/s",
+			       r.meta.sample_rate / 1e6);
+		return SOAPY_SDR_OVERFLOW;
+	case ZCS_RX_EMBED_RESTART:
+		SoapySDR::logf(SOAPY_SDR_WARNING, "zcs: the sender restarted: stream 0x%08x, %.6g MS/s",
+			       (unsigned)r.meta.stream_id, r.meta.sample_rate / 1e6);
+		return SOAPY_SDR_OVERFLOW;
+	case ZCS_RX_EMBED_EOS:
+		SoapySDR::log(SOAPY_SDR_INFO, "zcs: the stream ended");
+		flags |= SOAPY_SDR_END_BURST;
+		return SOAPY_SDR_TIMEOUT;
+	}
+	return SOAPY_SDR_TIMEOUT;
+}
+
+/* ---- settings: what the stream's metadata says ---- */
+
+std::vector<std::string> ZcsDevice::listAntennas(const int dir, const size_t ch) const
+{
+	check_channel(dir, ch);
+	return { meta().channel ? "RX2" : "RX1" };
+}
+
+void ZcsDevice::setAntenna(const int dir, const size_t ch, const std::string &name)
+{
+	check_channel(dir, ch);
+	if (name != getAntenna(dir, ch))
+		no_control("the antenna", 1, 0);
+}
+
+std::string ZcsDevice::getAntenna(const int dir, const size_t ch) const
+{
+	check_channel(dir, ch);
+	return meta().channel ? "RX2" : "RX1";
+}
+
+std::vector<std::string> ZcsDevice::listGains(const int dir, const size_t ch) const
+{
+	check_channel(dir, ch);
+	return { "PGA" };
+}
+
+bool ZcsDevice::hasGainMode(const int dir, const size_t ch) const
+{
+	check_channel(dir, ch);
+	return true;
+}
+
+void ZcsDevice::setGainMode(const int dir, const size_t ch, const bool automatic)
+{
+	check_channel(dir, ch);
+	no_control("the gain mode", automatic, getGainMode(dir, ch));
+}
+
+bool ZcsDevice::getGainMode(const int dir, const size_t ch) const
+{
+	check_channel(dir, ch);
+	return meta().gain_mode != ZCS_GAIN_MANUAL;
+}
+
+void ZcsDevice::setGain(const int dir, const size_t ch, const double value)
+{
+	setGain(dir, ch, "PGA", value);
+}
+
+void ZcsDevice::setGain(const int dir, const size_t ch, const std::string &, const double value)
+{
+	check_channel(dir, ch);
+	no_control("the gain", value, getGain(dir, ch));
+}
+
+double ZcsDevice::getGain(const int dir, const size_t ch) const
+{
+	check_channel(dir, ch);
+	return meta().gain_mdb / 1000.0;
+}
+
+double ZcsDevice::getGain(const int dir, const size_t ch, const std::string &) const
+{
+	return getGain(dir, ch);
+}
+
+SoapySDR::Range ZcsDevice::getGainRange(const int dir, const size_t ch) const
+{
+	const double g = getGain(dir, ch);
+
+	return SoapySDR::Range(g, g);
+}
+
+SoapySDR::Range ZcsDevice::getGainRange(const int dir, const size_t ch, const std::string &) const
+{
+	return getGainRange(dir, ch);
+}
+
+void ZcsDevice::setFrequency(const int dir, const size_t ch, const double frequency,
+			     const SoapySDR::Kwargs &args)
+{
+	setFrequency(dir, ch, "RF", frequency, args);
+}
+
+void ZcsDevice::setFrequency(const int dir, const size_t ch, const std::string &name,
+			     const double frequency, const SoapySDR::Kwargs &)
+{
+	check_channel(dir, ch);
+	if (name != "RF")
+		throw std::runtime_error("zcs: no frequency element " + name + " (RF)");
+	no_control("the frequency", frequency, getFrequency(dir, ch));
+}
+
+double ZcsDevice::getFrequency(const int dir, const size_t ch) const
+{
+	check_channel(dir, ch);
+	return (double)meta().center_freq;
+}
+
+double ZcsDevice::getFrequency(const int dir, const size_t ch, const std::string &) const
+{
+	return getFrequency(dir, ch);
+}
+
+std::vector<std::string> ZcsDevice::listFrequencies(const int dir, const size_t ch) const
+{
+	check_channel(dir, ch);
+	return { "RF" };
+}
+
+SoapySDR::RangeList ZcsDevice::getFrequencyRange(const int dir, const size_t ch) const
+{
+	const double f = getFrequency(dir, ch);
+
+	return { SoapySDR::Range(f, f) };
+}
+
+SoapySDR::RangeList ZcsDevice::getFrequencyRange(const int dir, const size_t ch, const std::string &) const
+{
+	return getFrequencyRange(dir, ch);
+}
+
+void ZcsDevice::setSampleRate(const int dir, const size_t ch, const double rate)
+{
+	check_channel(dir, ch);
+	no_control("the sample rate", rate, getSampleRate(dir, ch));
+}
+
+double ZcsDevice::getSampleRate(const int dir, const size_t ch) const
+{
+	check_channel(dir, ch);
+	return (double)meta().sample_rate;
+}
+
+std::vector<double> ZcsDevice::listSampleRates(const int dir, const size_t ch) const
+{
+	return { getSampleRate(dir, ch) };
+}
+
+SoapySDR::RangeList ZcsDevice::getSampleRateRange(const int dir, const size_t ch) const
+{
+	const double r = getSampleRate(dir, ch);
+
+	return { SoapySDR::Range(r, r) };
+}
+
+void ZcsDevice::setBandwidth(const int dir, const size_t ch, const double bw)
+{
+	check_channel(dir, ch);
+	/* 0 is "leave it" to several applications */
+	if (bw != 0)
+		no_control("the bandwidth", bw, getBandwidth(dir, ch));
+}
+
+double ZcsDevice::getBandwidth(const int dir, const size_t ch) const
+{
+	check_channel(dir, ch);
+	return (double)meta().bandwidth;
+}
+
+SoapySDR::RangeList ZcsDevice::getBandwidthRange(const int dir, const size_t ch) const
+{
+	const double b = getBandwidth(dir, ch);
+
+	return { SoapySDR::Range(b, b) };
+}
+
+/* ---- sensors: the receiver's counters ---- */
+
+static const char *const SENSORS[][2] = {
+	{ "lost", "sample datagrams lost on the way (reorder window)" },
+	{ "late", "datagrams that came after they were declared lost" },
+	{ "duplicate", "datagrams that came twice" },
+	{ "gaps", "stretches of lost samples, each zero-filled" },
+	{ "gap_samples", "samples lost and zero-filled" },
+	{ "socket_drops", "datagrams the socket dropped (receive buffer full)" },
+	{ "overruns", "blocks the application was too slow to read" },
+	{ "invalid", "datagrams refused by the parser" },
+	{ "samples", "samples delivered by the receiver, zero fill included" },
+	{ "restarts", "sender restarts followed" },
+};
+
+std::vector<std::string> ZcsDevice::listSensors() const
+{
+	std::vector<std::string> v;
+
+	for (const auto &s : SENSORS)
+		v.push_back(s[0]);
+	return v;
+}
+
+SoapySDR::ArgInfo ZcsDevice::getSensorInfo(const std::string &key) const
+{
+	SoapySDR::ArgInfo info;
+
+	for (const auto &s : SENSORS) {
+		if (key == s[0]) {
+			info.key = key;
+			info.name = key;
+			info.description = s[1];
+			info.type = SoapySDR::ArgInfo::INT;
+			info.value = "0";
+			return info;
+		}
+	}
+	throw std::runtime_error("zcs: no sensor " + key);
+}
+
+std::string ZcsDevice::readSensor(const std::string &key) const
+{
+	struct zcs_rx_embed_counters c;
+	uint64_t v;
+
+	memset(&c, 0, sizeof(c));
+	{
+		std::lock_guard<std::mutex> lock(mu_);
+		if (rx_)
+			zcs_rx_embed_counters(rx_, &c);
+	}
+	if (key == "lost")
+		v = c.lost;
+	else if (key == "late")
+		v = c.late;
+	else if (key == "duplicate")
+		v = c.duplicate;
+	else if (key == "gaps")
+		v = c.gaps;
+	else if (key == "gap_samples")
+		v = c.gap_samples;
+	else if (key == "socket_drops")
+		v = c.socket_drops;
+	else if (key == "overruns")
+		v = c.overruns;
+	else if (key == "invalid")
+		v = c.invalid;
+	else if (key == "samples")
+		v = c.samples;
+	else if (key == "restarts")
+		v = c.restarts;
+	else
+		throw std::runtime_error("zcs: no sensor " + key);
+	return std::to_string(v);
+}

@@ -1,0 +1,46 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# SoapySDRUtil finds a zcs stream and probes driver=zcs through the module in the build tree:
+# the label names the sender, the rate and the wire format; the probe shows one RX channel,
+# the stream formats, the rate from the metadata and the receiver's counters as sensors.
+# Usage: test_util.sh MODULE_DIR ZCS_SEND  (runs in a network namespace: netns-run.sh)
+set -eu
+MODULE=$1 SEND=$2
+export SOAPY_SDR_PLUGIN_PATH=$MODULE
+tmp=$(mktemp -d)
+tx=
+cleanup() { [ -n "$tx" ] && kill "$tx" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT INT TERM
+fail() { echo "FAIL: $*"; sed 's/^/  | /' "$tmp/out"; exit 1; }
+
+"$SEND" -q -s tone -f p12 -r 1250000 --tone 100000 127.0.0.1 >/dev/null 2>&1 &
+tx=$!
+
+# the module is listed, from the build tree
+SoapySDRUtil --info >"$tmp/out" 2>&1 || true
+grep -q "$MODULE" "$tmp/out" || fail "--info does not list the module in $MODULE"
+grep -q 'zcs' "$tmp/out" || fail "--info: no zcs factory"
+
+# find: until the stream is heard (the sender may start late on a loaded machine)
+i=0
+until SoapySDRUtil --find="driver=zcs" >"$tmp/out" 2>&1 && grep -q 'driver = zcs' "$tmp/out"; do
+	i=$((i + 1))
+	[ $i -lt 20 ] || fail "--find did not list the stream"
+done
+grep -q 'label = zcs .*(127.0.0.1) 0.000000 MHz 1.25 MS/s p12' "$tmp/out" || fail "--find: label"
+grep -q 'source = 127.0.0.1' "$tmp/out" || fail "--find: source"
+# and with no driver given at all, as applications enumerate
+SoapySDRUtil --find >"$tmp/out" 2>&1 || true
+grep -q 'driver = zcs' "$tmp/out" || fail "--find without arguments"
+
+SoapySDRUtil --probe="driver=zcs" >"$tmp/out" 2>&1 || fail "--probe failed"
+for want in 'driver=zcs' 'source=tone' 'wire_format=p12' 'Channels: 1 Rx, 0 Tx' \
+	'Stream formats: CS16, CF32, CS8' 'Native format: CS16 \[full-scale=32768\]' \
+	'Sample rates: 1.25 MSps' 'socket_drops' 'gap_samples' 'lost'; do
+	grep -q "$want" "$tmp/out" || fail "--probe: no '$want'"
+done
+# a device that is not there fails with a message, not a hang
+SoapySDRUtil --probe="driver=zcs,addr=127.0.0.1:22199,timeout=500" >"$tmp/out" 2>&1 &&
+	fail "--probe of a silent port succeeded"
+grep -q 'no stream arriving on 127.0.0.1:22199' "$tmp/out" || fail "silent port: message"
+echo "soapy util: ok"
