@@ -27,7 +27,7 @@ setup() {
 }
 # The full builds require every feature: a dependency that went missing must fail the run, not
 # quietly drop the suites that need it (meson registers no test for them, so nothing counts a skip).
-FULL=(-Diio=enabled -During=enabled -Dzstd=enabled -Dtests=enabled)
+FULL=(-Diio=enabled -During=enabled -Dzstd=enabled -Dtests=enabled -Dsoapy=enabled)
 
 run_meson_suite() { # DIR [meson test args...]
 	local dir=$1; shift
@@ -45,7 +45,7 @@ else
 fi
 
 stage "ASan+UBSan build (clang)"
-if CC=clang setup "${B}asan" "${FULL[@]}" -Dwerror=true -Db_sanitize=address,undefined \
+if CC=clang CXX=clang++ setup "${B}asan" "${FULL[@]}" -Dwerror=true -Db_sanitize=address,undefined \
 		-Db_lundef=false -Dfuzz=true >/dev/null && ninja -C "${B}asan"; then
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
 		run_meson_suite "${B}asan" || STAGE_FAIL=1
@@ -66,7 +66,7 @@ else
 fi
 
 stage "TSan build (clang): the threaded suites"
-if CC=clang setup "${B}tsan" "${FULL[@]}" -Dwerror=true -Db_sanitize=thread -Db_lundef=false \
+if CC=clang CXX=clang++ setup "${B}tsan" "${FULL[@]}" -Dwerror=true -Db_sanitize=thread -Db_lundef=false \
 		>/dev/null && ninja -C "${B}tsan"; then
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 		run_meson_suite "${B}tsan" --suite unit --suite send --suite recv || STAGE_FAIL=1

@@ -15,12 +15,23 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PY = '/usr/bin/python3'
 
 
+def foreign_env(module_dir):
+    """The environment of a program that loads the module but is not ours (python3,
+    SoapySDRUtil): in a sanitized build, the sanitizer's runtime preloaded (meson.build)."""
+    env = dict(os.environ, SOAPY_SDR_PLUGIN_PATH=module_dir)
+    pre = os.environ.get('ZCS_SOAPY_PRELOAD')
+    if pre:
+        env['LD_PRELOAD'] = pre
+        env['ASAN_OPTIONS'] = 'detect_leaks=0'
+    return env
+
+
 class Client:
     """soapy_client.py in the background: it makes the device (its receive path logs
     'listening on' at once), reads, and prints one JSON result line on stdout."""
 
     def __init__(self, module_dir, args, ready_timeout=60.0):
-        env = dict(os.environ, SOAPY_SDR_PLUGIN_PATH=module_dir)
+        env = foreign_env(module_dir)
         self.proc = subprocess.Popen([PY, os.path.join(HERE, 'soapy_client.py')] + list(args),
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         self.err = []

@@ -7,6 +7,14 @@
 set -eu
 MODULE=$1 SEND=$2
 export SOAPY_SDR_PLUGIN_PATH=$MODULE
+# a sanitized module in SoapySDRUtil, which is not: its runtime preloaded (meson.build)
+SoapySDRUtil() {
+	if [ -n "${ZCS_SOAPY_PRELOAD:-}" ]; then
+		LD_PRELOAD=$ZCS_SOAPY_PRELOAD ASAN_OPTIONS=detect_leaks=0 command SoapySDRUtil "$@"
+	else
+		command SoapySDRUtil "$@"
+	fi
+}
 tmp=$(mktemp -d)
 tx=
 cleanup() { [ -n "$tx" ] && kill "$tx" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"; }
