@@ -110,8 +110,8 @@ int zcs_rx_embed_open(struct zcs_rx_embed **ep, const struct zcs_rx_embed_opts *
 	e->ropt.window = o->window;
 	e->ropt.rcvbuf = ZCS_RX_DEFAULT_RCVBUF;
 	e->ropt.type = o->type;
-	e->ropt.log = news;
-	e->ropt.log_ctx = e;
+	e->ropt.log.fn = news;
+	e->ropt.log.ctx = e;
 
 	ret = zcs_outputs_create(&e->out, o->type);
 	if (ret < 0) {
@@ -119,7 +119,7 @@ int zcs_rx_embed_open(struct zcs_rx_embed **ep, const struct zcs_rx_embed_opts *
 		e->out = NULL;
 		goto out;
 	}
-	zcs_outputs_set_log(e->out, news, e);
+	zcs_outputs_set_log(e->out, e->ropt.log);
 	ret = zcs_outputs_add_reader(e->out, "soapy", &e->rd, err, errlen);
 	if (ret < 0)
 		goto out;
