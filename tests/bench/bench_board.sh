@@ -12,7 +12,8 @@
 #   (root)  ZCS_BENCH_RATES (default "10 20 30.72 61.44", MS/s), ZCS_BENCH_REPS (default 3),
 #   ZCS_BENCH_SECS (seconds of samples per run, default 3), ZCS_BENCH_METHODS (a subset of
 #   floor iiod soapy12 soapy16 iio12 iio16 tone12 iio12c11; default all but soapy16, iio12c11),
-#   ZCS_BENCH_WRAP (put before each zcs-send, e.g. "perf record -e cpu-clock -o /tmp/p.data --").
+#   ZCS_BENCH_WRAP (put before each zcs-send, e.g. "perf record -e cpu-clock -o /tmp/p.data --"),
+#   ZCS_BENCH_BASE (another zcs-send, e.g. a build of main: methods base12, basetone12 run it).
 #   SOAPY_DIR holds the zero-cost module; without it the SoapyRemote rows are left out.
 set -euo pipefail
 send=$1 tool=$2 board_bin=$3 floor=$4 sclient=$5 soapy_dir=${6:-}
@@ -113,7 +114,8 @@ fi
 declare -A label=([floor]="floor: libiio read only" [iiod]="iiod i16 (TCP)"
 	[soapy12]="SoapyRemote CS12" [soapy16]="SoapyRemote CS16" [iio12]="zcs-send -s iio p12"
 	[iio16]="zcs-send -s iio i16" [tone12]="zcs-send -s tone p12"
-	[iio12c11]="zcs-send -s iio p12 --cpus 1,1")
+	[iio12c11]="zcs-send -s iio p12 --cpus 1,1" [base12]="before: -s iio p12"
+	[basetone12]="before: -s tone p12")
 hz=$(getconf CLK_TCK)
 si_cpu() { awk -v c="cpu$scpu" '$1 == c { print $8 }' /proc/stat; }
 udp_got() {
@@ -171,13 +173,14 @@ run() {
 		stop_server
 		[[ $m == iiod ]] && net=$((n - d)) || net=$d
 		;;
-	iio12 | iio16 | tone12 | iio12c11)
-		local a=(-s iio -u local:) f=p12
-		[[ $m == tone12 ]] && a=(-s tone)
+	iio12 | iio16 | tone12 | iio12c11 | base12 | basetone12)
+		local a=(-s iio -u local:) f=p12 prog=$send
+		[[ $m == *tone12 ]] && a=(-s tone)
+		[[ $m == base* ]] && prog=${ZCS_BENCH_BASE:?ZCS_BENCH_BASE: the other zcs-send}
 		[[ $m == iio16 ]] && f=i16
 		[[ $m == iio12c11 ]] && a+=(--cpus 1,1)
 		# shellcheck disable=SC2086 # the wrapper is words
-		taskset -c $scpu "$tool" cpu ${ZCS_BENCH_WRAP:-} "$send" "${a[@]}" -r "$r" -n "$n" -f $f -q \
+		taskset -c $scpu "$tool" cpu ${ZCS_BENCH_WRAP:-} "$prog" "${a[@]}" -r "$r" -n "$n" -f $f -q \
 			--json 198.18.2.2:21000 > "$out" 2> "$FB_TMP/m.err" || true
 		g1=$(udp_got)
 		js=$(cat "$out" "$FB_TMP/m.err" | grep '"type":"summary"' | tail -n 1)
@@ -254,6 +257,6 @@ printf '\nCPU: user+system time of the sending process, all threads (the wrapper
 printf 'SoapySDRServer the server process from start to kill, one per run).  softirq CPU1: softirq\n'
 printf 'time on the sender CPU in any context (/proc/stat, tick-sampled, other jobs included), per 1e8.\n'
 printf 'overrun: samples the emulated DMA dropped, the reader being over 200 ms behind (feed_iq\n'
-printf '%s' '--overrun-ms; for SoapyRemote its source'"'"'s own); net lost: datagrams sent but not counted at\n'
+printf -- '--overrun-ms; for SoapyRemote its source'"'"'s own); net lost: datagrams sent but not counted at\n'
 printf 'the receiving ingress (zcs), samples short at iio_readdev (iiod), overflows reported to the\n'
 printf 'SoapySDR client (SoapyRemote); both summed over the passes.\n'
