@@ -17,9 +17,19 @@
  * block itself), so the send thread sends them in one batch and the two threads do not switch
  * for every train when they share a CPU. */
 #define WAKE_EVERY 4
+/* Paced, the send thread is woken when pace() sleeps (once per batch); a source that never sleeps
+ * (it cannot keep up with the rate) still wakes it every this many trains, more than a batch
+ * holds at 61.44 MS/s (14 trains of p12). */
+#define PACED_WAKE_EVERY 16
 /* Longest pacing sleep between two looks at the stop flag (zcs-send's watch loop ticks at 100 ms
  * too, so a stop is noticed within about two ticks). */
 #define PACE_SLICE_NS (100 * 1000000ULL)
+/* A paced source sleeps at most once per this much stream time: a train due within it of now goes
+ * out at once (early by up to that much).  Sleeping for each train woke both threads once per
+ * train, 1400 times a second at 30.72 MS/s of p12 (a 64 KB train is 0.7 ms of it), and the
+ * wake-ups, not the samples, were most of a paced tone's cost (docs/performance.md, "The board's
+ * budget").  5 ms bursts are gentler than a radio's: the board's DMA hands over 50 ms blocks. */
+#define PACE_BATCH_NS (5 * 1000000ULL)
 
 struct src_state {
 	struct zcs_pipeline *p;
@@ -193,24 +203,30 @@ static int fill_train(struct src_state *s, struct zcs_train *t)
 	return ret;
 }
 
-/* Sleeps until the train's last sample is due: absolute times, so errors never accumulate.  The
- * sleep is cut into slices that look at the stop flag: at a low rate one datagram spans minutes
- * (480 p12 samples at -r 1), and a stop must not wait for it; the train then goes out early. */
-static void pace(struct zcs_pipeline *p, uint64_t t0, uint64_t samples_end)
+/* Sleeps until the train's last sample is due, when it is due more than PACE_BATCH_NS from now;
+ * trains due sooner go out at once.  Absolute times, so errors never accumulate.  The trains
+ * pushed so far go to the send thread before the sleep (one wake-up per batch).  The sleep is
+ * cut into slices that look at the stop flag: at a low rate one datagram spans minutes (480 p12
+ * samples at -r 1), and a stop must not wait for it; the train then goes out early. */
+static void pace(struct src_state *s, uint64_t t0, uint64_t samples_end)
 {
+	struct zcs_pipeline *const p = s->p;
 	const uint64_t r = p->cfg.pace_rate;
-	uint64_t due;
+	uint64_t due, now;
 
 	if (!r)
 		return;
 	/* no overflow: samples_end / r is seconds of stream, centuries away from 2^64 ns */
 	due = t0 + samples_end / r * ZCS_NS_PER_SEC + samples_end % r * ZCS_NS_PER_SEC / r;
+	now = zcs_mono_ns();
+	if (due <= now + PACE_BATCH_NS)
+		return;
+	ring_full(s);
 	while (!atomic_load(&p->stop)) {
-		const uint64_t now = zcs_mono_ns();
-
 		if (now >= due)
 			return;
 		zcs_sleep_until_ns(due - now > PACE_SLICE_NS ? now + PACE_SLICE_NS : due);
+		now = zcs_mono_ns();
 	}
 }
 
@@ -265,10 +281,10 @@ void *zcs_pipeline_source_main(void *arg)
 				break;
 			continue;
 		}
-		pace(p, t0, t->first_sample + t->samples);
+		pace(&s, t0, t->first_sample + t->samples);
 		zcs_ring_push(&p->full, t);
-		/* a paced train is due now: no waiting for company */
-		if (++s.unrung >= WAKE_EVERY || p->cfg.pace_rate)
+		/* paced, the batch goes to the send thread when pace() next sleeps */
+		if (++s.unrung >= (p->cfg.pace_rate ? PACED_WAKE_EVERY : WAKE_EVERY))
 			ring_full(&s);
 		/* a stop ends the stream after this train, not after the rest of the source's block
 		 * (up to 1M pairs of a radio's), which pace() would no longer space out */
