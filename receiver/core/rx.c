@@ -3,6 +3,7 @@
  * trains split by their segment size; the SO_RXQ_OVFL drop counter from each datagram's control
  * data; and samples handed on to the outputs' writers in bursts with a bounded delay. */
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,6 +207,32 @@ static const struct sockaddr *sender(const struct zcs_rx *rx, size_t i)
 	return rx->names_on ? (const struct sockaddr *)&rx->names[i] : &unknown;
 }
 
+/* Datagrams this many, all too long and none of a stream fitting, are one stream that does not
+ * fit: worth a warning naming the option (a few: a stray jumbo frame is not). */
+#define OVERSIZE_WARN_AFTER 8
+
+/* A datagram longer than --max-datagram: counted, and once, when no sample datagram has fitted
+ * yet, the warning that tells the user which option to raise.  len is what was read: with GRO
+ * the datagram's real length, without it the cut one (the kernel says only that it cut). */
+static void oversize(struct zcs_rx *rx, size_t len)
+{
+	rx->st.invalid++;
+	rx->st.invalid_by[ZCS_RX_OVERSIZE]++;
+	if (rx->oversize_warned || rx->st.sample_dgrams ||
+	    rx->st.invalid_by[ZCS_RX_OVERSIZE] < OVERSIZE_WARN_AFTER)
+		return;
+	rx->oversize_warned = true;
+	if (len > rx->opt.max_dgram)
+		zcs_log(&rx->opt.log, "%" PRIu64 " datagrams dropped, none fits: they are larger "
+			"than --max-datagram %zu (the last had %zu bytes: raise it, e.g. "
+			"--max-datagram %zu)", rx->st.invalid_by[ZCS_RX_OVERSIZE], rx->opt.max_dgram,
+			len, len);
+	else
+		zcs_log(&rx->opt.log, "%" PRIu64 " datagrams dropped, none fits: they are larger "
+			"than --max-datagram %zu (raise it; a sender's datagrams are at most its MTU)",
+			rx->st.invalid_by[ZCS_RX_OVERSIZE], rx->opt.max_dgram);
+}
+
 /* The datagrams of one GRO train (or one datagram, gso 0) read into slot i. */
 static void gro_train(struct zcs_rx *rx, size_t i, size_t len, size_t gso)
 {
@@ -213,6 +240,14 @@ static void gro_train(struct zcs_rx *rx, size_t i, size_t len, size_t gso)
 	uint8_t *const train = rx->gro_mem + i * GRO_TRAIN_BYTES;
 	const size_t seg = gso ? gso : len;
 
+	if (len == 0) {
+		/* a zero-length datagram holds no train to split, but is a datagram: counted, and
+		 * judged (truncated) as the plain path does */
+		rx->st.datagrams++;
+		rx->bufs[rx->gro_buf].data = train;
+		zcs_rx_datagram(rx, rx->gro_buf, 0, from);
+		return;
+	}
 	for (size_t off = 0; off < len && !rx->done; off += seg) {
 		const size_t n = len - off < seg ? len - off : seg;
 		struct zcs_rx_buf *b = &rx->bufs[rx->gro_buf];
@@ -221,8 +256,7 @@ static void gro_train(struct zcs_rx *rx, size_t i, size_t len, size_t gso)
 		/* as the plain path counts: what a max_dgram buffer would have held */
 		rx->st.bytes += n < rx->opt.max_dgram ? n : rx->opt.max_dgram;
 		if (n > rx->opt.max_dgram) {
-			rx->st.invalid++;
-			rx->st.invalid_by[ZCS_RX_OVERSIZE]++;
+			oversize(rx, n);
 			continue;
 		}
 		b->data = train + off;
@@ -309,8 +343,7 @@ static int one_batch(struct zcs_rx *rx)
 		rx->st.datagrams++;
 		rx->st.bytes += len;
 		if (mh->msg_flags & MSG_TRUNC) {
-			rx->st.invalid++;
-			rx->st.invalid_by[ZCS_RX_OVERSIZE]++;
+			oversize(rx, len);
 			continue;
 		}
 		if (zcs_rx_datagram(rx, b, len, sender(rx, (size_t)i))) {

@@ -157,6 +157,7 @@ struct zcs_rx {
 	uint64_t defer_until;
 	int rcvbuf;               /* the receive buffer the kernel granted, bytes */
 	struct zcs_addr sender;   /* who sends the stream followed (len 0: unknown) */
+	bool oversize_warned;     /* said once that the datagrams do not fit --max-datagram */
 };
 
 /* Opens the socket (binding, joining, SO_RCVBUF, SO_RXQ_OVFL) and allocates every buffer. */
