@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* Number parsing for the programs' options: an end pointer, SI suffixes (k/K, M, G: decimal) and
- * a range check, and the messages refusing a value.  Integers are parsed in exact decimal so
+/* The programs' option loop and number parsing: an end pointer, SI suffixes (k/K, M, G: decimal)
+ * and a range check, and the messages refusing a value.  Integers are parsed in exact decimal so
  * "2.4M" is 2400000, not 2399999. */
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -178,4 +179,66 @@ int zcs_cli_opt_double(const char *name, const char *arg, double min, double max
 	const int ret = zcs_cli_parse_double(arg, min, max, out);
 
 	return ret < 0 ? opt_fail(name, arg, ret, hint, err, errlen) : 0;
+}
+
+/* The long option in argv element s ("--name" or "--name=value") as typed, without the value. */
+static const char *long_typed(const char *s, char *buf, size_t len)
+{
+	const size_t n = strcspn(s, "=");
+
+	snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), s);
+	return buf;
+}
+
+int zcs_cli_getopt(int argc, char *argv[], const char *shortopts, const struct option *longopts,
+		   zcs_cli_opt_fn fn, void *ctx, int *operand, char *err, size_t errlen)
+{
+	char spec[64], name[64];
+	int c, ret;
+
+	/* ':' first: a missing value is told apart from an unknown option */
+	if (snprintf(spec, sizeof(spec), ":%s", shortopts) >= (int)sizeof(spec))
+		return zcs_err(err, errlen, -EINVAL, "internal: option string too long");
+	opterr = 0; /* our own messages, naming the option */
+	/* 0, not 1: glibc then forgets everything of an earlier run, a cluster it stopped inside
+	 * included (tests parse many command lines in one process) */
+	optind = 0;
+	while ((c = getopt_long(argc, argv, spec, longopts, NULL)) != -1) {
+		/* A long option, and a short one missing its value, end their argv element, so
+		 * argv[optind - 1] is the one just read; any other short one may sit inside a
+		 * cluster ("-qx") and is named by its letter. */
+		const char *const last = argv[optind - 1];
+		const bool short_known = optopt > 0 && optopt < 256 && optopt != ':' &&
+					 strchr(shortopts, optopt);
+
+		if (c == ':') {
+			if (strncmp(last, "--", 2) == 0)
+				long_typed(last, name, sizeof(name));
+			else
+				snprintf(name, sizeof(name), "-%c", optopt);
+			return zcs_err(err, errlen, -EINVAL, "option '%s' needs a value (see --help)",
+				       name);
+		}
+		if (c == '?') {
+			/* getopt says '?' for a short letter it does not know, for a long name it
+			 * does not know (optopt 0), and for a known long option given a value it
+			 * takes none of ("--quiet=1": optopt is its letter, or a code above 255 that
+			 * is no character at all) */
+			if (optopt > 0 && optopt < 256 && !short_known)
+				return zcs_err(err, errlen, -EINVAL,
+					       "unknown option '-%c' (see --help)", optopt);
+			if (optopt == 0)
+				return zcs_err(err, errlen, -EINVAL,
+					       "unknown option '%s' (see --help)",
+					       long_typed(last, name, sizeof(name)));
+			return zcs_err(err, errlen, -EINVAL,
+				       "option '%s' takes no value (given '%s'; see --help)",
+				       long_typed(last, name, sizeof(name)), last);
+		}
+		ret = fn(ctx, c, optarg, err, errlen);
+		if (ret != 0)
+			return ret;
+	}
+	*operand = optind;
+	return 0;
 }

@@ -26,4 +26,17 @@ int zcs_cli_opt_u64(const char *name, const char *arg, uint64_t min, uint64_t ma
 int zcs_cli_opt_double(const char *name, const char *arg, double min, double max,
 		       const char *hint, double *out, char *err, size_t errlen);
 
+/* The one option loop of both programs: getopt_long over argv (shortopts without a leading ':';
+ * no permutation games: options and operands may mix as GNU getopt allows), fn called for each
+ * option with its value (NULL when none).  The refusals name the option as the user typed it:
+ *   unknown option '--bogus' / '-x'
+ *   option '--window' / '-o' needs a value
+ *   option '--quiet' takes no value (given '--quiet=1')
+ * Returns the first non-zero value of fn, -EINVAL with err set for those refusals, or 0 with
+ * *operand the index in argv of the first operand (argc when there is none). */
+struct option;
+typedef int (*zcs_cli_opt_fn)(void *ctx, int c, const char *arg, char *err, size_t errlen);
+int zcs_cli_getopt(int argc, char *argv[], const char *shortopts, const struct option *longopts,
+		   zcs_cli_opt_fn fn, void *ctx, int *operand, char *err, size_t errlen);
+
 #endif

@@ -441,35 +441,33 @@ static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *
 	}
 }
 
+/* What parse_one needs besides the option: zcs_cli_getopt hands this through. */
+struct parse_ctx {
+	struct zcs_send_opts *o;
+	unsigned given;           /* G_* of the options given, for check_combinations */
+};
+
+static int take_opt(void *ctx, int c, const char *arg, char *err, size_t errlen)
+{
+	struct parse_ctx *const p = ctx;
+
+	return parse_one(p->o, c, arg, &p->given, err, errlen);
+}
+
 int zcs_send_parse_opts(struct zcs_send_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
-	unsigned given = 0;
-	int c, ret;
+	struct parse_ctx p = { .o = o };
+	int next, ret;
 
 	set_defaults(o);
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":f:s:u:r:n:qhV", long_opts, NULL)) != -1) {
-		const char *const bad = argv[optind - 1];
-
-		if (c == '?') {
-			if (optopt)
-				return zcs_err(err, errlen, -EINVAL,
-					       "unknown option '-%c' (see --help)", optopt);
-			return zcs_err(err, errlen, -EINVAL, "unknown option '%s' (see --help)",
-				       bad);
-		}
-		if (c == ':')
-			return zcs_err(err, errlen, -EINVAL,
-				       "option '%s' needs a value (see --help)", bad);
-		ret = parse_one(o, c, optarg, &given, err, errlen);
-		if (ret != 0)
-			return ret;
-	}
-	if (optind < argc)
-		o->dest = argv[optind++];
-	if (optind < argc)
+	ret = zcs_cli_getopt(argc, argv, "f:s:u:r:n:qhV", long_opts, take_opt, &p, &next, err,
+			     errlen);
+	if (ret != 0)
+		return ret;
+	if (next < argc)
+		o->dest = argv[next++];
+	if (next < argc)
 		return zcs_err(err, errlen, -EINVAL, "unexpected argument '%s' (one destination "
-			       "only)", argv[optind]);
-	return check_combinations(o, given, err, errlen);
+			       "only)", argv[next]);
+	return check_combinations(o, p.given, err, errlen);
 }

@@ -237,10 +237,23 @@ static int parse_one(struct zcs_recv_opts *o, int c, const char *arg, bool *eos_
 	}
 }
 
+/* What parse_one needs besides the option: zcs_cli_getopt hands this through. */
+struct parse_ctx {
+	struct zcs_recv_opts *o;
+	bool eos_timeout_given;
+};
+
+static int take_opt(void *ctx, int c, const char *arg, char *err, size_t errlen)
+{
+	struct parse_ctx *const p = ctx;
+
+	return parse_one(p->o, c, arg, &p->eos_timeout_given, err, errlen);
+}
+
 int zcs_recv_parse_opts(int argc, char **argv, struct zcs_recv_opts *o, char *err, size_t errlen)
 {
-	bool eos_timeout_given = false;
-	int c, ret;
+	struct parse_ctx p = { .o = o };
+	int next, ret;
 
 	memset(o, 0, sizeof(*o));
 	o->rx.type = ZCS_SAMPLE_CS16;
@@ -250,33 +263,17 @@ int zcs_recv_parse_opts(int argc, char **argv, struct zcs_recv_opts *o, char *er
 	o->interval = 1.0;
 	o->eos_timeout = ZCS_RECV_DEFAULT_EOS_TIMEOUT;
 	o->client_timeout = ZCS_OUTPUTS_CLIENT_TIMEOUT_MS / 1000.0;
-	optind = 1;
-	opterr = 0; /* our own messages, naming the flag */
-
-	while ((c = getopt_long(argc, argv, ":o:F:n:qhV", long_opts, NULL)) != -1) {
-		char f[48];
-
-		if (c == ':')
-			return zcs_err(err, errlen, -EINVAL, "%s needs a value (see --help)",
-				       optopt ? flag_name(optopt, f, sizeof(f)) : argv[optind - 1]);
-		if (c == '?') {
-			if (optopt && optopt < 256)
-				return zcs_err(err, errlen, -EINVAL,
-					       "unknown option '-%c' (see --help)", optopt);
-			return zcs_err(err, errlen, -EINVAL, "unknown option '%s' (see --help)",
-				       argv[optind - 1]);
-		}
-		ret = parse_one(o, c, optarg, &eos_timeout_given, err, errlen);
-		if (ret != 0)
-			return ret;
-	}
-	if (optind < argc)
-		o->rx.listen = argv[optind++];
-	if (optind < argc)
+	ret = zcs_cli_getopt(argc, argv, "o:F:n:qhV", long_opts, take_opt, &p, &next, err,
+			     errlen);
+	if (ret != 0)
+		return ret;
+	if (next < argc)
+		o->rx.listen = argv[next++];
+	if (next < argc)
 		return zcs_err(err, errlen, -EINVAL,
-			       "unexpected argument '%s' (only one address to " "listen on)",
-			       argv[optind]);
-	if (eos_timeout_given && !o->rx.exit_on_eos)
+			       "unexpected argument '%s' (only one address to listen on)",
+			       argv[next]);
+	if (p.eos_timeout_given && !o->rx.exit_on_eos)
 		return zcs_err(err, errlen, -EINVAL,
 			       "--eos-timeout applies with --exit-on-eos only");
 	return ZCS_RECV_RUN;

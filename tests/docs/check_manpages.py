@@ -63,7 +63,7 @@ def parse_source(path):
     for m in re.finditer(r'\{\s*"([a-z][a-z0-9-]*)",\s*(?:no|required|optional)_argument,'
                          r'\s*NULL,\s*(\'(.)\'|\w+)\s*\}', src):
         opts[m.group(1)] = m.group(3)
-    g = re.search(r'getopt_long\([^,]+,[^,]+,\s*"([^"]*)"', src)
+    g = re.search(r'(?:getopt_long|zcs_cli_getopt)\([^,]+,[^,]+,\s*"([^"]*)"', src)
     shorts = set(re.sub(r'[^A-Za-z0-9]', '', g.group(1))) if g else None
     return opts, shorts
 

@@ -65,6 +65,17 @@ expect "--gain 'loud'" -s iio --gain loud $d
 expect "unknown option '--bogus'" -s tone --bogus $d
 expect "unknown option '-x'" -s tone -x $d
 expect "option '--tone' needs a value" -s tone --tone
+expect "option '-n' needs a value" -s tone $d -n
+# regression (quiet_eq_1): a long option given a value it does not take is named as typed, never
+# as '-q' nor as a raw control byte (long-only options have codes above 255)
+expect "option '--quiet' takes no value (given '--quiet=1'" -s tone --quiet=1 $d
+expect "option '--noise' takes no value (given '--noise=1'" -s tone --noise=1 $d
+expect "option '--json' takes no value" -s tone --json=yes $d
+out=$("$send" -s tone --unpaced=1 $d 2>&1 >/dev/null || true)
+if [[ $out =~ [[:cntrl:]] ]]; then
+	echo "FAIL: a control byte in: $(printf '%q' "$out")"
+	fails=$((fails + 1))
+fi
 expect "missing destination" -s tone
 expect "unexpected argument 'extra'" -s tone $d extra
 expect "destination 'no.such.host.invalid'" -s tone no.such.host.invalid

@@ -3,6 +3,9 @@
  * decimals, and every rejection (empty, garbage, negative, NaN/inf, out of range). */
 #include <check.h>
 #include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -177,6 +180,91 @@ START_TEST(test_opt_messages)
 }
 END_TEST
 
+/* zcs_cli_getopt: a table like the programs' (a letter, a long-only code above 255, values). */
+enum { OPT_JSON = 256, OPT_WINDOW };
+static const struct option opts[] = {
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "window", required_argument, NULL, OPT_WINDOW },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct seen {
+	char log[128];
+};
+
+static int take(void *ctx, int c, const char *arg, char *err, size_t errlen)
+{
+	struct seen *s = ctx;
+	const size_t n = strlen(s->log);
+
+	(void)err;
+	(void)errlen;
+	snprintf(s->log + n, sizeof(s->log) - n, "%d=%s;", c, arg ? arg : "");
+	return c == 'q' && arg ? -EIO : 0; /* never: q takes no value */
+}
+
+/* argv for getopt: it permutes, so each call gets a fresh writable copy */
+static int run(const char *const *args, struct seen *s, int *next, char *err, size_t errlen)
+{
+	char *argv[16];
+	static char store[16][64];
+	int argc = 0;
+
+	argv[argc++] = strcpy(store[0], "prog");
+	for (; args[argc - 1]; argc++)
+		argv[argc] = strcpy(store[argc], args[argc - 1]);
+	argv[argc] = NULL;
+	memset(s, 0, sizeof(*s));
+	err[0] = '\0';
+	return zcs_cli_getopt(argc, argv, "qo:", opts, take, s, next, err, errlen);
+}
+
+START_TEST(test_getopt_loop)
+{
+	const char *ok[] = { "-q", "--output=x", "dest", "--json", "--window", "8", NULL };
+	struct seen s;
+	char err[128];
+	int next = -1;
+
+	ck_assert_int_eq(run(ok, &s, &next, err, sizeof(err)), 0);
+	ck_assert_str_eq(s.log, "113=;111=x;256=;257=8;");
+	ck_assert_int_eq(next, 6); /* GNU getopt moved the operand behind the options */
+}
+END_TEST
+
+/* Regression quiet_eq_1: "--quiet=1" said "unknown option '-q'", and a long-only option given a
+ * value printed its code as a raw control byte.  Each refusal names the option as typed. */
+START_TEST(test_getopt_quiet_eq_1)
+{
+	static const struct {
+		const char *args[4];
+		const char *want;
+	} cases[] = {
+		{ { "--quiet=1" }, "option '--quiet' takes no value (given '--quiet=1'; see --help)" },
+		{ { "--json=1" }, "option '--json' takes no value (given '--json=1'; see --help)" },
+		{ { "--bogus=2" }, "unknown option '--bogus' (see --help)" },
+		{ { "-x" }, "unknown option '-x' (see --help)" },
+		{ { "--json", "-qx" }, "unknown option '-x' (see --help)" },
+		{ { "--window" }, "option '--window' needs a value (see --help)" },
+		{ { "--output" }, "option '--output' needs a value (see --help)" },
+		{ { "-qo" }, "option '-o' needs a value (see --help)" },
+	};
+
+	for (size_t i = 0; i < NELEM(cases); i++) {
+		struct seen s;
+		char err[128];
+		int next = -1;
+
+		ck_assert_int_eq(run(cases[i].args, &s, &next, err, sizeof(err)), -EINVAL);
+		ck_assert_str_eq(err, cases[i].want);
+		for (const char *p = err; *p; p++)
+			ck_assert_msg((unsigned char)*p >= 0x20, "control byte in \"%s\"", err);
+	}
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
 	Suite *s = suite_create("cli");
@@ -185,6 +273,8 @@ static Suite *cli_suite(void)
 	tcase_add_loop_test(tc, test_u64, 0, (int)NELEM(u64s));
 	tcase_add_loop_test(tc, test_double, 0, (int)NELEM(dbls));
 	tcase_add_test(tc, test_opt_messages);
+	tcase_add_test(tc, test_getopt_loop);
+	tcase_add_test(tc, test_getopt_quiet_eq_1);
 	suite_add_tcase(s, tc);
 	return s;
 }

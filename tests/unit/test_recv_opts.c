@@ -126,10 +126,18 @@ static const struct refusal {
 	{ { "-o", "" }, { "-o/--output ''", "empty" } },
 	{ { "--iface", "" }, { "--iface ''", NULL } },
 	{ { "--source", "" }, { "--source ''", NULL } },
-	{ { "--window" }, { "--window", "needs a value" } },
-	{ { "-o" }, { "-o/--output", "needs a value" } },
+	{ { "--window" }, { "option '--window' needs a value", NULL } },
+	{ { "-o" }, { "option '-o' needs a value", NULL } },
+	{ { "-qo" }, { "option '-o' needs a value", NULL } },
 	{ { "--bogus" }, { "unknown option '--bogus'", NULL } },
+	{ { "--bogus=3" }, { "unknown option '--bogus'", NULL } },
 	{ { "-x" }, { "unknown option '-x'", NULL } },
+	{ { "--json", "-qx" }, { "unknown option '-x'", NULL } },
+	/* regression (quiet_eq_1): a long option given a value it takes none of is named as typed,
+	 * never by its letter ("-q") nor by its code above 255 (a raw control byte) */
+	{ { "--quiet=1" }, { "option '--quiet' takes no value", "'--quiet=1'" } },
+	{ { "--json=1" }, { "option '--json' takes no value", "'--json=1'" } },
+	{ { "--exit-on-eos=yes" }, { "option '--exit-on-eos' takes no value", NULL } },
 	{ { "a:1", "b:2" }, { "unexpected argument 'b:2'", NULL } },
 };
 
