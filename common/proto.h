@@ -75,7 +75,8 @@ struct zcs_meta {
 #define ZCS_PROTO_META_SOURCE_LEN 8
 
 #define ZCS_META_FLAG_ZSTD 0x01 /* the stream may carry ZCS_FLAG_ZSTD datagrams */
-#define ZCS_META_FLAGS_KNOWN 0x01
+#define ZCS_META_FLAG_CHANGE 0x02 /* a retune: the settings hold from ref_sample on */
+#define ZCS_META_FLAGS_KNOWN 0x03
 
 /* Why a datagram was rejected: each counted separately by receivers.  Append only. */
 enum zcs_proto_err {

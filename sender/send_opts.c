@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ctl_server.h"
 #include "err.h"
 #include "formats.h"
 #include "proto.h"
@@ -24,7 +25,7 @@
 enum {
 	OPT_FREQ = 256, OPT_GAIN, OPT_BW, OPT_CHANNEL, OPT_TONE, OPT_AMPLITUDE, OPT_NOISE, OPT_SEED,
 	OPT_FILE_TYPE, OPT_LOOP, OPT_MTU, OPT_TTL, OPT_IFACE, OPT_MCAST_LOOP, OPT_ZSTD,
-	OPT_SEND_PATH, OPT_CPUS, OPT_JSON, OPT_UNPACED,
+	OPT_SEND_PATH, OPT_CPUS, OPT_JSON, OPT_UNPACED, OPT_KEY, OPT_CONTROL, OPT_CONTROL_CLIENTS,
 };
 
 /* --mtu's range in its message, from the protocol's own minimum */
@@ -67,6 +68,9 @@ static const struct option long_opts[] = {
 	{ "cpus", required_argument, NULL, OPT_CPUS },
 	{ "unpaced", no_argument, NULL, OPT_UNPACED },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "key", required_argument, NULL, OPT_KEY },
+	{ "control", required_argument, NULL, OPT_CONTROL },
+	{ "control-clients", required_argument, NULL, OPT_CONTROL_CLIENTS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -257,6 +261,10 @@ static int check_combinations(struct zcs_send_opts *o, unsigned given, char *err
 			       "--zstd with --send-path %s: compressed datagrams differ in "
 			       "size, so they go one per send (--send-path plain or auto)",
 			       zcs_path_name(o->path));
+	if (o->control && !o->key_path)
+		return zcs_err(err, errlen, -EINVAL,
+			       "--control needs --key FILE: the control channel admits only "
+			       "holders of the stream key (no key, no control)");
 	if (!o->dest)
 		return zcs_err(err, errlen, -EINVAL,
 			       "missing destination (HOST[:PORT], [IPV6][:PORT] or a "
@@ -294,6 +302,7 @@ static void set_defaults(struct zcs_send_opts *o)
 	o->path = ZCS_PATH_AUTO;
 	o->cpu_src = -1;
 	o->cpu_send = -1;
+	o->control_clients = ZCS_CTL_SERVER_DEFAULT_CLIENTS;
 }
 
 /* One option; returns 0, or a parse result >= 1 to stop, or -EINVAL. */
@@ -429,6 +438,20 @@ static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *
 	case OPT_JSON:
 		o->json = true;
 		return 0;
+	case OPT_KEY:
+		o->key_path = arg;
+		return 0;
+	case OPT_CONTROL:
+		if (!arg[0])
+			return zcs_err(err, errlen, -EINVAL, "--control '': expected [ADDR:]PORT "
+				       "(the docs use 5392)");
+		o->control = arg;
+		return 0;
+	case OPT_CONTROL_CLIENTS:
+		ret = zcs_cli_opt_u64("--control-clients", arg, 1, ZCS_CTL_SERVER_MAX_CLIENTS,
+				      "1..64", &v, err, errlen);
+		o->control_clients = ret < 0 ? o->control_clients : (size_t)v;
+		return ret;
 	case 'q':
 		o->quiet = true;
 		return 0;

@@ -30,6 +30,9 @@ struct zcs_send_opts {
 	bool quiet;
 	const char *dest;
 	struct zcs_addr addr;
+	const char *key_path;         /* --key FILE, or NULL */
+	const char *control;          /* --control [ADDR:]PORT, or NULL (off) */
+	size_t control_clients;       /* --control-clients N */
 };
 
 enum zcs_send_parse_result {

@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "ctl_server.h"
 #include "err.h"
+#include "key.h"
 #include "net.h"
 #include "pipeline.h"
 #include "proto.h"
@@ -117,6 +119,9 @@ int main(int argc, char **argv)
 	struct zcs_send_opts o;
 	struct zcs_source src = { 0 };
 	struct zcs_pipeline *pl = NULL;
+	struct zcs_ctl_server *ctl = NULL;
+	struct zcs_key key;
+	uint32_t stream_id = random_stream_id();
 	struct zcs_pipeline_stats fin;
 	char err[ERRLEN] = "", log[ERRLEN] = "", hostname[64] = "", raw_host[256] = "", text[2048];
 	sigset_t sigs;
@@ -150,6 +155,10 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	if (o.key_path && zcs_key_load(&key, o.key_path, err, sizeof(err)) < 0) {
+		fprintf(stderr, "zcs-send: --key: %s\n", err);
+		return 2;
+	}
 	src.ops = source_ops(o.src.kind);
 	if (!src.ops) {
 		fprintf(stderr, "zcs-send: --source %s: not in this build\n", o.src.kind);
@@ -188,7 +197,7 @@ int main(int argc, char **argv)
 			.pace_rate = src.paced_by_device || o.unpaced ? 0 : src.info.sample_rate,
 			.zstd_level = o.zstd_level, .path = o.path,
 			.cpu_src = o.cpu_src, .cpu_send = o.cpu_send,
-			.stream_id = random_stream_id(), .sender_name = hostname,
+			.stream_id = stream_id, .sender_name = hostname,
 			.source_name = o.src.kind, .log = { log_line, NULL },
 		};
 
@@ -199,6 +208,20 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	fprintf(stderr, "zcs-send: %s\n", log);
+	if (o.control) {
+		const struct zcs_ctl_server_config cc = {
+			.listen = o.control, .key = &key, .max_clients = o.control_clients,
+			.pl = pl, .stream_id = stream_id, .format = o.format,
+			.source_name = o.src.kind, .log = { log_line, NULL },
+		};
+
+		if (zcs_ctl_server_start(&ctl, &cc, err, sizeof(err)) < 0) {
+			fprintf(stderr, "zcs-send: %s\n", err);
+			goto out;
+		}
+		fprintf(stderr, "zcs-send: control channel on %s (%zu clients at most)\n",
+			o.control, o.control_clients);
+	}
 	t0 = zcs_mono_ns();
 	ret = zcs_pipeline_start(pl, err, sizeof(err));
 	if (ret < 0)
@@ -213,13 +236,26 @@ int main(int argc, char **argv)
 		status = 0;
 	zcs_send_stats_summary(text, sizeof(text), &fin, (double)(zcs_mono_ns() - t0) / 1e9);
 	fputs(text, stderr);
+	if (ctl) {
+		struct zcs_ctl_server_stats cs;
+
+		zcs_ctl_server_stats(ctl, &cs);
+		zcs_ctl_server_stop(ctl);
+		ctl = NULL;
+		fprintf(stderr, "zcs-send: %s\n", zcs_ctl_server_summary(&cs, text, sizeof(text)));
+		if (o.json)
+			printf("%s\n", zcs_ctl_server_json(&cs, text, sizeof(text)));
+	}
 	if (o.json) {
 		zcs_send_stats_json(text, sizeof(text), &fin, &fin, 0, (double)(zcs_mono_ns() - t0) / 1e9,
 				    true);
 		printf("%s\n", text);
 	}
 out:
+	zcs_ctl_server_stop(ctl);
 	zcs_pipeline_destroy(pl);
+	if (o.key_path)
+		zcs_key_wipe(&key);
 	if (fd >= 0)
 		close(fd);
 	if (src.ops)

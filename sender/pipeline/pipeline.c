@@ -54,6 +54,10 @@ int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_con
 	atomic_init(&p->stop, false);
 	atomic_init(&p->source_done, false);
 	atomic_init(&p->send_done, false);
+	if ((ret = zcs_pipeline_tune_init(p)) < 0) {
+		zcs_err(err, errlen, ret, "pipeline set-up: %s", strerror(-ret));
+		goto fail;
+	}
 	p->pair_bytes = zcs_wire_pair_bytes(cfg->format);
 	p->spd = zcs_proto_max_samples(cfg->format, cfg->udp_payload);
 	if (p->pair_bytes == 0 || p->spd == 0) {
@@ -210,5 +214,6 @@ void zcs_pipeline_destroy(struct zcs_pipeline *p)
 	zcs_ring_free(&p->full);
 	zcs_ring_free(&p->free);
 	zcs_train_pool_free(&p->pool);
+	zcs_pipeline_tune_fini(p);
 	free(p);
 }

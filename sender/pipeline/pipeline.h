@@ -68,4 +68,20 @@ void zcs_pipeline_stats(struct zcs_pipeline *p, struct zcs_pipeline_stats *out);
 int zcs_pipeline_join(struct zcs_pipeline *p, char *err, size_t errlen);
 void zcs_pipeline_destroy(struct zcs_pipeline *p);
 
+/* Changes the source's settings mid-stream (the control channel).  apply(ctx, src) runs under
+ * the tuning lock, so the source thread's poll_info never sees half a change; it writes the
+ * settings and leaves what the radio took in src->info.  When src->info then differs from
+ * before (even if apply failed half-way), the source thread announces it: it picks an index
+ * at or after the first pair not yet read from the source when apply returned (never before a
+ * pair it already sent), starts a train there, and the send thread sends the new metadata
+ * (flag CHANGE, ref_sample = that index) before it.  Waits up to timeout_ms for the index.
+ * Returns apply's result; *since gets the index, or UINT64_MAX when nothing changed, the
+ * stream has ended or the source thread did not answer in time. */
+int zcs_pipeline_retune(struct zcs_pipeline *p, int (*apply)(void *ctx, struct zcs_source *src),
+			void *ctx, int timeout_ms, uint64_t *since);
+/* Runs fn(ctx, src) under the tuning lock: for reading src->info or the radio's capabilities
+ * from another thread without meeting the source thread's poll_info.  Returns fn's result. */
+int zcs_pipeline_locked(struct zcs_pipeline *p, int (*fn)(void *ctx, struct zcs_source *src),
+			void *ctx);
+
 #endif

@@ -60,7 +60,33 @@ struct zcs_pipeline {
 	int src_err, send_err;        /* -errno when a thread failed */
 	char src_msg[256], send_msg[256];
 	struct zcs_pipeline_stats pub; /* published counters (ZCS_PUB / ZCS_GET) */
+	/* Retunes (pipeline_tune.c).  tune_mu keeps the source thread's poll_info out while the
+	 * control thread writes settings, and carries the request to the source thread, which
+	 * fixes the index and answers through tune_cv. */
+	pthread_mutex_t tune_mu;
+	pthread_cond_t tune_cv;
+	bool tune_init;
+	atomic_bool tune_posted;      /* a request waits for the source thread */
+	struct zcs_radio_info tune_info; /* the settings it announces */
+	uint64_t tune_min;            /* read_end when they were written: the earliest index */
+	uint64_t tune_at;             /* the index the source thread chose */
+	uint64_t tune_asked, tune_answered; /* requests posted and given an index */
+	_Atomic uint64_t read_end;    /* index past the last pair the source has read */
 };
+
+/* Source-thread side of a retune: called before each pair is packed, at stream index pos.
+ * Fixes the index of a posted request (pos at the earliest) and answers it; returns true with
+ * *info when the stream has reached the index of the request taken, so the next train starts
+ * there with new metadata.  Never blocks but for the short tuning lock. */
+struct zcs_tune_pending {
+	bool active;
+	uint64_t at;
+	struct zcs_radio_info info;
+};
+bool zcs_pipeline_tune_take(struct zcs_pipeline *p, struct zcs_tune_pending *t, uint64_t pos,
+			    struct zcs_radio_info *info);
+int zcs_pipeline_tune_init(struct zcs_pipeline *p);
+void zcs_pipeline_tune_fini(struct zcs_pipeline *p);
 
 void *zcs_pipeline_source_main(void *arg);
 void *zcs_pipeline_send_main(void *arg);

@@ -29,7 +29,7 @@ struct send_state {
 
 static void flush(struct send_state *s);
 
-static void send_meta(struct send_state *s)
+static void send_meta(struct send_state *s, bool change)
 {
 	struct zcs_pipeline *const p = s->p;
 	struct zcs_meta m = {
@@ -45,7 +45,8 @@ static void send_meta(struct send_state *s)
 		.gain_mode = s->info.gain_mode,
 		.channel = s->info.channel,
 		.format = (uint8_t)p->cfg.format,
-		.flags = p->codec ? ZCS_META_FLAG_ZSTD : 0,
+		.flags = (uint8_t)((p->codec ? ZCS_META_FLAG_ZSTD : 0) |
+				   (change ? ZCS_META_FLAG_CHANGE : 0)),
 		.samples_per_dgram = (uint16_t)p->spd,
 	};
 	size_t len;
@@ -127,7 +128,7 @@ static struct zcs_train *next_train(struct send_state *s)
 	flush(s);
 	now = zcs_mono_ns();
 	if (now >= s->next_meta_ns) {
-		send_meta(s);
+		send_meta(s, false);
 		now = zcs_mono_ns();
 	}
 	wait_ms = (int)((s->next_meta_ns - now) / 1000000) + 1;
@@ -155,7 +156,7 @@ void *zcs_pipeline_send_main(void *arg)
 
 	zcs_pipeline_pin(p, p->cfg.cpu_send, "send");
 	s.ref_time_ns = zcs_wall_ns();
-	send_meta(&s); /* before any sample, so a receiver knows the stream from its first datagram */
+	send_meta(&s, false); /* before any sample, so a receiver knows the stream from its first datagram */
 	for (;;) {
 		struct zcs_train *t = next_train(&s);
 		int ret;
@@ -176,9 +177,12 @@ void *zcs_pipeline_send_main(void *arg)
 		if (t->meta_changed) {
 			s.info = t->info;
 			s.meta_version++;
-			send_meta(&s);
+			/* twice: one lost datagram must not cost a receiver the exact index (a copy
+			 * is "the same description again" to it) */
+			send_meta(&s, true);
+			send_meta(&s, true);
 		} else if (zcs_mono_ns() >= s.next_meta_ns) {
-			send_meta(&s);
+			send_meta(&s, false);
 		}
 		line[0] = '\0';
 		s.datagrams += t->count;

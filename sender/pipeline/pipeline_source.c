@@ -43,6 +43,8 @@ struct src_state {
 	bool ended;             /* count reached, end of source, stop or error */
 	unsigned unrung;        /* trains pushed since the send thread's doorbell was last rung */
 	uint8_t *zbuf;          /* one datagram's raw payload, for compression */
+	uint64_t read_end;      /* index past the last pair read from the source */
+	struct zcs_tune_pending tune; /* a retune waiting for its index */
 };
 
 static uint64_t remaining(const struct src_state *s)
@@ -79,8 +81,11 @@ static int next_block(struct src_state *s)
 		}
 		if (src->ops->poll_info && zcs_mono_ns() >= s->next_poll_ns) {
 			s->next_poll_ns = zcs_mono_ns() + POLL_INFO_NS;
+			/* not while the control thread writes settings: it announces them itself */
+			pthread_mutex_lock(&p->tune_mu);
 			if (src->ops->poll_info(src, &s->info) == 1)
 				s->events |= ZCS_SRC_RETUNED;
+			pthread_mutex_unlock(&p->tune_mu);
 		}
 		/* a radio's read waits for its buffer: what is done goes out first */
 		if (src->paced_by_device)
@@ -97,6 +102,8 @@ static int next_block(struct src_state *s)
 			return 0;
 		}
 		s->avail = (size_t)n;
+		s->read_end += (uint64_t)n;
+		atomic_store(&p->read_end, s->read_end);
 		s->events |= ev;
 		if ((ev & ZCS_SRC_RETUNED) && src->ops->poll_info)
 			src->ops->poll_info(src, &s->info);
@@ -162,6 +169,8 @@ static int fill_train(struct src_state *s, struct zcs_train *t)
 			ret = next_block(s);
 			if (ret < 0 || s->ended)
 				break;
+			if (zcs_pipeline_tune_take(p, &s->tune, s->sample + filled, &s->info))
+				s->events |= ZCS_SRC_RETUNED;
 			if (s->events) {
 				if (filled || k) {
 					cut = true; /* the event belongs at the start of a train */
@@ -178,6 +187,9 @@ static int fill_train(struct src_state *s, struct zcs_train *t)
 			n = p->spd - filled;
 			if (n > s->avail)
 				n = s->avail;
+			/* a retune's index ends the datagram: its train starts there */
+			if (s->tune.active && n > s->tune.at - (s->sample + filled))
+				n = (size_t)(s->tune.at - (s->sample + filled));
 			if (n > remaining(s) - filled)
 				n = (size_t)(remaining(s) - filled);
 			if (n == 0) {

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "ctl_msg.h"
 #include "proto.h"
 
 /* Radio settings, as read back from the device (or as a synthetic source pretends). */
@@ -66,6 +67,17 @@ struct zcs_source_ops {
 	 * whose settings never change after open (tone, noise, files): s->info then holds them. */
 	int (*poll_info)(struct zcs_source *s, struct zcs_radio_info *info);
 	void (*close)(struct zcs_source *s);
+	/* Appended for the control channel (sender/control/).  Both may be NULL: the source is not a
+	 * radio, and zcs_source_tune_meta() applies.
+	 * tune: applies every field of want (together: all are checked against the radio's ranges
+	 * before any is written), then reads every setting back into s->info.  Called from the
+	 * control thread while the pipeline's tuning lock keeps poll_info out.  Returns 0, or
+	 * -errno with err saying why and *refused the ZCS_CTL_* bit of the setting refused (0 when
+	 * none in particular); s->info then holds what the radio has after the failure. */
+	int (*tune)(struct zcs_source *s, const struct zcs_ctl_settings *want, uint32_t *refused,
+		    char *err, size_t errlen);
+	/* What the radio can do (ranges read from its *_available attributes). */
+	void (*caps)(struct zcs_source *s, struct zcs_ctl_caps *caps);
 };
 
 struct zcs_source {
@@ -74,6 +86,10 @@ struct zcs_source {
 	struct zcs_radio_info info;   /* filled by open, refreshed by poll_info */
 	bool paced_by_device;         /* true for iio: the radio sets the rate, no sleeps */
 	uint64_t discontinuities;     /* counted by the source */
+	/* Appended: most pairs the radio may have captured but not yet handed out at any moment
+	 * (the DMA queue: kernel buffers x block), the bound on how late a retune's first new
+	 * sample can follow the index announced for it; 0 for sources that are not a radio. */
+	uint64_t tune_lag_pairs;
 };
 
 /* For sources that are not a radio (tone, noise, files): the rate they announce is the one asked
@@ -85,6 +101,13 @@ static inline void zcs_source_set_unpaced_info(struct zcs_source *s, uint64_t ra
 	s->info.gain_mode = ZCS_GAIN_UNKNOWN;
 	s->paced_by_device = false;
 }
+
+/* Settings of a source that is not a radio: the centre frequency is taken as metadata (a file
+ * recorded at some frequency, a tone standing in for one); everything else is refused with a
+ * reason.  Returns 0 or -EOPNOTSUPP with err and *refused set. */
+int zcs_source_tune_meta(struct zcs_source *s, const struct zcs_ctl_settings *want,
+			 uint32_t *refused, char *err, size_t errlen);
+void zcs_source_caps_meta(const struct zcs_source *s, struct zcs_ctl_caps *caps);
 
 extern const struct zcs_source_ops zcs_source_tone_ops;   /* tone and noise */
 extern const struct zcs_source_ops zcs_source_file_ops;   /* file and stdin */

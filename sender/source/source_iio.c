@@ -10,11 +10,9 @@
 #include <time.h>
 
 #include "err.h"
+#include "iio_src.h"
 #include "proto.h"
 #include "source.h"
-
-#define RX_DEV "cf-ad9361-lpc"
-#define PHY_DEV "ad9361-phy"
 
 /* A block of about 1/20 s: small blocks cost rate on the board (the seed measured it), huge
  * ones cost memory and latency.  Bounded so a slow or unknown rate still gets a sane block. */
@@ -30,23 +28,8 @@
 #define BACKOFF_FIRST_MS 50u
 #define BACKOFF_MAX_MS 1000u
 #define TIMEOUT_MIN_MS 1000u
-
-struct iio_src {
-	struct iio_context *ctx;
-	struct iio_device *rx;          /* cf-ad9361-lpc */
-	struct iio_device *phy;         /* ad9361-phy */
-	struct iio_channel *ch_i, *ch_q;/* the enabled pair on cf-ad9361-lpc */
-	struct iio_channel *phy_in;     /* ad9361-phy input voltageN of the chosen receiver */
-	struct iio_channel *phy_in0;    /* ad9361-phy input voltage0: the shared rate lives here */
-	struct iio_channel *lo;         /* ad9361-phy altvoltage0 (RX_LO) */
-	struct iio_channel *lpc_rate;   /* cf-ad9361-lpc voltage0, when it has sampling_frequency */
-	struct iio_buffer *buf;
-	size_t buf_pairs;
-	const int16_t *next;            /* first pair not yet handed out */
-	size_t left;                    /* pairs left in the current refill */
-	bool discont;                   /* flag the next read */
-	bool cut_short;                 /* the last refill came back short: flag the next one */
-};
+/* libiio's default count of kernel buffers (blocks in the DMA queue); we leave it as it is */
+#define KERNEL_BUFFERS 4u
 
 static void sleep_ms(unsigned int ms)
 {
@@ -56,8 +39,7 @@ static void sleep_ms(unsigned int ms)
 		;
 }
 
-/* "manual" etc. as the AD9361 driver spells them, indexed by enum zcs_gain_mode. */
-static const char *const gain_mode_names[] = {
+const char *const zcs_iio_gain_mode_names[4] = {
 	[ZCS_GAIN_MANUAL] = "manual",
 	[ZCS_GAIN_SLOW] = "slow_attack",
 	[ZCS_GAIN_FAST] = "fast_attack",
@@ -66,8 +48,8 @@ static const char *const gain_mode_names[] = {
 
 static uint8_t gain_mode_parse(const char *s)
 {
-	for (size_t i = 0; i < sizeof(gain_mode_names) / sizeof(gain_mode_names[0]); i++)
-		if (gain_mode_names[i] && strcmp(s, gain_mode_names[i]) == 0)
+	for (size_t i = 0; i < 4; i++)
+		if (zcs_iio_gain_mode_names[i] && strcmp(s, zcs_iio_gain_mode_names[i]) == 0)
 			return (uint8_t)i;
 	return ZCS_GAIN_UNKNOWN;
 }
@@ -224,11 +206,11 @@ static int apply_settings(struct iio_src *p, const struct zcs_source_config *cfg
 
 		if (mode < 0 || mode > ZCS_GAIN_HYBRID)
 			return zcs_err(err, errlen, -EINVAL, "bad gain mode %d", mode);
-		ret = iio_channel_attr_write(p->phy_in, "gain_control_mode", gain_mode_names[mode]);
+		ret = iio_channel_attr_write(p->phy_in, "gain_control_mode", zcs_iio_gain_mode_names[mode]);
 		if (ret < 0)
 			return zcs_err(err, errlen, ret,
 				       "cannot set gain_control_mode %s on %s: %s",
-				       gain_mode_names[mode], PHY_DEV, strerror(-ret));
+				       zcs_iio_gain_mode_names[mode], PHY_DEV, strerror(-ret));
 	}
 	if (cfg->gain_set) {
 		ret = iio_channel_attr_write_double(p->phy_in, "hardwaregain",
@@ -241,8 +223,7 @@ static int apply_settings(struct iio_src *p, const struct zcs_source_config *cfg
 	return 0;
 }
 
-/* Reads every setting back; a setting the device lacks reads as 0 / unknown. */
-static int read_info(const struct iio_src *p, uint8_t channel, struct zcs_radio_info *info)
+int zcs_iio_read_info(const struct iio_src *p, uint8_t channel, struct zcs_radio_info *info)
 {
 	long long v;
 	double g;
@@ -403,7 +384,7 @@ static int iio_open(struct zcs_source *s, const struct zcs_source_config *cfg, c
 		goto out;
 	if ((ret = apply_settings(p, cfg, err, errlen)) < 0)
 		goto out;
-	if ((ret = read_info(p, (uint8_t)cfg->channel, &s->info)) < 0) {
+	if ((ret = zcs_iio_read_info(p, (uint8_t)cfg->channel, &s->info)) < 0) {
 		snprintf(err, errlen, "cannot read the sampling_frequency of %s", PHY_DEV);
 		goto out;
 	}
@@ -417,6 +398,9 @@ static int iio_open(struct zcs_source *s, const struct zcs_source_config *cfg, c
 		goto out;
 	s->paced_by_device = true;
 	s->discontinuities = 0;
+	/* libiio queues 4 kernel blocks by default: at most that many were captured before a
+	 * retune and not yet read when it takes effect (docs/protocol.md, "Retunes") */
+	s->tune_lag_pairs = KERNEL_BUFFERS * (uint64_t)p->buf_pairs;
 	ret = 0;
 out:
 	if (ret < 0)
@@ -455,7 +439,7 @@ static int iio_poll_info(struct zcs_source *s, struct zcs_radio_info *info)
 	const struct iio_src *p = s->priv;
 	struct zcs_radio_info now;
 
-	if (read_info(p, s->info.channel, &now) < 0) {
+	if (zcs_iio_read_info(p, s->info.channel, &now) < 0) {
 		*info = s->info;
 		return -EIO;
 	}
@@ -474,4 +458,6 @@ const struct zcs_source_ops zcs_source_iio_ops = {
 	.read = iio_read,
 	.poll_info = iio_poll_info,
 	.close = iio_close,
+	.tune = zcs_iio_tune,
+	.caps = zcs_iio_caps,
 };

@@ -38,6 +38,9 @@ expect "--tone 600000" -s tone --tone 600k -r 1M $d
 expect "--mtu '100'" -s tone --mtu 100 $d
 expect "--mtu '70000'" -s tone --mtu 70000 $d
 expect "--ttl '0'" -s tone --ttl 0 239.1.2.3 $d
+expect "--control needs --key" -s tone --control 5392 $d
+expect "--control-clients '0'" -s tone --key /dev/null --control 5392 --control-clients 0 $d
+expect "--key" -s tone --key /nonexistent/zcs.key $d
 expect "--zstd='30'" -s tone --zstd=30 $d
 expect "--send-path 'fastest'" -s tone --send-path fastest $d
 expect "--cpus '1'" -s tone --cpus 1 $d

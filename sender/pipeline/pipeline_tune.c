@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+/* Retunes while streaming: the control thread writes the settings under the tuning lock, the
+ * source thread fixes the sample index they are announced from and cuts a train there, so the
+ * metadata datagram that announces them goes out just before the first datagram they hold for. */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "clock.h"
+#include "pipeline_impl.h"
+
+int zcs_pipeline_tune_init(struct zcs_pipeline *p)
+{
+	pthread_condattr_t ca;
+	int ret;
+
+	if ((ret = pthread_condattr_init(&ca)) != 0)
+		return -ret;
+	(void)pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	ret = pthread_cond_init(&p->tune_cv, &ca);
+	pthread_condattr_destroy(&ca);
+	if (ret != 0)
+		return -ret;
+	if ((ret = pthread_mutex_init(&p->tune_mu, NULL)) != 0) {
+		pthread_cond_destroy(&p->tune_cv);
+		return -ret;
+	}
+	atomic_init(&p->tune_posted, false);
+	atomic_init(&p->read_end, 0);
+	p->tune_init = true;
+	return 0;
+}
+
+void zcs_pipeline_tune_fini(struct zcs_pipeline *p)
+{
+	if (!p->tune_init)
+		return;
+	pthread_mutex_destroy(&p->tune_mu);
+	pthread_cond_destroy(&p->tune_cv);
+	p->tune_init = false;
+}
+
+static bool same_info(const struct zcs_radio_info *a, const struct zcs_radio_info *b)
+{
+	return a->sample_rate == b->sample_rate && a->center_freq == b->center_freq &&
+	       a->bandwidth == b->bandwidth && a->gain_mdb == b->gain_mdb &&
+	       a->gain_mode == b->gain_mode && a->channel == b->channel;
+}
+
+int zcs_pipeline_retune(struct zcs_pipeline *p, int (*apply)(void *ctx, struct zcs_source *src),
+			void *ctx, int timeout_ms, uint64_t *since)
+{
+	struct zcs_source *const src = p->cfg.src;
+	struct zcs_radio_info before;
+	struct timespec until;
+	uint64_t mine, dl;
+	int ret;
+
+	*since = UINT64_MAX;
+	dl = zcs_mono_ns() + (uint64_t)timeout_ms * 1000000ULL;
+	until.tv_sec = (time_t)(dl / ZCS_NS_PER_SEC);
+	until.tv_nsec = (long)(dl % ZCS_NS_PER_SEC);
+	pthread_mutex_lock(&p->tune_mu);
+	before = src->info;
+	ret = apply(ctx, src);
+	if (same_info(&before, &src->info) || atomic_load(&p->source_done)) {
+		pthread_mutex_unlock(&p->tune_mu);
+		return ret;
+	}
+	/* every pair read so far was taken before the write returned; the first one that can
+	 * hold the new settings is the next one read (docs/protocol.md, "Retunes") */
+	p->tune_min = atomic_load(&p->read_end);
+	p->tune_info = src->info;
+	mine = ++p->tune_asked;
+	atomic_store(&p->tune_posted, true);
+	while (p->tune_answered < mine && !atomic_load(&p->source_done)) {
+		if (pthread_cond_timedwait(&p->tune_cv, &p->tune_mu, &until) == ETIMEDOUT)
+			break;
+	}
+	if (p->tune_answered >= mine)
+		*since = p->tune_at;
+	pthread_mutex_unlock(&p->tune_mu);
+	return ret;
+}
+
+int zcs_pipeline_locked(struct zcs_pipeline *p, int (*fn)(void *ctx, struct zcs_source *src),
+			void *ctx)
+{
+	int ret;
+
+	pthread_mutex_lock(&p->tune_mu);
+	ret = fn(ctx, p->cfg.src);
+	pthread_mutex_unlock(&p->tune_mu);
+	return ret;
+}
+
+bool zcs_pipeline_tune_take(struct zcs_pipeline *p, struct zcs_tune_pending *t, uint64_t pos,
+			    struct zcs_radio_info *info)
+{
+	/* one announcement at a time: a request posted while one waits for its index to come is
+	 * taken after it, so each gets metadata of its own */
+	if (!t->active && atomic_load_explicit(&p->tune_posted, memory_order_acquire)) {
+		pthread_mutex_lock(&p->tune_mu);
+		if (atomic_load(&p->tune_posted)) {
+			/* pos can be past tune_min by what was read and packed between the write and
+			 * this look (at most one datagram): never announce before a pair already sent */
+			t->at = p->tune_min > pos ? p->tune_min : pos;
+			t->info = p->tune_info;
+			t->active = true;
+			p->tune_at = t->at;
+			p->tune_answered = p->tune_asked;
+			atomic_store(&p->tune_posted, false);
+			pthread_cond_broadcast(&p->tune_cv);
+		}
+		pthread_mutex_unlock(&p->tune_mu);
+	}
+	if (t->active && pos == t->at) {
+		t->active = false;
+		*info = t->info;
+		return true;
+	}
+	return false;
+}

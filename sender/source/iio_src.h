@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/* The libiio source's private state, shared by its two files: source_iio.c (open, stream, read
+ * back) and source_iio_tune.c (settings from the control channel, the radio's capabilities). */
+#ifndef ZCS_IIO_SRC_H
+#define ZCS_IIO_SRC_H
+
+#include <iio.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctl_msg.h"
+#include "source.h"
+
+#define RX_DEV "cf-ad9361-lpc"
+#define PHY_DEV "ad9361-phy"
+
+struct iio_src {
+	struct iio_context *ctx;
+	struct iio_device *rx;          /* cf-ad9361-lpc */
+	struct iio_device *phy;         /* ad9361-phy */
+	struct iio_channel *ch_i, *ch_q;/* the enabled pair on cf-ad9361-lpc */
+	struct iio_channel *phy_in;     /* ad9361-phy input voltageN of the chosen receiver */
+	struct iio_channel *phy_in0;    /* ad9361-phy input voltage0: the shared rate lives here */
+	struct iio_channel *lo;         /* ad9361-phy altvoltage0 (RX_LO) */
+	struct iio_channel *lpc_rate;   /* cf-ad9361-lpc voltage0, when it has sampling_frequency */
+	struct iio_buffer *buf;
+	size_t buf_pairs;
+	const int16_t *next;            /* first pair not yet handed out */
+	size_t left;                    /* pairs left in the current refill */
+	bool discont;                   /* flag the next read */
+	bool cut_short;                 /* the last refill came back short: flag the next one */
+};
+
+/* "manual" etc. as the AD9361 driver spells them, indexed by enum zcs_gain_mode. */
+extern const char *const zcs_iio_gain_mode_names[4];
+
+/* Reads every setting back; a setting the device lacks reads as 0 / unknown.  Returns 0, or
+ * -EIO when even the sample rate cannot be read. */
+int zcs_iio_read_info(const struct iio_src *p, uint8_t channel, struct zcs_radio_info *info);
+
+/* The control channel's ops (source_iio_tune.c). */
+int zcs_iio_tune(struct zcs_source *s, const struct zcs_ctl_settings *want, uint32_t *refused,
+		 char *err, size_t errlen);
+void zcs_iio_caps(struct zcs_source *s, struct zcs_ctl_caps *caps);
+
+#endif
