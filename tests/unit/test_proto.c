@@ -265,7 +265,7 @@ static const struct reject_case rejects[] = {
 	{ "meta short", 1, 0, 0, -1, -1, ZCS_PERR_TRUNCATED },
 	{ "meta long", 1, 0, 0, -1, 1, ZCS_PERR_BAD_LENGTH },
 	{ "meta reserved", 1, 71, 0, 1, 0, ZCS_PERR_RESERVED },
-	{ "meta flag bit 1", 1, 67, 0, 0x02, 0, ZCS_PERR_RESERVED },
+	{ "meta flag bit 2", 1, 67, 0, 0x04, 0, ZCS_PERR_RESERVED },
 	{ "meta format 0", 1, 66, 0, 0, 0, ZCS_PERR_BAD_FORMAT },
 	{ "meta format 9", 1, 66, 0, 9, 0, ZCS_PERR_BAD_FORMAT },
 	{ "meta rate 0", 1, 40, 8, 0, 0, ZCS_PERR_BAD_META },
