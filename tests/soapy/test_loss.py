@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: MIT
+# Loss through the module equals loss through zcs-recv: zcs-send's seeded tone goes through the
+# seeded impairment relay (drops and burst drops only, so the same seed removes the same
+# datagrams in every run) once into zcs-recv and once into a python3-soapysdr client.  Samples
+# read, zero fill, gaps (one OVERFLOW each), lost datagrams and every output byte must be equal.
+# Ports 22120-22139.
+# Usage: test_loss.py MODULE_DIR ZCS_RECV ZCS_SEND ZCS_IMPAIR
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from soapylib import Checker, Client, finish_suite, isolate, sender, stop  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'recv'))
+from recvlib import Recv  # noqa: E402
+
+isolate()
+
+MODULE, RECV, SEND, IMPAIR = sys.argv[1:5]
+RATE, TONE, AMP, SEED, N = 1000000, 55555, 0.5, 3, 600000
+RELAY_PORT, RX_PORT = 22120, 22121
+
+
+def relay(seed, tmp):
+    ready = os.path.join(tmp, 'ready')
+    if os.path.exists(ready):
+        os.unlink(ready)
+    p = subprocess.Popen([IMPAIR, '-l', f'127.0.0.1:{RELAY_PORT}', '-t', f'127.0.0.1:{RX_PORT}',
+                          '-s', str(seed), '--drop', '0.01', '--burst-drop', '0.004:7',
+                          '--ready', ready, '--log', os.path.join(tmp, 'truth.json')],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while not os.path.exists(ready):
+        if time.monotonic() > deadline or p.poll() is not None:
+            raise RuntimeError('zcs-impair did not start')
+        time.sleep(0.02)
+    return p
+
+
+def run_send():
+    tx = sender(SEND, f'127.0.0.1:{RELAY_PORT}', 'p12', RATE, TONE, AMP, SEED, count=N)
+    tx.wait(120)
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix='zcs-soapy-loss-')
+    c = Checker('soapy loss equals zcs-recv loss')
+    rfile, sfile = os.path.join(tmp, 'recv.cs16'), os.path.join(tmp, 'soapy.cs16')
+    # 1: zcs-recv
+    rl = relay(7, tmp)
+    r = Recv(RECV, ['-F', 'cs16', '-o', 'file:' + rfile, '--exit-on-eos', f'127.0.0.1:{RX_PORT}'])
+    try:
+        run_send()
+        s = r.finish(timeout=60)
+    finally:
+        stop(rl)
+        r.stop()
+    # 2: the module, same relay seed, same stream
+    rl = relay(7, tmp)
+    cl = Client(MODULE, [f'driver=zcs,addr=127.0.0.1:{RX_PORT},timeout=60000', 'CS16', '0', sfile,
+                         '3'])
+    try:
+        run_send()
+        res = cl.result(timeout=120)
+    finally:
+        stop(rl)
+        cl.kill()
+    sens = res['sensors']
+    c.true(f'the relay removed something ({s["lost"]} datagrams)', s['lost'] > 0)
+    c.eq('samples', res['samples'], s['samples'])
+    c.eq('samples (sensor)', sens['samples'], s['samples'])
+    c.eq('lost datagrams', sens['lost'], s['lost'])
+    c.eq('gap samples', sens['gap_samples'], s['gap_samples'])
+    c.eq('gaps', sens['gaps'], s['gaps'])
+    c.eq('one OVERFLOW per gap', res['overflows'], s['gaps'])
+    c.eq('socket drops', sens['socket_drops'], 0)
+    c.eq('overruns', sens['overruns'], 0)
+    c.same_bytes('samples, zero fill included', open(sfile, 'rb').read(), open(rfile, 'rb').read())
+    if c.failures:
+        print(''.join(cl.err)[-4000:])
+    for f in os.listdir(tmp):
+        os.unlink(os.path.join(tmp, f))
+    os.rmdir(tmp)
+    finish_suite([c])
+
+
+if __name__ == '__main__':
+    main()
