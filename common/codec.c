@@ -16,21 +16,25 @@ struct zcs_codec {
 	ZSTD_DCtx *dctx;
 };
 
-int zcs_codec_create(struct zcs_codec **out, int level)
+int zcs_codec_create(struct zcs_codec **out, int level, unsigned ways)
 {
 	struct zcs_codec *c;
 	int ret = -ENOMEM;
 
 	*out = NULL;
 	/* 0 means zstd's default; negative (fast) levels gain nothing on I/Q noise floors */
-	if (level < 0 || level > ZSTD_maxCLevel())
+	if (level < 0 || level > ZSTD_maxCLevel() || ways == 0 ||
+	    (ways & ~(ZCS_CODEC_ENCODE | ZCS_CODEC_DECODE)))
 		return -EINVAL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		goto out;
+	if ((ways & ZCS_CODEC_DECODE) && !(c->dctx = ZSTD_createDCtx()))
+		goto out;
+	if (!(ways & ZCS_CODEC_ENCODE))
+		goto done;
 	c->cctx = ZSTD_createCCtx();
-	c->dctx = ZSTD_createDCtx();
-	if (!c->cctx || !c->dctx)
+	if (!c->cctx)
 		goto out;
 	/* A datagram's frame must stand alone and stay small: content size in the frame header (so
 	 * the receiver can check it before decoding), no checksum (UDP already has one). */
@@ -40,12 +44,18 @@ int zcs_codec_create(struct zcs_codec **out, int level)
 		ret = -EINVAL;
 		goto out;
 	}
+done:
 	*out = c;
 	c = NULL;
 	ret = 0;
 out:
 	zcs_codec_destroy(c);
 	return ret;
+}
+
+bool zcs_codec_can(const struct zcs_codec *c, unsigned way)
+{
+	return c && (way == ZCS_CODEC_ENCODE ? c->cctx != NULL : way == ZCS_CODEC_DECODE && c->dctx);
 }
 
 void zcs_codec_destroy(struct zcs_codec *c)
@@ -61,6 +71,8 @@ ssize_t zcs_codec_compress(struct zcs_codec *c, void *dst, size_t cap, const voi
 {
 	size_t ret;
 
+	if (!c->cctx)
+		return -EINVAL;
 	if (len <= 1)
 		return 0;
 	/* Only a strictly smaller frame is worth sending: cap the output at len - 1 and let zstd
@@ -81,6 +93,8 @@ ssize_t zcs_codec_decompress(struct zcs_codec *c, void *dst, size_t cap, const v
 {
 	size_t ret;
 
+	if (!c->dctx)
+		return -EINVAL;
 	/* exactly one frame and nothing after it: trailing bytes or a second (possibly skippable)
 	 * frame are not a datagram we sent */
 	ret = ZSTD_findFrameCompressedSize(src, len);
@@ -94,11 +108,17 @@ ssize_t zcs_codec_decompress(struct zcs_codec *c, void *dst, size_t cap, const v
 
 #else /* !ZCS_HAVE_ZSTD */
 
-int zcs_codec_create(struct zcs_codec **out, int level)
+int zcs_codec_create(struct zcs_codec **out, int level, unsigned ways)
 {
-	(void)level;
+	(void)level, (void)ways;
 	*out = NULL;
 	return -ENOTSUP;
+}
+
+bool zcs_codec_can(const struct zcs_codec *c, unsigned way)
+{
+	(void)c, (void)way;
+	return false;
 }
 
 void zcs_codec_destroy(struct zcs_codec *c)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "compress.h"
 #include "ctl_server.h"
 #include "err.h"
 #include "formats.h"
@@ -256,11 +257,8 @@ static int check_combinations(struct zcs_send_opts *o, unsigned given, char *err
 			       "--tone %g: beyond the Nyquist limit of +-%g Hz at rate %llu",
 			       o->src.tone_hz, (double)o->src.rate / 2.0,
 			       (unsigned long long)o->src.rate);
-	if (o->zstd_level && o->path != ZCS_PATH_AUTO && o->path != ZCS_PATH_PLAIN)
-		return zcs_err(err, errlen, -EINVAL,
-			       "--zstd with --send-path %s: compressed datagrams differ in "
-			       "size, so they go one per send (--send-path plain or auto)",
-			       zcs_path_name(o->path));
+	if (zcs_compress_check(o->zstd_level, o->path, err, errlen) < 0)
+		return -EINVAL;
 	if (o->control && !o->key_path)
 		return zcs_err(err, errlen, -EINVAL,
 			       "--control needs --key FILE: the control channel admits only "
@@ -408,8 +406,6 @@ static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *
 		o->tx.mcast_loop = true;
 		return 0;
 	case OPT_ZSTD:
-		if (!ZCS_HAVE_ZSTD)
-			return zcs_err(err, errlen, -EINVAL, "--zstd: this build has no libzstd");
 		o->zstd_level = ZCS_SEND_DEFAULT_ZSTD;
 		if (arg) {
 			ret = zcs_cli_parse_u64(arg, 1, 19, &v);

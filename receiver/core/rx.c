@@ -85,7 +85,7 @@ int zcs_rx_open(struct zcs_rx *rx, const struct zcs_rx_opts *opt, struct zcs_out
 		rx->bufs[i].data = rx->bufs[i].own = rx->mem + i * rx->opt.max_dgram;
 
 	/* no zstd in this build: compressed datagrams are then counted as undecodable */
-	if (zcs_codec_create(&rx->codec, 1) < 0)
+	if (zcs_codec_create(&rx->codec, 1, ZCS_CODEC_DECODE) < 0)
 		rx->codec = NULL;
 
 	zcs_gapfill_init(&rx->gf, out, k, opt->type, opt->gap_drop, opt->count);

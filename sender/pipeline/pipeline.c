@@ -94,24 +94,16 @@ int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_con
 	}
 	for (size_t i = 0; i < p->pool.nslots; i++)
 		zcs_ring_push(&p->free, &p->pool.trains[i]);
-	if (cfg->zstd_level) {
-		ret = zcs_codec_create(&p->codec, cfg->zstd_level);
-		if (ret < 0) {
-			snprintf(err, errlen, "zstd: %s", ret == -ENOTSUP ? "this build has no libzstd"
-									 : strerror(-ret));
-			goto fail;
-		}
-		/* compressed datagrams differ in length: GSO cannot carry them, one send each */
-		if (path == ZCS_PATH_AUTO)
-			path = ZCS_PATH_PLAIN;
-	}
+	ret = zcs_compress_open(&p->z, cfg->zstd_level, p->spd * p->pair_bytes, err, errlen);
+	if (ret < 0)
+		goto fail;
+	path = zcs_compress_path(cfg->zstd_level, path);
 	ret = zcs_sendpath_open(&p->sp, cfg->fd, path, &p->pool, train_done, p, log, loglen, err,
 				errlen);
 	if (ret < 0)
 		goto fail;
 	if (path != cfg->path) /* not "(as asked)": the user asked for auto */
-		snprintf(log, loglen, "send path: %s (--zstd: compressed datagrams differ in size, "
-			 "so one per send)", zcs_path_name(path));
+		zcs_compress_path_line(log, loglen, path);
 	p->pub.samples_per_dgram = p->spd;
 	p->pub.dgrams_per_train = dgrams;
 	p->pub.send_path = zcs_sendpath_kind(p->sp);
@@ -208,7 +200,7 @@ void zcs_pipeline_destroy(struct zcs_pipeline *p)
 	if (!p)
 		return;
 	zcs_sendpath_close(p->sp);
-	zcs_codec_destroy(p->codec);
+	zcs_compress_close(&p->z);
 	zcs_doorbell_close(&p->full_db);
 	zcs_doorbell_close(&p->free_db);
 	zcs_ring_free(&p->full);

@@ -6,7 +6,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "codec.h"
+#include "compress.h"
 #include "doorbell.h"
 #include "formats.h"
 #include "pipeline.h"
@@ -47,7 +47,7 @@ struct zcs_pipeline {
 	struct zcs_kernels k;
 	struct zcs_train_pool pool;
 	struct zcs_sendpath *sp;
-	struct zcs_codec *codec;
+	struct zcs_compress z;        /* --zstd: the source thread compresses */
 	size_t spd;                   /* samples per full datagram */
 	size_t pair_bytes;
 	struct zcs_ring full, free;   /* source -> send, send -> source */

@@ -45,7 +45,7 @@ static void send_meta(struct send_state *s, bool change)
 		.gain_mode = s->info.gain_mode,
 		.channel = s->info.channel,
 		.format = (uint8_t)p->cfg.format,
-		.flags = (uint8_t)((p->codec ? ZCS_META_FLAG_ZSTD : 0) |
+		.flags = (uint8_t)(zcs_compress_meta_flags(&p->z) |
 				   (change ? ZCS_META_FLAG_CHANGE : 0)),
 		.samples_per_dgram = (uint16_t)p->spd,
 	};

@@ -42,7 +42,6 @@ struct src_state {
 	struct zcs_radio_info info;
 	bool ended;             /* count reached, end of source, stop or error */
 	unsigned unrung;        /* trains pushed since the send thread's doorbell was last rung */
-	uint8_t *zbuf;          /* one datagram's raw payload, for compression */
 	uint64_t read_end;      /* index past the last pair read from the source */
 	struct zcs_tune_pending tune; /* a retune waiting for its index */
 };
@@ -126,15 +125,7 @@ static size_t finish_dgram(struct src_state *s, struct zcs_train *t, size_t k, s
 		.format = (uint8_t)p->cfg.format, .flags = flags,
 	};
 
-	if (p->codec) {
-		const ssize_t z = zcs_codec_compress(p->codec, s->zbuf, raw, payload, raw);
-
-		if (z > 0) {
-			memcpy(payload, s->zbuf, (size_t)z);
-			h.payload_len = (uint16_t)z;
-			h.flags |= ZCS_FLAG_ZSTD;
-		}
-	}
+	h.payload_len = (uint16_t)zcs_compress_payload(&p->z, payload, raw, &h.flags);
 	zcs_proto_write_sample_hdr(dg, &h);
 	s->seq++;
 	s->sample += samples;
@@ -152,7 +143,7 @@ static int fill_train(struct src_state *s, struct zcs_train *t)
 	t->count = 0;
 	t->bytes = 0;
 	t->samples = 0;
-	t->variable = p->codec != NULL;
+	t->variable = zcs_compress_on(&p->z);
 	t->meta_changed = false;
 	t->first_seq = s->seq;
 	t->first_sample = s->sample;
@@ -272,12 +263,6 @@ void *zcs_pipeline_source_main(void *arg)
 
 	zcs_pipeline_pin(p, p->cfg.cpu_src, "source");
 	s.next_poll_ns = zcs_mono_ns() + POLL_INFO_NS;
-	s.zbuf = p->codec ? malloc(p->spd * p->pair_bytes) : NULL;
-	if (p->codec && !s.zbuf) {
-		snprintf(p->src_msg, sizeof(p->src_msg), "out of memory");
-		ret = -ENOMEM;
-		goto out;
-	}
 	t0 = zcs_mono_ns();
 	ZCS_PUB(p->pub.start_ns, t0); /* the pacing clock's origin: sample 0 is due now */
 	while (!s.ended) {
@@ -305,8 +290,6 @@ void *zcs_pipeline_source_main(void *arg)
 	}
 	/* a spare slot is not handed back (it is not the send thread's to return): the pool is
 	 * freed as a whole */
-out:
-	free(s.zbuf);
 	if (ret < 0)
 		p->src_err = ret;
 	ZCS_PUB(p->pub.src_cpu_ns, zcs_clock_ns(CLOCK_THREAD_CPUTIME_ID));

@@ -37,7 +37,7 @@ static struct zcs_codec *get_codec(void)
 {
 	if (!codec_tried) {
 		codec_tried = 1;
-		if (zcs_codec_create(&codec, 1) < 0)
+		if (zcs_codec_create(&codec, 1, ZCS_CODEC_ENCODE | ZCS_CODEC_DECODE) < 0)
 			codec = NULL;
 	}
 	return codec;

@@ -99,7 +99,7 @@ int main(int argc, char **argv)
 	len = zcs_proto_write_meta(buf, &meta);
 	err |= put(dir, "ok_meta", buf, len);
 
-	if (zcs_codec_create(&c, 3) == 0) {
+	if (zcs_codec_create(&c, 3, ZCS_CODEC_ENCODE) == 0) {
 		const size_t rawlen = tone(raw, ZCS_WIRE_P12, 480);
 		const ssize_t n = zcs_codec_compress(c, buf + HDR, sizeof(buf) - HDR, raw, rawlen);
 		const struct zcs_sample_hdr h = {

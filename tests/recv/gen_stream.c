@@ -356,7 +356,7 @@ int main(int argc, char **argv)
 		fputs(usage, stderr);
 		return 2;
 	}
-	if (g.zstd && zcs_codec_create(&g.codec, 3) < 0) {
+	if (g.zstd && zcs_codec_create(&g.codec, 3, ZCS_CODEC_ENCODE) < 0) {
 		fprintf(stderr, "genstream: no zstd in this build\n");
 		return 77;
 	}

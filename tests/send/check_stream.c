@@ -570,7 +570,7 @@ int main(int argc, char **argv)
 		usage();
 		return 2;
 	}
-	if (zcs_kernels_init(&c.k, ZCS_ISA_SCALAR) < 0 || (c.zstd && zcs_codec_create(&c.codec, 3) < 0))
+	if (zcs_kernels_init(&c.k, ZCS_ISA_SCALAR) < 0 || (c.zstd && zcs_codec_create(&c.codec, 3, ZCS_CODEC_DECODE) < 0))
 		return failf("set-up"), 1;
 	if (strcmp(c.source, "file") == 0) {
 		if (!c.gen_file || gen_file(&c) < 0)

@@ -47,7 +47,7 @@ static ssize_t tone_frame(struct zcs_codec **c, uint8_t *raw, uint8_t *frame, si
 {
 	ssize_t n;
 
-	ck_assert_int_eq(zcs_codec_create(c, 3), 0);
+	ck_assert_int_eq(zcs_codec_create(c, 3, ZCS_CODEC_ENCODE | ZCS_CODEC_DECODE), 0);
 	make_tone(raw, 0);
 	n = zcs_codec_compress(*c, frame, cap, raw, RAW);
 	ck_assert_int_gt(n, 0);
@@ -58,14 +58,40 @@ START_TEST(test_create)
 {
 	struct zcs_codec *c = (struct zcs_codec *)&c;
 
-	ck_assert_int_eq(zcs_codec_create(&c, -1), -EINVAL);
+	ck_assert_int_eq(zcs_codec_create(&c, -1, ZCS_CODEC_ENCODE | ZCS_CODEC_DECODE), -EINVAL);
 	ck_assert_ptr_null(c);
-	ck_assert_int_eq(zcs_codec_create(&c, 1000), -EINVAL);
-	ck_assert_int_eq(zcs_codec_create(&c, 0), 0);
+	ck_assert_int_eq(zcs_codec_create(&c, 1000, ZCS_CODEC_ENCODE | ZCS_CODEC_DECODE), -EINVAL);
+	ck_assert_int_eq(zcs_codec_create(&c, 0, ZCS_CODEC_ENCODE | ZCS_CODEC_DECODE), 0);
 	zcs_codec_destroy(c);
-	ck_assert_int_eq(zcs_codec_create(&c, 19), 0);
+	ck_assert_int_eq(zcs_codec_create(&c, 19, ZCS_CODEC_ENCODE | ZCS_CODEC_DECODE), 0);
 	zcs_codec_destroy(c);
 	zcs_codec_destroy(NULL);
+	ck_assert_int_eq(zcs_codec_create(&c, 3, 0), -EINVAL);
+	ck_assert_int_eq(zcs_codec_create(&c, 3, 4), -EINVAL);
+}
+END_TEST
+
+/* Regression recv_no_cctx: zcs-recv allocated a compression context it never used.  A codec has
+ * only the contexts asked for, and refuses the other way. */
+START_TEST(test_recv_no_cctx)
+{
+	struct zcs_codec *dec, *enc;
+	uint8_t raw[RAW], frame[RAW], back[RAW];
+	ssize_t n;
+
+	ck_assert_int_eq(zcs_codec_create(&dec, 1, ZCS_CODEC_DECODE), 0);
+	ck_assert_int_eq(zcs_codec_create(&enc, 3, ZCS_CODEC_ENCODE), 0);
+	ck_assert(zcs_codec_can(dec, ZCS_CODEC_DECODE) && !zcs_codec_can(dec, ZCS_CODEC_ENCODE));
+	ck_assert(zcs_codec_can(enc, ZCS_CODEC_ENCODE) && !zcs_codec_can(enc, ZCS_CODEC_DECODE));
+	make_tone(raw, 0);
+	ck_assert_int_eq(zcs_codec_compress(dec, frame, sizeof(frame), raw, RAW), -EINVAL);
+	n = zcs_codec_compress(enc, frame, sizeof(frame), raw, RAW);
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(zcs_codec_decompress(enc, back, RAW, frame, (size_t)n), -EINVAL);
+	ck_assert_int_eq(zcs_codec_decompress(dec, back, RAW, frame, (size_t)n), RAW);
+	ck_assert_mem_eq(back, raw, RAW);
+	zcs_codec_destroy(dec);
+	zcs_codec_destroy(enc);
 }
 END_TEST
 
@@ -91,7 +117,7 @@ START_TEST(test_noise_goes_raw)
 	uint8_t raw[RAW], frame[2 * RAW];
 	struct zcs_codec *c;
 
-	ck_assert_int_eq(zcs_codec_create(&c, 3), 0);
+	ck_assert_int_eq(zcs_codec_create(&c, 3, ZCS_CODEC_ENCODE | ZCS_CODEC_DECODE), 0);
 	for (uint64_t seed = 1; seed < 5; seed++) {
 		make_noise(raw, RAW, seed * 0x9e3779b97f4a7c15ull);
 		ck_assert_int_eq(zcs_codec_compress(c, frame, sizeof(frame), raw, RAW), 0);
@@ -165,9 +191,9 @@ START_TEST(test_frames_independent)
 	struct zcs_codec *tx, *rx, *fresh;
 	ssize_t n1, n2, n2b;
 
-	ck_assert_int_eq(zcs_codec_create(&tx, 3), 0);
-	ck_assert_int_eq(zcs_codec_create(&rx, 3), 0);
-	ck_assert_int_eq(zcs_codec_create(&fresh, 3), 0);
+	ck_assert_int_eq(zcs_codec_create(&tx, 3, ZCS_CODEC_ENCODE | ZCS_CODEC_DECODE), 0);
+	ck_assert_int_eq(zcs_codec_create(&rx, 3, ZCS_CODEC_ENCODE | ZCS_CODEC_DECODE), 0);
+	ck_assert_int_eq(zcs_codec_create(&fresh, 3, ZCS_CODEC_ENCODE | ZCS_CODEC_DECODE), 0);
 	make_tone(raw1, 0);
 	make_tone(raw2, PAIRS);  /* the continuation: would compress better against frame 1 */
 	n1 = zcs_codec_compress(tx, f1, sizeof(f1), raw1, RAW);
@@ -237,6 +263,7 @@ END_TEST
 static void add_tests(TCase *tc)
 {
 	tcase_add_test(tc, test_create);
+	tcase_add_test(tc, test_recv_no_cctx);
 	tcase_add_test(tc, test_decompress_reason);
 	tcase_add_test(tc, test_tone_round_trip);
 	tcase_add_test(tc, test_noise_goes_raw);
@@ -254,7 +281,7 @@ START_TEST(test_not_supported)
 
 	make_tone(raw, 0);
 	make_noise(frame, sizeof(frame), 1);
-	ck_assert_int_eq(zcs_codec_create(&c, 3), -ENOTSUP);
+	ck_assert_int_eq(zcs_codec_create(&c, 3, ZCS_CODEC_ENCODE | ZCS_CODEC_DECODE), -ENOTSUP);
 	ck_assert_ptr_null(c);
 	ck_assert_int_eq(zcs_codec_compress(NULL, frame, sizeof(frame), raw, RAW), -ENOTSUP);
 	ck_assert_int_eq(zcs_codec_decompress(NULL, raw, RAW, frame, 100), -ENOTSUP);
