@@ -25,8 +25,42 @@ void zcs_gapfill_init(struct zcs_gapfill *g, struct zcs_outputs *out, const stru
 void zcs_gapfill_restart(struct zcs_gapfill *g, uint64_t spd)
 {
 	g->have_pos = false;
+	g->have_line = false;
 	g->lost_dgrams = 0;
 	g->spd = spd;
+}
+
+void zcs_gapfill_bound(struct zcs_gapfill *g, uint64_t rate, uint64_t slack)
+{
+	g->rate = rate;
+	g->slack = slack;
+}
+
+bool zcs_gapfill_within(const struct zcs_gapfill *g, uint64_t from, uint64_t to, uint64_t dt_ns,
+			uint64_t now)
+{
+	const int64_t ahead = zcs_seq_diff(to, g->line_pos);
+	double line;
+
+	if (g->rate == 0 || zcs_seq_diff(to, from) <= 0)
+		return true;
+	if (to - from <= zcs_gapfill_budget(g->rate, dt_ns, g->slack))
+		return true;
+	if (!g->have_line)
+		return false;
+	if (ahead <= 0)
+		return true;
+	line = (double)g->rate * (double)(now - g->line_ns) *
+	       (1e6 + ZCS_GAPFILL_LINE_TOLERANCE_PPM) / 1e15 + (double)g->slack;
+	return (double)ahead <= line;
+}
+
+/* The stream (re)begins at index pos now: the line of zcs_gapfill_within starts here. */
+static void begin_line(struct zcs_gapfill *g, uint64_t pos)
+{
+	g->have_line = true;
+	g->line_pos = pos;
+	g->line_ns = g->now_ns;
 }
 
 void zcs_gapfill_lost(struct zcs_gapfill *g, uint64_t count)
@@ -105,10 +139,14 @@ static uint64_t close_gap(struct zcs_gapfill *g, const struct zcs_sample_hdr *hd
 		return 0;
 	/* each lost datagram held at most 65535 pairs: more than that is not network loss */
 	most_net = g->lost_dgrams * UINT16_MAX;
+	/* more zeros than real time could have lost are not filled either (the receive path
+	 * confirms jumps before they get here; this bounds whatever slips through) */
 	if (d < 0 || (!discont && (uint64_t)d > most_net) ||
-	    (discont && (uint64_t)d > most_net + MAX_SOURCE_GAP)) {
+	    (discont && (uint64_t)d > most_net + MAX_SOURCE_GAP) ||
+	    !zcs_gapfill_within(g, g->pos, hdr->first_sample, g->now_ns - g->last_ns, g->now_ns)) {
 		g->st.jumps++;
 		g->pos = hdr->first_sample;
+		begin_line(g, g->pos);
 		return 0;
 	}
 	gap = (uint64_t)d;
@@ -142,13 +180,16 @@ uint64_t zcs_gapfill_data(struct zcs_gapfill *g, const struct zcs_sample_hdr *hd
 		if (est > 0 && est <= hdr->first_sample && !(hdr->flags & ZCS_FLAG_DISCONT)) {
 			g->pos = hdr->first_sample - est;
 			g->st.gap_samples += est;
-			out += fill(g, g->pos, est, fmt);
 		}
+		begin_line(g, g->pos);
+		if (g->pos != hdr->first_sample)
+			out += fill(g, g->pos, est, fmt);
 	} else {
 		out += close_gap(g, hdr);
 	}
 	g->lost_dgrams = 0;
 	g->pos = hdr->first_sample + hdr->samples;
+	g->last_ns = g->now_ns;
 	if (g->done)
 		return out;
 

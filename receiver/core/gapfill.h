@@ -21,6 +21,28 @@ struct zcs_gapfill_stats {
 	uint64_t jumps;           /* sample index went backwards or leapt: position taken as is */
 };
 
+/* Zero fill is bounded by real time, so that one datagram can make the receiver write no more
+ * zeros than real time could have lost.  A gap is filled when it is within either bound:
+ * - the gap's own: the stream's rate for the wall-clock time since the datagram before it was
+ *   delivered, plus a slack (the reorder window's samples), the rate allowed
+ *   ZCS_GAPFILL_GAP_TOLERANCE_PERMIL fast (a sender's pacing jitter);
+ * - the stream's: its position after the fill no further than the rate allows for the time since
+ *   the stream began here (the line), plus the slack, the rate allowed
+ *   ZCS_GAPFILL_LINE_TOLERANCE_PPM fast (a radio's clock against ours).  This one holds however
+ *   late the receiver reads (a backlog arrives at once) and however bursty the sender's trains.
+ * Otherwise the gap is not filled and the position taken as is (a jump). */
+#define ZCS_GAPFILL_GAP_TOLERANCE_PERMIL 10
+#define ZCS_GAPFILL_LINE_TOLERANCE_PPM 1000
+
+/* Most zero samples a gap may be, dt_ns after the datagram before it (saturating). */
+static inline uint64_t zcs_gapfill_budget(uint64_t rate, uint64_t dt_ns, uint64_t slack)
+{
+	const double b = (double)rate * (double)dt_ns *
+			 (1000 + ZCS_GAPFILL_GAP_TOLERANCE_PERMIL) / 1e12 + (double)slack;
+
+	return b >= 1.8e19 ? UINT64_MAX : (uint64_t)b;
+}
+
 struct zcs_gapfill {
 	struct zcs_outputs *out;
 	const struct zcs_kernels *k;
@@ -33,6 +55,14 @@ struct zcs_gapfill {
 	uint64_t lost_dgrams;     /* datagrams declared lost since the last one delivered */
 	uint64_t spd;             /* pairs in a full datagram, from the metadata (0: unknown) */
 	struct zcs_gapfill_stats st;
+	/* appended: the bound on zero fill (zcs_gapfill_budget); rate 0 = unbounded */
+	uint64_t rate;
+	uint64_t slack;
+	uint64_t now_ns;          /* monotonic time of the datagram being delivered: the caller's */
+	uint64_t last_ns;         /* ... of the one delivered before it */
+	bool have_line;           /* the stream began here (the line, above): */
+	uint64_t line_pos;        /* ... at this stream index */
+	uint64_t line_ns;         /* ... at this monotonic time */
 };
 
 void zcs_gapfill_init(struct zcs_gapfill *g, struct zcs_outputs *out, const struct zcs_kernels *k,
@@ -40,6 +70,14 @@ void zcs_gapfill_init(struct zcs_gapfill *g, struct zcs_outputs *out, const stru
 
 /* A new stream (or a resync): forget the position; spd is the metadata's samples per datagram. */
 void zcs_gapfill_restart(struct zcs_gapfill *g, uint64_t spd);
+
+/* Bounds zero fill from now on: rate pairs/s (0: unbounded) plus slack pairs (see above). */
+void zcs_gapfill_bound(struct zcs_gapfill *g, uint64_t rate, uint64_t slack);
+
+/* Whether zero fill from stream index `from` up to `to` (a datagram's first sample), after a
+ * datagram delivered or taken dt_ns ago, is within the bounds above at monotonic time now. */
+bool zcs_gapfill_within(const struct zcs_gapfill *g, uint64_t from, uint64_t to, uint64_t dt_ns,
+			uint64_t now);
 
 /* count datagrams were declared lost before the next one delivered. */
 void zcs_gapfill_lost(struct zcs_gapfill *g, uint64_t count);

@@ -78,6 +78,9 @@ int zcs_recv_stats_line(char *buf, size_t len, const struct zcs_recv_snapshot *c
 	    c->seconds, msps(c, prev), c->gf.samples, c->ro.lost, c->ro.late, c->ro.duplicate,
 	    c->ro.reordered, c->rx.invalid, c->gf.gap_samples, c->rx.socket_drops, c->overruns,
 	    c->depth, c->window);
+	/* only when it happened: on a clean stream the line stays as it was */
+	if (c->rx.unconfirmed)
+		put(&b, "  unconfirmed %" PRIu64, c->rx.unconfirmed);
 	if (c->rx.have_age)
 		put(&b, "  age %.1f ms", (double)c->rx.age_ns / 1e6);
 	if (!c->locked)
@@ -140,6 +143,7 @@ static json_t *stats_doc(const struct zcs_recv_snapshot *c, const struct zcs_rec
 	U("restarts", c->rx.restarts);
 	U("eos", c->rx.eos);
 	U("idle_flushes", c->rx.idle_flushes);
+	U("unconfirmed", c->rx.unconfirmed);
 	U("overruns", c->overruns);
 	bad |= zcs_json_set(o, "msps", zcs_json_real(msps(c, final ? NULL : prev), 6));
 	U("reorder_depth", c->depth);
@@ -226,8 +230,9 @@ int zcs_recv_stats_summary(char *buf, size_t len, const struct zcs_recv_snapshot
 	    ", before metadata %" PRIu64 "\n", c->rx.socket_drops, c->rx.filtered, c->rx.foreign,
 	    c->rx.pre_meta);
 	put(&b, "  streams %" PRIu64 ", restarts %" PRIu64 ", ends %" PRIu64 ", discontinuities %"
-	    PRIu64 ", reorder depth max %" PRIu64 " of %zu", c->rx.streams, c->rx.restarts,
-	    c->rx.eos, c->rx.discont, c->ro.max_depth, c->window);
+	    PRIu64 ", unconfirmed %" PRIu64 ", reorder depth max %" PRIu64 " of %zu",
+	    c->rx.streams, c->rx.restarts, c->rx.eos, c->rx.discont, c->rx.unconfirmed,
+	    c->ro.max_depth, c->window);
 	if (c->rx.have_age)
 		put(&b, ", age %.1f ms (sender and receiver clocks must be synced)",
 		    (double)c->rx.age_ns / 1e6);

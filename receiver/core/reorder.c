@@ -239,7 +239,13 @@ static void resync(struct zcs_reorder *r, uint64_t seq)
 	}
 }
 
-enum zcs_reorder_verdict zcs_reorder_push(struct zcs_reorder *r, uint64_t seq, uint32_t handle)
+void zcs_reorder_set_jump(struct zcs_reorder *r, uint64_t dist)
+{
+	r->jump_dist = dist;
+}
+
+static enum zcs_reorder_verdict push(struct zcs_reorder *r, uint64_t seq, uint32_t handle,
+				     bool jump_ok)
 {
 	int64_t d;
 
@@ -253,6 +259,8 @@ enum zcs_reorder_verdict zcs_reorder_push(struct zcs_reorder *r, uint64_t seq, u
 		const uint64_t behind = (uint64_t)-d;
 
 		if (behind > r->resync_dist) {
+			if (r->jump_dist && !jump_ok)
+				return ZCS_REORDER_JUMP;
 			/* a sender that went back this far restarted: follow it */
 			resync(r, seq);
 			store(r, seq, handle);
@@ -286,6 +294,8 @@ enum zcs_reorder_verdict zcs_reorder_push(struct zcs_reorder *r, uint64_t seq, u
 		return ZCS_REORDER_ACCEPTED;
 	}
 
+	if (r->jump_dist && !jump_ok && (uint64_t)d - r->window >= r->jump_dist)
+		return ZCS_REORDER_JUMP;
 	if ((uint64_t)d - r->window < r->resync_dist) {
 		/* beyond the window: slide it so seq is its last slot */
 		advance(r, seq - r->window + 1);
@@ -296,6 +306,17 @@ enum zcs_reorder_verdict zcs_reorder_push(struct zcs_reorder *r, uint64_t seq, u
 	resync(r, seq);
 	store(r, seq, handle);
 	return ZCS_REORDER_ACCEPTED;
+}
+
+enum zcs_reorder_verdict zcs_reorder_push(struct zcs_reorder *r, uint64_t seq, uint32_t handle)
+{
+	return push(r, seq, handle, false);
+}
+
+enum zcs_reorder_verdict zcs_reorder_push_jump(struct zcs_reorder *r, uint64_t seq,
+					       uint32_t handle)
+{
+	return push(r, seq, handle, true);
 }
 
 bool zcs_reorder_take(struct zcs_reorder *r, uint64_t seq)

@@ -25,6 +25,10 @@ enum zcs_reorder_verdict {
 	ZCS_REORDER_DUPLICATE,    /* its number is held or was delivered already: dropped */
 	ZCS_REORDER_LATE,         /* its number was declared lost already: dropped */
 	ZCS_REORDER_STALE,        /* its number precedes the stream's start: dropped, not counted */
+	/* appended: a jump further than jump_dist beyond the window, or a resync (either way), while
+	 * jump_dist is set: nothing changed, nothing counted; the caller believes it only once the
+	 * stream confirms it, then hands it in with zcs_reorder_push_jump() */
+	ZCS_REORDER_JUMP,
 };
 
 enum zcs_reorder_event_type {
@@ -63,6 +67,7 @@ struct zcs_reorder {
 	size_t capacity;            /* slots allocated: a power of two */
 	size_t window;              /* slots in use now: a power of two <= capacity */
 	uint64_t resync_dist;       /* jumps further than this beyond the window resync */
+	uint64_t jump_dist;         /* 0, or: pushes further beyond the window are JUMP verdicts */
 	bool started;
 	uint64_t start;             /* first number of this stream: earlier ones are stale */
 	uint64_t next;              /* lowest number not yet released */
@@ -102,6 +107,15 @@ bool zcs_reorder_started(const struct zcs_reorder *r);
  * Events go to an internal list that the caller must drain with zcs_reorder_pop() before the
  * next push or flush. */
 enum zcs_reorder_verdict zcs_reorder_push(struct zcs_reorder *r, uint64_t seq, uint32_t handle);
+
+/* Jumps further than dist beyond the window (and every resync) are no longer taken by push but
+ * answered ZCS_REORDER_JUMP; 0 (the initial value) turns that off.  Kept across resets. */
+void zcs_reorder_set_jump(struct zcs_reorder *r, uint64_t dist);
+
+/* As zcs_reorder_push() without jump_dist: a JUMP the caller now believes is taken (the window
+ * slides or resyncs to seq).  Never returns ZCS_REORDER_JUMP. */
+enum zcs_reorder_verdict zcs_reorder_push_jump(struct zcs_reorder *r, uint64_t seq,
+					       uint32_t handle);
 
 /* The in-order case made cheap: nothing is held and seq is the very number due next, so a push
  * would accept it and release it at once.  Then it is counted exactly as that push and its DATA

@@ -64,7 +64,8 @@ int zcs_rx_open(struct zcs_rx *rx, const struct zcs_rx_opts *opt, struct zcs_out
 		return zcs_err(err, errlen, ret, "reorder window: bad size or out of memory");
 	capacity = rx->ro.capacity;
 
-	rx->nbufs = capacity + rx->opt.batch;
+	/* + 1: a jump awaiting confirmation holds its first datagram outside the window */
+	rx->nbufs = capacity + rx->opt.batch + 1;
 	/* SO_RXQ_OVFL's uint32_t, and UDP_GRO's int segment size */
 	rx->ctrl_len = CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(int));
 	rx->mem = malloc(rx->nbufs * rx->opt.max_dgram);

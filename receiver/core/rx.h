@@ -77,6 +77,9 @@ struct zcs_rx_stats {
 	uint64_t eos;             /* end-of-stream datagrams delivered */
 	uint64_t discont;         /* delivered datagrams flagged as a source discontinuity */
 	uint64_t idle_flushes;    /* times a silent stream's window was flushed */
+	/* datagrams dropped because the stream did not confirm what they claimed: a jump in
+	 * sequence or sample index, an end of stream, a change of settings (docs/receiver.md) */
+	uint64_t unconfirmed;
 	int64_t age_ns;           /* wall clock now minus the newest sample's stamp (needs synced clocks) */
 	bool have_age;
 };
@@ -158,6 +161,26 @@ struct zcs_rx {
 	int rcvbuf;               /* the receive buffer the kernel granted, bytes */
 	struct zcs_addr sender;   /* who sends the stream followed (len 0: unknown) */
 	bool oversize_warned;     /* said once that the datagrams do not fit --max-datagram */
+
+	/* appended: what the stream followed has shown, so one datagram cannot steer the receiver
+	 * (docs/receiver.md, "What is believed when") */
+	uint64_t quiet_ns;        /* silence of the current position after which a jump or an end
+				   * is believed whatever it claims */
+	uint64_t live_ns;         /* monotonic time of the newest datagram taken at the current
+				   * position (the reorder window took it) */
+	bool have_anchor;         /* the highest number taken so far: */
+	uint64_t anchor_seq;
+	uint64_t anchor_first;    /* ... its first sample */
+	uint64_t anchor_end;      /* ... and the sample index after it */
+	bool cand;                /* a jump awaits confirmation: */
+	uint32_t cand_buf;        /* ... its first datagram, held in this buffer */
+	uint64_t cand_last;       /* ... the newest number that continued it */
+	uint64_t cand_end;        /* ... and the sample index after that one */
+	bool eos_pending;         /* an end-of-stream datagram was delivered, not yet believed */
+	uint64_t eos_seq;
+	bool meta_pending;        /* a change of settings announced, not yet believed: */
+	struct zcs_meta meta_new;
+	uint64_t meta_new_ns;     /* ... monotonic time it was first announced */
 };
 
 /* Opens the socket (binding, joining, SO_RCVBUF, SO_RXQ_OVFL) and allocates every buffer. */

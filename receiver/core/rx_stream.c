@@ -23,6 +23,17 @@
 #define AUTO_WINDOW_MIN 64
 /* Discontinuity news at most once a second: a failing source must not flood the log. */
 #define DISCONT_LOG_NS ZCS_NS_PER_SEC
+/* A jump (in sequence or sample index) or an end of stream is believed whatever it claims once
+ * the stream's current position has been silent this long (at least; 8 datagrams of a slow
+ * stream): a live stream sends far more often, so a forger cannot make the silence, while a
+ * sender that really moved or stopped makes it at once. */
+#define QUIET_MIN_NS (100ULL * 1000 * 1000)
+/* A change of settings is believed once announced for this long with no metadata of the old
+ * settings in between: the protocol has the sender repeat its metadata at least every 500 ms,
+ * so a spoofed change is contradicted within this time (docs/protocol.md). */
+#define META_CONFIRM_NS (500ULL * 1000 * 1000)
+/* A source discontinuity longer than this is not a gap (as gapfill.c's MAX_SOURCE_GAP). */
+#define MAX_SOURCE_GAP (1ULL << 32)
 
 static void free_buf(struct zcs_rx *rx, uint32_t b, uint32_t cur)
 {
@@ -37,6 +48,7 @@ static void deliver(struct zcs_rx *rx, const struct zcs_sample_hdr *hdr, const u
 {
 	const uint8_t flags = hdr->flags;
 
+	rx->gf.now_ns = rx->now_ns;
 	if (!rx->done) {
 		if (flags & ZCS_FLAG_DISCONT) {
 			rx->st.discont++;
@@ -52,15 +64,26 @@ static void deliver(struct zcs_rx *rx, const struct zcs_sample_hdr *hdr, const u
 		if (rx->gf.done)
 			rx->done = true;
 	}
-	if (flags & ZCS_FLAG_EOS && !rx->ended) {
-		rx->ended = true;
-		rx->st.eos++;
-		zcs_log(&rx->opt.log, "stream 0x%08" PRIx32 ": end of stream", rx->stream_id);
+	/* believed only once the stream then falls silent (zcs_rx_idle): a forged end of stream
+	 * must not end a run while the live stream flows */
+	if (flags & ZCS_FLAG_EOS && !rx->ended && !rx->eos_pending) {
+		rx->eos_pending = true;
+		rx->eos_seq = hdr->seq;
 		zcs_outputs_flush(rx->out);
-		zcs_outputs_eos(rx->out);
-		if (rx->opt.exit_on_eos)
-			rx->done = true;
 	}
+}
+
+/* The end of stream delivered is believed: the stream fell silent after it, or the run ends. */
+static void end_stream(struct zcs_rx *rx)
+{
+	rx->eos_pending = false;
+	rx->ended = true;
+	rx->st.eos++;
+	zcs_log(&rx->opt.log, "stream 0x%08" PRIx32 ": end of stream", rx->stream_id);
+	zcs_outputs_flush(rx->out);
+	zcs_outputs_eos(rx->out);
+	if (rx->opt.exit_on_eos)
+		rx->done = true;
 }
 
 /* Hands every event the window produced to the gap filler. */
@@ -93,6 +116,25 @@ static void flush_window(struct zcs_rx *rx, uint32_t cur)
 	zcs_outputs_flush(rx->out);
 }
 
+/* The jump awaiting confirmation is not believed: its datagram is dropped. */
+static void drop_cand(struct zcs_rx *rx, uint32_t cur)
+{
+	if (!rx->cand)
+		return;
+	rx->cand = false;
+	rx->st.unconfirmed++;
+	free_buf(rx, rx->cand_buf, cur);
+}
+
+/* Forgets what the stream followed has shown (a new stream, or a resync). */
+static void forget_position(struct zcs_rx *rx)
+{
+	drop_cand(rx, UINT32_MAX);
+	rx->have_anchor = false;
+	rx->eos_pending = false;
+	rx->meta_pending = false;
+}
+
 static void follow(struct zcs_rx *rx, uint32_t id, const struct sockaddr *from)
 {
 	char a[96] = "?";
@@ -111,6 +153,7 @@ static void follow(struct zcs_rx *rx, uint32_t id, const struct sockaddr *from)
 	rx->need_start = true;
 	rx->have_pre_meta = false;
 	rx->ended = false;
+	forget_position(rx);
 	rx->st.streams++;
 	zcs_log(&rx->opt.log, "stream 0x%08" PRIx32 " from %s: waiting for its metadata", id, a);
 }
@@ -126,6 +169,16 @@ static bool select_stream(struct zcs_rx *rx, uint32_t id, const struct sockaddr 
 	}
 	if (id == rx->stream_id)
 		return true;
+	/* a stream is held to only once it has shown itself: metadata, then a sample datagram
+	 * that placed the window.  Before that, one datagram of another id (a forger sending
+	 * first) does not keep the receiver from the stream that follows */
+	if (rx->need_start && !rx->ended) {
+		rx->st.streams--;
+		follow(rx, id, from);
+		return true;
+	}
+	if (rx->eos_pending && rx->now_ns - rx->last_rx_ns >= rx->quiet_ns)
+		end_stream(rx);
 	if (rx->ended || rx->now_ns - rx->last_rx_ns > SILENCE_NS) {
 		const uint32_t old = rx->stream_id;
 
@@ -177,13 +230,52 @@ static size_t window_for(const struct zcs_rx *rx)
 	return (size_t)w;
 }
 
+/* Zero fill's bound (gapfill.h): the rate, and a window's samples of slack. */
+static void bound_fill(struct zcs_rx *rx)
+{
+	zcs_gapfill_bound(&rx->gf, rx->meta.sample_rate,
+			  (uint64_t)window_for(rx) * rx->meta.samples_per_dgram);
+}
+
+/* Whether metadata m may change the settings now.  The first metadata is taken (the stream was
+ * chosen by it); a change only once announced for META_CONFIRM_NS with nothing contradicting it
+ * (zcs_rx_datagram: a sample datagram of the old format; here: metadata of other settings). */
+static bool meta_confirmed(struct zcs_rx *rx, const struct zcs_meta *m)
+{
+	if (!rx->have_meta)
+		return true;
+	if (same_settings(&rx->meta, m)) {
+		/* the stream repeats its settings: a change announced meanwhile was not its own */
+		if (rx->meta_pending) {
+			rx->meta_pending = false;
+			rx->st.unconfirmed++;
+		}
+		return true;
+	}
+	if (!rx->meta_pending || !same_settings(&rx->meta_new, m)) {
+		if (rx->meta_pending)
+			rx->st.unconfirmed++;
+		rx->meta_pending = true;
+		rx->meta_new = *m;
+		rx->meta_new_ns = rx->now_ns;
+		return false;
+	}
+	if (rx->now_ns - rx->meta_new_ns < META_CONFIRM_NS)
+		return false;
+	rx->meta_pending = false;
+	return true;
+}
+
 static void apply_meta(struct zcs_rx *rx, const struct zcs_meta *m)
 {
 	const bool first = !rx->have_meta;
-	const bool changed = first || !same_settings(&rx->meta, m);
+	bool changed;
 	uint64_t dgram_ns;
 
 	rx->st.meta++;
+	if (!meta_confirmed(rx, m))
+		return;
+	changed = first || !same_settings(&rx->meta, m);
 	rx->meta = *m;
 	rx->have_meta = true;
 	if (!changed)
@@ -193,6 +285,9 @@ static void apply_meta(struct zcs_rx *rx, const struct zcs_meta *m)
 	rx->hold_ns = 8 * dgram_ns > HOLD_MIN_NS ? 8 * dgram_ns : HOLD_MIN_NS;
 	if (rx->opt.hold_ms)
 		rx->hold_ns = rx->opt.hold_ms * 1000000ULL;
+	rx->quiet_ns = 8 * dgram_ns > QUIET_MIN_NS ? 8 * dgram_ns : QUIET_MIN_NS;
+	if (!rx->need_start)
+		bound_fill(rx);
 	zcs_outputs_meta(rx->out, m);
 	zcs_log(&rx->opt.log, "stream 0x%08" PRIx32
 		"%s: rate %.6g MS/s, frequency %.6f MHz, gain %.3f dB (%s), "
@@ -263,6 +358,148 @@ static bool decompress(struct zcs_rx *rx, struct zcs_rx_buf *b)
 	return true;
 }
 
+/* Whether sample datagram h continues the stream where it stands: its sample index follows from
+ * the newest one taken (a lost datagram held at most 65535 pairs; a discontinuity at most
+ * MAX_SOURCE_GAP) and no more zeros lie before it than real time could have lost
+ * (zcs_gapfill_within, since the newest datagram taken).  A datagram behind the newest must lie
+ * before its samples.  The usual case, the very next datagram, costs two compares. */
+static bool continues(const struct zcs_rx *rx, const struct zcs_sample_hdr *h, uint64_t seq,
+		      uint64_t end, uint64_t since_ns)
+{
+	const int64_t k = zcs_seq_diff(h->seq, seq);
+	int64_t gap;
+	uint64_t most;
+
+	if (k == 1 && h->first_sample == end)
+		return true;
+	if (k <= 0)
+		return false;
+	gap = zcs_seq_diff(h->first_sample, end);
+	if (gap < 0)
+		return false;
+	most = (uint64_t)k > (1ULL << 32) ? UINT64_MAX : (uint64_t)(k - 1) * UINT16_MAX;
+	if (h->flags & ZCS_FLAG_DISCONT)
+		most = most > UINT64_MAX - MAX_SOURCE_GAP ? UINT64_MAX : most + MAX_SOURCE_GAP;
+	if ((uint64_t)gap > most)
+		return false;
+	return zcs_gapfill_within(&rx->gf, end, h->first_sample, rx->now_ns - since_ns, rx->now_ns);
+}
+
+static bool believable(const struct zcs_rx *rx, const struct zcs_sample_hdr *h)
+{
+	int64_t k;
+
+	if (!rx->have_anchor)
+		return true;
+	if (continues(rx, h, rx->anchor_seq, rx->anchor_end, rx->live_ns))
+		return true;
+	k = zcs_seq_diff(h->seq, rx->anchor_seq);
+	/* the newest again (a duplicate), or one from before it */
+	if (k == 0)
+		return true;
+	return k < 0 && !zcs_seq_after(h->first_sample + h->samples, rx->anchor_first);
+}
+
+/* The window took sample datagram h at the current position: the stream is live there. */
+static void taken(struct zcs_rx *rx, const struct zcs_sample_hdr *h, uint32_t cur)
+{
+	rx->live_ns = rx->now_ns;
+	if (!rx->have_anchor || zcs_seq_after(h->seq, rx->anchor_seq)) {
+		rx->have_anchor = true;
+		rx->anchor_seq = h->seq;
+		rx->anchor_first = h->first_sample;
+		rx->anchor_end = h->first_sample + h->samples;
+	}
+	/* the live stream went on: the jump claimed meanwhile was not its own */
+	drop_cand(rx, cur);
+	if (rx->eos_pending && zcs_seq_after(h->seq, rx->eos_seq)) {
+		rx->eos_pending = false;
+		rx->st.unconfirmed++;
+		zcs_log(&rx->opt.log, "stream 0x%08" PRIx32 ": an end of stream at datagram %" PRIu64 " was "
+		    "followed by more of the stream: not believed", rx->stream_id, rx->eos_seq);
+	}
+}
+
+/* Whether the jump awaiting confirmation may be believed now that a datagram continued it: the
+ * current position fell silent (quiet_ns), or the jump moves forward as a loss would, with no
+ * more zeros than real time allows (continues()). */
+static bool jump_plausible(const struct zcs_rx *rx)
+{
+	const struct zcs_sample_hdr *c = &rx->bufs[rx->cand_buf].hdr;
+	const int64_t ahead = zcs_seq_diff(c->seq, rx->ro.next);
+
+	if (rx->now_ns - rx->live_ns >= rx->quiet_ns)
+		return true;
+	if (!rx->have_anchor || ahead < 0 || (uint64_t)ahead - rx->ro.window >= rx->ro.resync_dist)
+		return false;
+	return continues(rx, c, rx->anchor_seq, rx->anchor_end, rx->live_ns);
+}
+
+/* Sample datagram h (in buffer bi) claims a jump: a number far beyond the window or a resync
+ * (reorder.h, ZCS_REORDER_JUMP), or a sample index that does not follow (believable).  It is
+ * believed only when a later datagram continues from it while the jump is plausible; until then
+ * the first datagram of the jump is held, and the others are dropped (counted unconfirmed, and
+ * lost like any datagram never delivered once the jump is believed).  The live stream going on
+ * drops it (taken).  Returns whether buffer bi is kept. */
+static bool jump(struct zcs_rx *rx, uint32_t bi, const struct zcs_sample_hdr *h,
+		 const uint8_t *payload)
+{
+	struct zcs_rx_buf *b = &rx->bufs[bi];
+	const struct zcs_rx_buf *c;
+	enum zcs_reorder_verdict v;
+
+	if (rx->cand && continues(rx, h, rx->cand_last, rx->cand_end, 0) && jump_plausible(rx)) {
+		c = &rx->bufs[rx->cand_buf];
+		zcs_log(&rx->opt.log, "stream 0x%08" PRIx32 ": jumped from datagram %" PRIu64 " (sample %" PRIu64
+		    ") to %" PRIu64 " (sample %" PRIu64 "), confirmed by the stream", rx->stream_id,
+		    rx->ro.next, rx->gf.pos, c->hdr.seq, c->hdr.first_sample);
+		rx->cand = false;
+		v = zcs_reorder_push_jump(&rx->ro, c->hdr.seq, rx->cand_buf);
+		if (v == ZCS_REORDER_ACCEPTED) {
+			rx->bufs[rx->cand_buf].held = true;
+			rx->have_anchor = false;
+			taken(rx, &c->hdr, bi);
+			drain(rx, bi);
+		} else {
+			free_buf(rx, rx->cand_buf, bi);
+		}
+		/* and this datagram, now at the current position */
+		b->hdr = *h;
+		b->payload = payload;
+		if (!believable(rx, h)) {
+			rx->st.unconfirmed++;
+			return false;
+		}
+		v = zcs_reorder_push(&rx->ro, h->seq, bi);
+		if (v != ZCS_REORDER_ACCEPTED) {
+			if (v == ZCS_REORDER_JUMP)
+				rx->st.unconfirmed++;
+			return false;
+		}
+		taken(rx, h, bi);
+		b->held = true;
+		drain(rx, bi);
+		return b->held;
+	}
+	if (rx->cand && continues(rx, h, rx->cand_last, rx->cand_end, 0)) {
+		/* continued, not yet plausible: the jump stands, this datagram is dropped */
+		rx->st.unconfirmed++;
+		rx->cand_last = h->seq;
+		rx->cand_end = h->first_sample + h->samples;
+		return false;
+	}
+	/* a jump elsewhere replaces the one held (a forger cannot pin one to block a real one) */
+	drop_cand(rx, bi);
+	rx->cand = true;
+	rx->cand_buf = bi;
+	rx->cand_last = h->seq;
+	rx->cand_end = h->first_sample + h->samples;
+	b->hdr = *h;
+	b->payload = payload;
+	b->held = true;
+	return true;
+}
+
 bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t bi, size_t len, const struct sockaddr *from)
 {
 	struct zcs_rx_buf *b = &rx->bufs[bi];
@@ -300,6 +537,12 @@ bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t bi, size_t len, const struct so
 		rx->have_pre_meta = true;
 		return false;
 	}
+	/* samples still in the old format: the change of format announced is not the stream's */
+	if (rx->meta_pending && dg.hdr.format == rx->meta.format &&
+	    rx->meta_new.format != rx->meta.format) {
+		rx->meta_pending = false;
+		rx->st.unconfirmed++;
+	}
 	payload = dg.payload;
 	if (dg.hdr.flags & ZCS_FLAG_ZSTD) {
 		b->hdr = dg.hdr;
@@ -322,22 +565,31 @@ bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t bi, size_t len, const struct so
 			start = rx->pre_meta_high + 1;
 
 		zcs_reorder_reset(&rx->ro, start, w);
+		/* farther than a window beyond the window is a jump to confirm (jump()) */
+		zcs_reorder_set_jump(&rx->ro, rx->ro.window);
 		zcs_gapfill_restart(&rx->gf, rx->meta.samples_per_dgram);
+		bound_fill(rx);
 		rx->need_start = false;
 		zcs_log(&rx->opt.log, "stream 0x%08" PRIx32 ": starting at datagram %" PRIu64
 			", reorder window %zu datagrams", rx->stream_id, start, rx->ro.window);
 	}
 	/* in order with nothing held (the usual case): straight to the gap filler, the header
 	 * read where the parser put it (copying it whole stalls on the parser's narrower stores) */
+	if (!believable(rx, &dg.hdr))
+		return jump(rx, bi, &dg.hdr, payload);
 	if (zcs_reorder_take(&rx->ro, dg.hdr.seq)) {
+		taken(rx, &dg.hdr, bi);
 		deliver(rx, &dg.hdr, payload);
 		return false;
 	}
 	b->hdr = dg.hdr;
 	b->payload = payload;
 	v = zcs_reorder_push(&rx->ro, dg.hdr.seq, bi);
+	if (v == ZCS_REORDER_JUMP)
+		return jump(rx, bi, &dg.hdr, payload);
 	if (v != ZCS_REORDER_ACCEPTED)
 		return false;
+	taken(rx, &dg.hdr, bi);
 	b->held = true;
 	drain(rx, bi);
 	return b->held;
@@ -380,7 +632,17 @@ uint64_t zcs_rx_silence_ns(const struct zcs_rx *rx)
 
 void zcs_rx_idle(struct zcs_rx *rx)
 {
-	if (!rx->locked || zcs_reorder_depth(&rx->ro) == 0)
+	if (!rx->locked)
+		return;
+	/* a jump nobody continued, or an end of stream nothing contradicted */
+	if ((rx->cand || rx->eos_pending) && zcs_rx_silence_ns(rx) >= rx->quiet_ns) {
+		drop_cand(rx, UINT32_MAX);
+		if (rx->eos_pending) {
+			flush_window(rx, UINT32_MAX);
+			end_stream(rx);
+		}
+	}
+	if (zcs_reorder_depth(&rx->ro) == 0)
 		return;
 	if (zcs_rx_silence_ns(rx) < rx->hold_ns)
 		return;
@@ -390,6 +652,10 @@ void zcs_rx_idle(struct zcs_rx *rx)
 
 void zcs_rx_finish(struct zcs_rx *rx)
 {
+	drop_cand(rx, UINT32_MAX);
 	flush_window(rx, UINT32_MAX);
+	/* the run ends: nothing can follow an end of stream delivered any more */
+	if (rx->eos_pending)
+		end_stream(rx);
 	zcs_outputs_flush(rx->out);
 }
