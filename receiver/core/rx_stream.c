@@ -159,7 +159,8 @@ static void follow(struct zcs_rx *rx, uint32_t id, const struct sockaddr *from)
 }
 
 /* Whether a valid datagram of stream id is to be handled (switching streams when due). */
-static bool select_stream(struct zcs_rx *rx, uint32_t id, const struct sockaddr *from)
+static bool select_stream(struct zcs_rx *rx, uint32_t id, bool is_meta,
+			  const struct sockaddr *from)
 {
 	if (rx->opt.have_stream && id != rx->opt.stream_id)
 		return false;
@@ -170,9 +171,10 @@ static bool select_stream(struct zcs_rx *rx, uint32_t id, const struct sockaddr 
 	if (id == rx->stream_id)
 		return true;
 	/* a stream is held to only once it has shown itself: metadata, then a sample datagram
-	 * that placed the window.  Before that, one datagram of another id (a forger sending
-	 * first) does not keep the receiver from the stream that follows */
-	if (rx->need_start && !rx->ended) {
+	 * that placed the window.  Before that, the metadata of another stream takes the receiver
+	 * over: a lone datagram sent first (a forger) does not keep it from the stream that follows,
+	 * and of two real senders starting together the first to show itself wins */
+	if (rx->need_start && !rx->ended && is_meta) {
 		rx->st.streams--;
 		follow(rx, id, from);
 		return true;
@@ -518,7 +520,7 @@ bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t bi, size_t len, const struct so
 		rx->st.filtered++;
 		return false;
 	}
-	if (!select_stream(rx, id, from)) {
+	if (!select_stream(rx, id, dg.type == ZCS_DGRAM_META, from)) {
 		rx->st.foreign++;
 		return false;
 	}

@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests of the bounded answer to any datagram (issue 10, part 2): the reorder window's JUMP
+ * verdict, the rate bound on zero fill (zcs_gapfill_within), and the receive path's confirmation
+ * rules, driven datagram by datagram through zcs_rx_datagram with the clock in the test's hand:
+ * a jump is believed only when the stream continues it while it is plausible, the live stream
+ * going on drops it (counted unconfirmed), a real outage is believed, an end of stream waits for
+ * silence, a change of settings for 500 ms unopposed, and a lone datagram sent first does not
+ * capture the receiver. */
+#include <check.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "gapfill.h"
+#include "output.h"
+#include "proto.h"
+#include "reorder.h"
+#include "rx.h"
+
+#define MS (1000ULL * 1000)
+
+/* --- the reorder window's JUMP verdict --- */
+
+START_TEST(reorder_jump_changes_nothing)
+{
+	struct zcs_reorder r;
+	struct zcs_reorder_event ev;
+
+	ck_assert_int_eq(zcs_reorder_init(&r, 8, 0), 0);
+	zcs_reorder_reset(&r, 0, 8);
+	zcs_reorder_set_jump(&r, 8);
+	for (uint64_t s = 0; s < 4; s++)
+		ck_assert(zcs_reorder_take(&r, s));
+	/* within a window beyond the window: a slide, as before */
+	ck_assert_int_eq(zcs_reorder_push(&r, 4 + 8 + 7, 19), ZCS_REORDER_ACCEPTED);
+	while (zcs_reorder_pop(&r, &ev))
+		;
+	ck_assert_uint_eq(r.st.lost, 8);
+	/* further: a JUMP, and nothing changed or counted */
+	{
+		const struct zcs_reorder_stats before = r.st;
+		const uint64_t next = r.next;
+
+		ck_assert_int_eq(zcs_reorder_push(&r, 1000, 1000), ZCS_REORDER_JUMP);
+		ck_assert_int_eq(zcs_reorder_push(&r, next - (1u << 18) - 1 - 10, 7), ZCS_REORDER_JUMP);
+		ck_assert(!zcs_reorder_pop(&r, &ev));
+		ck_assert_uint_eq(r.next, next);
+		ck_assert_mem_eq(&r.st, &before, sizeof(before));
+	}
+	/* believed: push_jump takes it as push did before */
+	ck_assert_int_eq(zcs_reorder_push_jump(&r, 1000, 1000), ZCS_REORDER_ACCEPTED);
+	while (zcs_reorder_pop(&r, &ev))
+		;
+	ck_assert_uint_eq(r.next, 1000 - 8 + 1);
+	ck_assert_uint_eq(r.highest, 1000);
+	/* without jump_dist (0) nothing is a JUMP */
+	zcs_reorder_set_jump(&r, 0);
+	ck_assert_int_eq(zcs_reorder_push(&r, 5000, 5000), ZCS_REORDER_ACCEPTED);
+	zcs_reorder_free(&r);
+}
+END_TEST
+
+/* --- the rate bound --- */
+
+START_TEST(gapfill_budget_and_line)
+{
+	struct zcs_gapfill g;
+
+	memset(&g, 0, sizeof(g));
+	/* unbounded without a rate */
+	ck_assert(zcs_gapfill_within(&g, 0, UINT64_MAX / 2, 0, 0));
+	zcs_gapfill_bound(&g, 1000000, 6400);
+	/* the gap's own bound: rate x time since the datagram before it, 1% fast, + slack */
+	ck_assert(zcs_gapfill_within(&g, 1000, 1000 + 6400, 0, 0));
+	ck_assert(!zcs_gapfill_within(&g, 1000, 1000 + 6401, 0, 0));
+	ck_assert(zcs_gapfill_within(&g, 1000, 1000 + 10000000 + 6400, 10000 * MS, 0));
+	ck_assert(zcs_gapfill_within(&g, 1000, 1000 + 10100000 + 6400, 10000 * MS, 0));
+	ck_assert(!zcs_gapfill_within(&g, 1000, 1000 + 10100000 + 6500, 10000 * MS, 0));
+	/* a backward step is no fill */
+	ck_assert(zcs_gapfill_within(&g, 1000, 10, 0, 0));
+	/* the stream's line: begun at index 0 at time 1 s; at 3 s up to 2 s of the rate, 0.1% fast */
+	g.have_line = true;
+	g.line_pos = 0;
+	g.line_ns = 1000 * MS;
+	ck_assert(zcs_gapfill_within(&g, 100, 2002000 + 6400, 0, 3000 * MS));
+	ck_assert(!zcs_gapfill_within(&g, 100, 2002000 + 6400 + 2, 0, 3000 * MS));
+	/* the 2^32 of a forged discontinuity fits neither */
+	ck_assert(!zcs_gapfill_within(&g, 100, 100 + (1ULL << 32), 1 * MS, 3000 * MS));
+	/* the budget saturates rather than wrapping */
+	ck_assert_uint_eq(zcs_gapfill_budget(UINT64_MAX, UINT64_MAX, 0), UINT64_MAX);
+}
+END_TEST
+
+/* --- the receive path, datagram by datagram --- */
+
+#define SPD 100
+#define RATE 1000000ULL
+#define STREAM 0x5eed
+
+struct fix {
+	struct zcs_rx rx;
+	struct zcs_outputs *out;
+	struct zcs_kernels k;
+	uint64_t now;
+};
+
+static struct fix F;
+
+static void setup(void)
+{
+	struct zcs_rx_opts o = {
+		/* never sent to: the datagrams are handed in by put() */
+		.listen = "127.0.0.1:22499", .window = 8, .rcvbuf = 1 << 20,
+		.max_dgram = 2048, .batch = 4, .no_gro = true, .type = ZCS_SAMPLE_CS16,
+	};
+	char err[256];
+
+	memset(&F, 0, sizeof(F));
+	zcs_kernels_init(&F.k, ZCS_ISA_SCALAR);
+	ck_assert_int_eq(zcs_outputs_create(&F.out, ZCS_SAMPLE_CS16), 0);
+	ck_assert_int_eq(zcs_outputs_add(F.out, "file:/dev/null", err, sizeof(err)), 0);
+	ck_assert_int_eq(zcs_outputs_start(F.out), 0);
+	ck_assert_msg(zcs_rx_open(&F.rx, &o, F.out, &F.k, err, sizeof(err)) == 0, "%s", err);
+	F.now = 1000 * MS;
+}
+
+static void teardown(void)
+{
+	zcs_rx_finish(&F.rx);
+	zcs_rx_close(&F.rx);
+	zcs_outputs_destroy(F.out, 0);
+}
+
+/* Hands one datagram to the receive path as rx.c's plain path does, at time F.now. */
+static void put(const uint8_t *d, size_t len)
+{
+	static const struct sockaddr_in from = { .sin_family = AF_INET };
+	const uint32_t b = F.rx.slot_buf[0];
+
+	F.rx.now_ns = F.now;
+	F.rx.st.datagrams++;
+	memcpy(F.rx.bufs[b].data, d, len);
+	if (zcs_rx_datagram(&F.rx, b, len, (const struct sockaddr *)&from))
+		F.rx.slot_buf[0] = F.rx.free_list[--F.rx.nfree];
+}
+
+static void meta_of(uint32_t stream, uint64_t rate, uint8_t format)
+{
+	struct zcs_meta m = {
+		.stream_id = stream, .meta_version = 1, .sample_rate = rate, .center_freq = 1000000,
+		.format = format, .samples_per_dgram = SPD, .gain_mode = ZCS_GAIN_MANUAL,
+	};
+	uint8_t buf[ZCS_PROTO_META_SIZE];
+
+	strcpy(m.sender, "unit");
+	strcpy(m.version, "t");
+	strcpy(m.source, "tone");
+	put(buf, zcs_proto_write_meta(buf, &m));
+}
+
+static void meta(void)
+{
+	meta_of(STREAM, RATE, ZCS_WIRE_I16);
+}
+
+/* Sample datagram seq of stream id, its first sample given, 100 i16 pairs. */
+static void dgram_of(uint32_t stream, uint64_t seq, uint64_t first, uint8_t flags)
+{
+	uint8_t buf[ZCS_PROTO_SAMPLE_HDR_SIZE + SPD * 4];
+	const struct zcs_sample_hdr h = {
+		.stream_id = stream, .seq = seq, .first_sample = first, .samples = SPD,
+		.payload_len = SPD * 4, .format = ZCS_WIRE_I16, .flags = flags,
+	};
+
+	memset(buf, 0, sizeof(buf));
+	zcs_proto_write_sample_hdr(buf, &h);
+	put(buf, sizeof(buf));
+}
+
+static void dgram(uint64_t seq)
+{
+	dgram_of(STREAM, seq, seq * SPD, 0);
+}
+
+/* Datagrams a..b in order, one each 100 us (the stream's real rate). */
+static void live(uint64_t a, uint64_t b)
+{
+	for (uint64_t s = a; s <= b; s++) {
+		dgram(s);
+		F.now += 100 * 1000;
+	}
+}
+
+/* Silence of ns: the socket is seen empty, and the receiver idles. */
+static void silence(uint64_t ns)
+{
+	F.now += ns;
+	F.rx.now_ns = F.now;
+	F.rx.dry_ns = F.now;
+	zcs_rx_idle(&F.rx);
+}
+
+START_TEST(clean_stream)
+{
+	meta();
+	live(0, 99);
+	ck_assert_uint_eq(F.rx.gf.st.samples, 100 * SPD);
+	ck_assert_uint_eq(F.rx.st.unconfirmed, 0);
+}
+END_TEST
+
+START_TEST(forged_jumps_dropped)
+{
+	meta();
+	live(0, 49);
+	/* a sample jump with DISCONT and 2^32, at the next number */
+	dgram_of(STREAM, 50, 50 * SPD + (1ULL << 32), ZCS_FLAG_DISCONT);
+	/* the real 50 is taken, the forged one dropped */
+	live(50, 52);
+	ck_assert_uint_eq(F.rx.st.unconfirmed, 1);
+	/* a sequence jump far ahead, then even a forged follower continuing it */
+	dgram(100000);
+	dgram(100001);
+	live(53, 55);
+	ck_assert_uint_eq(F.rx.st.unconfirmed, 3);
+	/* a resync far away, continued at once */
+	dgram(1ULL << 40);
+	dgram((1ULL << 40) + 1);
+	live(56, 99);
+	ck_assert_uint_eq(F.rx.st.unconfirmed, 5);
+	ck_assert_uint_eq(F.rx.gf.st.samples, 100 * SPD);
+	ck_assert_uint_eq(F.rx.gf.st.gap_samples, 0);
+	ck_assert_uint_eq(F.rx.ro.st.lost, 0);
+	ck_assert_uint_eq(F.rx.ro.st.late, 0);
+	ck_assert_uint_eq(F.rx.ro.st.resyncs, 0);
+	ck_assert_uint_eq(F.rx.gf.st.jumps, 0);
+}
+END_TEST
+
+START_TEST(outage_believed_and_filled)
+{
+	meta();
+	live(0, 99);
+	/* 10 s without a datagram, then the stream 10 s further on */
+	silence(10000 * MS);
+	live(100100, 100199);
+	silence(200 * MS);
+	ck_assert_uint_eq(F.rx.st.unconfirmed, 0);
+	ck_assert_uint_eq(F.rx.ro.st.lost, 100000);
+	ck_assert_uint_eq(F.rx.gf.st.gap_samples, 100000 * SPD);
+	ck_assert_uint_eq(F.rx.gf.st.samples, 100200 * SPD);
+}
+END_TEST
+
+START_TEST(burst_loss_in_real_time_filled)
+{
+	meta();
+	live(0, 99);
+	/* 30 datagrams lost on the way: 3 ms pass before the next arrives */
+	F.now += 30 * 100 * 1000;
+	live(130, 199);
+	silence(200 * MS);
+	ck_assert_uint_eq(F.rx.st.unconfirmed, 0);
+	ck_assert_uint_eq(F.rx.gf.st.gap_samples, 30 * SPD);
+	ck_assert_uint_eq(F.rx.gf.st.samples, 200 * SPD);
+}
+END_TEST
+
+START_TEST(jump_faster_than_time_waits)
+{
+	meta();
+	live(0, 99);
+	/* 1 s further on after 100 us: not plausible while the old position is live ... */
+	dgram(10100);
+	F.now += 100 * 1000;
+	dgram(10101);
+	ck_assert_uint_eq(F.rx.gf.st.samples, 100 * SPD);
+	ck_assert_uint_eq(F.rx.st.unconfirmed, 1);
+	/* ... believed once the old position fell silent (100 ms) and the stream went on */
+	F.now += 200 * MS;
+	dgram(10102);
+	ck_assert_uint_eq(F.rx.st.unconfirmed, 1);
+	silence(200 * MS);
+	/* 10101 dropped meanwhile: lost like any datagram never delivered (and zero-filled) */
+	ck_assert_uint_eq(F.rx.ro.st.delivered, 102);
+	/* the zeros: only what real time allowed; the 1 s jump was more, so its position is taken
+	 * as is (a jump) rather than filled */
+	ck_assert_uint_eq(F.rx.gf.st.jumps, 1);
+	ck_assert_uint_eq(F.rx.gf.st.samples, 103 * SPD);
+}
+END_TEST
+
+START_TEST(forged_eos_not_believed)
+{
+	meta();
+	live(0, 9);
+	dgram_of(STREAM, 10, 10 * SPD, ZCS_FLAG_EOS);
+	F.now += 100 * 1000;
+	ck_assert(!F.rx.ended);
+	live(11, 20);
+	ck_assert_uint_eq(F.rx.st.unconfirmed, 1);
+	ck_assert_uint_eq(F.rx.st.eos, 0);
+	/* the real end: believed once the stream fell silent after it */
+	dgram_of(STREAM, 21, 21 * SPD, ZCS_FLAG_EOS);
+	silence(50 * MS);
+	ck_assert(!F.rx.ended);
+	silence(60 * MS);
+	ck_assert(F.rx.ended);
+	ck_assert_uint_eq(F.rx.st.eos, 1);
+	ck_assert_uint_eq(F.rx.gf.st.samples, 22 * SPD);
+}
+END_TEST
+
+START_TEST(spoofed_settings_not_applied)
+{
+	meta();
+	live(0, 9);
+	/* a doubled rate: contradicted by the stream's own next metadata */
+	meta_of(STREAM, 2 * RATE, ZCS_WIRE_I16);
+	F.now += 100 * MS;
+	meta();
+	ck_assert_uint_eq(F.rx.meta.sample_rate, RATE);
+	ck_assert_uint_eq(F.rx.st.unconfirmed, 1);
+	/* another format: contradicted by the next sample datagram of the old one */
+	meta_of(STREAM, RATE, ZCS_WIRE_P12);
+	live(10, 10);
+	ck_assert_uint_eq(F.rx.meta.format, ZCS_WIRE_I16);
+	ck_assert_uint_eq(F.rx.st.unconfirmed, 2);
+	/* a real change, repeated for 500 ms with nothing against it, is applied */
+	meta_of(STREAM, 2 * RATE, ZCS_WIRE_I16);
+	F.now += 400 * MS;
+	meta_of(STREAM, 2 * RATE, ZCS_WIRE_I16);
+	ck_assert_uint_eq(F.rx.meta.sample_rate, RATE);
+	F.now += 400 * MS;
+	meta_of(STREAM, 2 * RATE, ZCS_WIRE_I16);
+	ck_assert_uint_eq(F.rx.meta.sample_rate, 2 * RATE);
+	ck_assert_uint_eq(F.rx.st.unconfirmed, 2);
+}
+END_TEST
+
+START_TEST(lone_datagram_first_does_not_capture)
+{
+	/* a forger sends first: one sample datagram, one metadata datagram of its own stream */
+	dgram_of(0xbad, 0, 0, 0);
+	meta_of(0xbad, RATE, ZCS_WIRE_I16);
+	ck_assert_uint_eq(F.rx.stream_id, 0xbad);
+	/* the real stream then: followed, not foreign */
+	meta();
+	live(0, 9);
+	ck_assert_uint_eq(F.rx.stream_id, STREAM);
+	ck_assert_uint_eq(F.rx.st.foreign, 0);
+	ck_assert_uint_eq(F.rx.st.streams, 1);
+	ck_assert_uint_eq(F.rx.gf.st.samples, 10 * SPD);
+	/* once it has shown itself (metadata, then samples), another id is foreign */
+	meta_of(0xbad, RATE, ZCS_WIRE_I16);
+	dgram_of(0xbad, 0, 0, 0);
+	ck_assert_uint_eq(F.rx.stream_id, STREAM);
+	ck_assert_uint_eq(F.rx.st.foreign, 2);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("bounds");
+	TCase *t = tcase_create("reorder");
+	TCase *g = tcase_create("gapfill");
+	TCase *r = tcase_create("rx");
+
+	tcase_add_test(t, reorder_jump_changes_nothing);
+	suite_add_tcase(s, t);
+	tcase_add_test(g, gapfill_budget_and_line);
+	suite_add_tcase(s, g);
+	tcase_add_checked_fixture(r, setup, teardown);
+	tcase_add_test(r, clean_stream);
+	tcase_add_test(r, forged_jumps_dropped);
+	tcase_add_test(r, outage_believed_and_filled);
+	tcase_add_test(r, burst_loss_in_real_time_filled);
+	tcase_add_test(r, jump_faster_than_time_waits);
+	tcase_add_test(r, forged_eos_not_believed);
+	tcase_add_test(r, spoofed_settings_not_applied);
+	tcase_add_test(r, lone_datagram_first_does_not_capture);
+	suite_add_tcase(s, r);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
