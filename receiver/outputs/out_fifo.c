@@ -20,9 +20,14 @@
 
 struct fifo_priv {
 	char path[4096];
-	dev_t dev;               /* the FIFO created or checked at start */
+	/* The FIFO created or checked at start, held by an O_PATH descriptor (no reader, no
+	 * writer): while it is held its inode number cannot go to a file planted later, so the
+	 * dev/ino check of every open is sound even on a file system that reuses numbers. */
+	int pfd;
+	bool have_pfd;
+	dev_t dev;
 	ino_t ino;
-	bool warned;             /* said once that PATH is no longer that FIFO */
+	const char *warned;      /* what PATH was said to be now, once per change (NULL: ours) */
 };
 
 static int fifo_open(struct zcs_out *out, const char *arg, char *err, size_t errlen)
@@ -42,18 +47,37 @@ static int fifo_open(struct zcs_out *out, const char *arg, char *err, size_t err
 			       out->name);
 	if (!S_ISFIFO(st.st_mode))
 		return zcs_err(err, errlen, -EEXIST, "%s: exists and is not a FIFO", out->name);
+	/* what is held is checked, not what lstat saw: PATH may change between the two */
+	p->pfd = open(arg, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (p->pfd < 0)
+		return zcs_err_errno(err, errlen, "%s", out->name);
+	p->have_pfd = true;
+	if (fstat(p->pfd, &st) < 0)
+		return zcs_err_errno(err, errlen, "%s", out->name);
+	if (!S_ISFIFO(st.st_mode))
+		return zcs_err(err, errlen, -EEXIST, "%s: was replaced while opened", out->name);
 	strcpy(p->path, arg);
 	p->dev = st.st_dev;
 	p->ino = st.st_ino;
 	return 0;
 }
 
+static void fifo_close(struct zcs_out *out)
+{
+	struct fifo_priv *p = out->priv;
+
+	if (p && p->have_pfd)
+		close(p->pfd);
+}
+
+static const char symlink_text[] = "a symbolic link", other_text[] = "another file";
+
 static void fifo_replaced(struct zcs_sink *s, struct fifo_priv *p, const char *what)
 {
-	if (!p->warned)
+	if (p->warned != what)
 		zcs_log_as(&s->out->set->log, s->out->name,
 			   "%s is now %s, not the FIFO made at start: not opened", p->path, what);
-	p->warned = true;
+	p->warned = what;
 }
 
 /* No reader: try to open without blocking (ENXIO: still nobody).  A reader: notice when it
@@ -79,16 +103,16 @@ static void fifo_idle(struct zcs_sink *s)
 	fd = open(p->path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
 	if (fd < 0) {
 		if (errno == ELOOP)
-			fifo_replaced(s, p, "a symbolic link");
+			fifo_replaced(s, p, symlink_text);
 		return;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISFIFO(st.st_mode) || st.st_dev != p->dev ||
 	    st.st_ino != p->ino) {
 		close(fd);
-		fifo_replaced(s, p, "another file");
+		fifo_replaced(s, p, other_text);
 		return;
 	}
-	p->warned = false;
+	p->warned = NULL;
 	fcntl(fd, F_SETPIPE_SZ, FIFO_PIPE_BYTES);
 	zcs_out_attach(s, fd, false);
 	zcs_log_as(&s->out->set->log, s->out->name, "reader came");
@@ -100,4 +124,5 @@ const struct zcs_out_ops zcs_out_fifo_ops = {
 	.open = fifo_open,
 	.idle = fifo_idle,
 	.write = zcs_out_write_block,
+	.close = fifo_close,
 };
