@@ -210,55 +210,47 @@ static void drop(struct zcs_sendpath *sp, struct zcs_train *t)
 	sp->done(sp->ctx, t);
 }
 
-static int settle(struct zcs_sendpath *sp, char *log, size_t loglen);
+/* try_send() could not send t yet: an earlier train is due first, and t went back in the queue */
+#define WAIT_TURN 2
 
-/* Sends t; when e > 0 the last try of t failed with e (reported late, by io_uring), so handle
- * that first.  Returns 0 when sent, queued or dropped, 1 after a demotion, -errno when no path
- * is left.  Nothing overtakes an earlier train still to be sent again: t then waits behind it. */
-static int send_loop(struct zcs_sendpath *sp, struct zcs_train *t, int e, char *log, size_t loglen)
+/* One train's tries on the path running: sent (or queued on io_uring), or dropped after MAX_TRIES,
+ * demoting the path on a failure that names it.  e > 0: t's last try failed with e (io_uring
+ * reports failures late).  Calls only the back-ends, never the queue's pump: returns 0 when sent,
+ * queued or dropped, 1 when sent after a demotion, WAIT_TURN, or -errno when no path is left. */
+static int try_send(struct zcs_sendpath *sp, struct zcs_train *t, int e, char *log, size_t loglen)
 {
 	uint8_t *const tries = &sp->tries[t->index];
+	/* zero-copy only on whole trains: short ones are not worth pinning */
+	const bool zc = !t->variable && t->count == sp->pool->max_dgrams &&
+			t->bytes >= ZCS_ZC_MIN_BYTES;
 	int demoted = 0;
 
+	/* until t is sent, no io_uring send queued after it may go out (the waits below submit) */
+	sp->holding = true;
+	sp->hold_seq = t->first_seq;
 	while (*tries < MAX_TRIES) {
-		/* zero-copy only on whole trains: short ones are not worth pinning */
-		const bool zc = !t->variable && t->count == sp->pool->max_dgrams &&
-				t->bytes >= ZCS_ZC_MIN_BYTES;
+		const bool uring = sp->kind == ZCS_PATH_URING_ZC && zc;
+		int to = -1;
 		ssize_t r;
-		int to;
 
 		if (!e && sp->kind == ZCS_PATH_URING_ZC && (e = zcs_sendpath_uring_broken(sp)) != 0) {
 			/* io_uring refused a submission: leave it before anything is sent */
-			sp->holding = true;
-			sp->hold_seq = t->first_seq;
+			to = ZCS_PATH_MSG_ZC;
 			sp->st.send_errors++;
-			if (demote(sp, ZCS_PATH_MSG_ZC, e, log, loglen) < 0) {
-				sp->holding = false;
-				return -e;
-			}
-			demoted = 1;
-			e = 0;
+			goto demote;
 		}
 		if (!e) {
-			bool uring;
-
-			sp->holding = false;
-			/* a copied send must not overtake the io_uring sends queued before it, nor the
-			 * repeats of those that failed */
-			if (sp->uring && !(sp->kind == ZCS_PATH_URING_ZC && zc)) {
-				const int ret = zcs_sendpath_flush(sp, log, loglen);
-
-				if (ret < 0)
-					return ret;
-				demoted |= ret;
+			/* a copied send must not overtake the io_uring sends queued before it, nor
+			 * the repeats of those that failed: their results come first */
+			if (sp->uring && !uring && (r = zcs_sendpath_uring_submit(sp, true)) < 0) {
+				sp->holding = false;
+				return (int)r;
 			}
 			if (zcs_sendpath_pending_before(sp, t->first_seq)) {
-				/* t goes after the earlier trains in the failed queue, with them */
-				const int ret = (zcs_sendpath_failed(sp, t, 0), settle(sp, log, loglen));
-
-				return ret < 0 ? ret : ret | demoted;
+				sp->holding = false;
+				zcs_sendpath_failed(sp, t, 0);
+				return WAIT_TURN;
 			}
-			uring = sp->kind == ZCS_PATH_URING_ZC && zc;
 			if (t->variable || sp->kind == ZCS_PATH_PLAIN)
 				r = zcs_sendpath_plain_train(sp, t);
 			else if (uring)
@@ -266,24 +258,16 @@ static int send_loop(struct zcs_sendpath *sp, struct zcs_train *t, int e, char *
 			else
 				r = zcs_sendpath_msg_train(sp, t, zc && sp->kind == ZCS_PATH_MSG_ZC);
 			if (r >= 0) {
-				const bool held = uring || (zc && sp->kind == ZCS_PATH_MSG_ZC);
-
-				if (!held)
-					sp->done(sp->ctx, t);
+				sp->holding = false;
+				if (!uring && !(zc && sp->kind == ZCS_PATH_MSG_ZC))
+					sp->done(sp->ctx, t); /* copied: its memory is free again */
 				return demoted;
 			}
 			e = (int)-r;
 		}
-		if (e == EINTR) {
-			e = 0;
-			continue;
-		}
-		/* until t is sent, nothing queued after it may go out (waits below submit) */
-		sp->holding = true;
-		sp->hold_seq = t->first_seq;
-		if (e == ECANCELED) {
-			/* a linked io_uring send before this one failed: this one was not tried */
-			sp->st.retries++;
+		if (e == EINTR || e == ECANCELED) {
+			/* interrupted, or a linked io_uring send before this one failed: not tried */
+			sp->st.retries += e == ECANCELED;
 			e = 0;
 			continue;
 		}
@@ -306,8 +290,9 @@ static int send_loop(struct zcs_sendpath *sp, struct zcs_train *t, int e, char *
 			}
 		}
 		to = demotion_target(sp->kind, e);
+demote:
 		if (to < 0)
-			break;
+			break; /* the network's error, not the path's: t is dropped */
 		if (demote(sp, to, e, log, loglen) < 0) {
 			sp->holding = false;
 			return -e;
@@ -320,8 +305,11 @@ static int send_loop(struct zcs_sendpath *sp, struct zcs_train *t, int e, char *
 	return demoted;
 }
 
-/* Retries (or demotes, or drops) the trains whose io_uring send failed, in order. */
-static int settle(struct zcs_sendpath *sp, char *log, size_t loglen)
+/* The whole fast path: the queue holds, in stream order, the trains due (the new one, and those
+ * whose io_uring send failed or was taken back); each is tried in turn, and one whose turn has not
+ * come (an earlier failure surfaced meanwhile) goes back behind that one.  Returns 0, 1 after a
+ * demotion, or -errno when no path is left. */
+static int pump(struct zcs_sendpath *sp, char *log, size_t loglen)
 {
 	int ret = 0;
 
@@ -330,24 +318,21 @@ static int settle(struct zcs_sendpath *sp, char *log, size_t loglen)
 		int r;
 
 		memmove(sp->failed, sp->failed + 1, --sp->failed_count * sizeof(*sp->failed));
-		r = send_loop(sp, f.t, f.err, log, loglen);
+		r = try_send(sp, f.t, f.err, log, loglen);
 		if (r < 0)
 			return r;
-		ret |= r;
+		if (r != WAIT_TURN)
+			ret |= r;
 	}
 	return ret;
 }
 
 int zcs_sendpath_send(struct zcs_sendpath *sp, struct zcs_train *t, char *log, size_t loglen)
 {
-	int ret = settle(sp, log, loglen), r;
-
-	if (ret < 0)
-		return ret;
 	sp->tries[t->index] = 0;
 	sp->partial[t->index] = 0;
-	r = send_loop(sp, t, 0, log, loglen);
-	return r < 0 ? r : ret | r;
+	zcs_sendpath_failed(sp, t, 0); /* queued last: it goes after every train due before it */
+	return pump(sp, log, loglen);
 }
 
 int zcs_sendpath_flush(struct zcs_sendpath *sp, char *log, size_t loglen)
@@ -364,7 +349,7 @@ int zcs_sendpath_flush(struct zcs_sendpath *sp, char *log, size_t loglen)
 			return r;
 		if (!sp->failed_count)
 			break;
-		r = settle(sp, log, loglen);
+		r = pump(sp, log, loglen);
 		if (r < 0)
 			return r;
 		ret |= r;
@@ -383,7 +368,7 @@ int zcs_sendpath_send_small(struct zcs_sendpath *sp, const void *buf, size_t len
 		if (errno == EINTR)
 			continue;
 		if (errno == ECONNREFUSED) {
-			sp->st.refused++; /* see send_loop */
+			sp->st.refused++; /* see try_send */
 			continue;
 		}
 		sp->st.send_errors++;

@@ -32,9 +32,10 @@ struct zcs_sendpath {
 	uint32_t zc_next_id;
 	size_t inflight;             /* trains the kernel still holds */
 	struct zcs_uring *uring;
-	/* io_uring sends report failures later: they queue here, sorted by first_seq (failed_head
-	 * stays 0), until the next send or flush retries, demotes or drops them (at most one entry
-	 * per slot).  Nothing is sent while an earlier train waits here, so the wire stays in order */
+	/* The trains due, sorted by first_seq (failed_head stays 0; at most one entry per slot): a
+	 * new train passes through on its way out, io_uring sends that failed (reported later) or
+	 * were taken back wait here until the next send or flush retries, demotes or drops them.
+	 * Nothing is sent while an earlier train waits here, so the wire stays in order */
 	struct zcs_failed_send *failed;
 	size_t failed_head, failed_count;
 	uint8_t *tries;              /* per slot: failed attempts of its current send */
