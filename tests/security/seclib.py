@@ -40,10 +40,18 @@ def pair_values(idx):
     return ((idx * 7) % 4096) - 2048, 2047 - ((idx * 13) % 4096)
 
 
+_payloads = {}
+
+
 def sample_dgram(seq, stream=STREAM, flags=0):
     """Sample datagram seq: SPD pairs from index seq * SPD, i16 on the wire."""
     first = seq * SPD
-    payload = b''.join(struct.pack('<hh', *pair_values(first + i)) for i in range(SPD))
+    # the values repeat every 4096 samples, the payloads every 1024 datagrams: made once each
+    key = first % 102400      # lcm(SPD, 4096)
+    payload = _payloads.get(key)
+    if payload is None:
+        payload = b''.join(struct.pack('<hh', *pair_values(first + i)) for i in range(SPD))
+        _payloads[key] = payload
     return struct.pack('<2sBBIQQBBHHH', b'ZS', 1, 0, stream, seq, first, WIRE_I16, flags, SPD,
                        len(payload), 0) + payload
 
@@ -58,6 +66,22 @@ def expect_cs16(first, pairs):
     """The cs16 bytes zcs-recv puts out for samples first..first+pairs-1 (value << 4)."""
     return b''.join(struct.pack('<hh', i << 4, q << 4)
                     for i, q in (pair_values(first + k) for k in range(pairs)))
+
+
+def expect_cu8(first, pairs):
+    """The cu8 bytes (rtl_tcp) for samples first..first+pairs-1: (value >> 4) + 128."""
+    return bytes(b for i, q in (pair_values(first + k) for k in range(pairs))
+                 for b in ((i >> 4) + 128, (q >> 4) + 128))
+
+
+def cu8_contiguous(data):
+    """Whether data is cu8 pairs that follow each other in the stream (from anywhere)."""
+    if len(data) < 2 or len(data) % 2:
+        return False
+    for idx in range(4096 * 13):
+        if expect_cu8(idx, 1) == data[:2] and expect_cu8(idx, len(data) // 2) == data:
+            return True
+    return False
 
 
 def cs16_contiguous(data):
