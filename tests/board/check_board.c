@@ -21,6 +21,7 @@
 #include "proto.h"
 
 #define MAX_FREQS 8
+#define MAX_CHANGES 16
 
 struct board_check {
 	int port;
@@ -33,9 +34,13 @@ struct board_check {
 	uint32_t stream_id;
 	uint64_t datagrams, pairs, next_seq, next_sample, lost, bad, flagged, jumps, metas;
 	uint32_t first_k, last_k;
+	uint64_t first_sample;  /* stream index of the first pair (first_k) */
 	struct zcs_meta meta;   /* the last one */
 	uint64_t freqs[MAX_FREQS];
 	unsigned int nfreqs;
+	/* retunes announced (metadata flag CHANGE), one per meta_version */
+	struct zcs_meta changes[MAX_CHANGES];
+	unsigned int nchanges;
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -56,6 +61,9 @@ static void on_meta(struct board_check *c, const struct zcs_meta *m)
 {
 	c->metas++;
 	c->meta = *m;
+	if ((m->flags & ZCS_META_FLAG_CHANGE) && c->nchanges < MAX_CHANGES &&
+	    (!c->nchanges || c->changes[c->nchanges - 1].meta_version != m->meta_version))
+		c->changes[c->nchanges++] = *m;
 	for (unsigned int i = 0; i < c->nfreqs; i++)
 		if (c->freqs[i] == m->center_freq)
 			return;
@@ -73,6 +81,7 @@ static void on_samples(struct board_check *c, const struct zcs_dgram *d)
 		c->stream_id = h->stream_id;
 		c->next_seq = h->seq;
 		c->next_sample = h->first_sample;
+		c->first_sample = h->first_sample;
 	}
 	if (h->stream_id != c->stream_id)
 		bad(c, "stream id %08x after %08x", h->stream_id, c->stream_id);
@@ -160,6 +169,18 @@ static void write_summary(const struct board_check *c, int sender_status, FILE *
 		m->bandwidth, m->gain_mdb, m->gain_mode, m->channel, m->source);
 	for (unsigned int i = 0; i < c->nfreqs; i++)
 		fprintf(f, "%s%" PRIu64, i ? ", " : "", c->freqs[i]);
+	/* each retune with the pattern's k at its index, so a test can tell where the board's
+	 * signal really changed (feed_iq --lo-log) against where the stream says it did */
+	fprintf(f, "], \"first_sample\": %" PRIu64 ", \"changes\": [", c->first_sample);
+	for (unsigned int i = 0; i < c->nchanges; i++) {
+		const struct zcs_meta *x = &c->changes[i];
+
+		fprintf(f, "%s{\"ref_sample\": %" PRIu64 ", \"center_freq\": %" PRIu64
+			", \"sample_rate\": %" PRIu64 ", \"bandwidth\": %" PRIu64 ", \"gain_mdb\": %"
+			PRId32 ", \"gain_mode\": %u, \"meta_version\": %" PRIu32 "}", i ? ", " : "",
+			x->ref_sample, x->center_freq, x->sample_rate, x->bandwidth, x->gain_mdb,
+			x->gain_mode, x->meta_version);
+	}
 	fprintf(f, "]}\n");
 }
 

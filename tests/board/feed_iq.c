@@ -29,6 +29,8 @@ struct feed {
 	uint32_t mark;       /* log once per enable when the reader has taken this many pairs */
 	double overrun_s;    /* a reader this far behind the rate loses samples (0: never) */
 	unsigned int mask;   /* enabled channels voltage0..3 */
+	bool lo_log;         /* log each change of ad9361-phy's RX LO with the k it holds from */
+	char lo[32];         /* the RX LO file's last text */
 	FILE *log;
 };
 
@@ -131,6 +133,30 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
+/* The radio retuned: pairs from f->k on (the next chunk) are the first the "ADC" takes at the
+ * new LO, so a test can compare where the signal changed with where the stream says it did. */
+static void check_lo(struct feed *f)
+{
+	char path[512], now[32] = "";
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/../iio:device0/out_altvoltage0_RX_LO_frequency",
+		 f->sysdir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, now, sizeof(now) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	now[n] = '\0';
+	now[strcspn(now, "\n")] = '\0';
+	if (f->lo[0] && strcmp(now, f->lo) != 0)
+		logf_(f, "feed_iq: lo %s at k=%u\n", now, f->k);
+	snprintf(f->lo, sizeof(f->lo), "%s", now);
+}
+
 static int run(struct feed *f)
 {
 	static int16_t out[CHUNK_PAIRS * 4];
@@ -174,6 +200,8 @@ static int run(struct feed *f)
 			continue;
 		}
 		check_mark(f, wrote, k_enabled, &marked);
+		if (off == len && f->lo_log)
+			check_lo(f);
 		if (off == len) {
 			size_t pairs = CHUNK_PAIRS;
 
@@ -219,7 +247,7 @@ static int run(struct feed *f)
 static void usage(void)
 {
 	fprintf(stderr, "usage: feed_iq [--rate SPS] [--jump N] [--start K] [--mark PAIRS] "
-		"[--overrun-ms MS] [--quiet] SYSFS_DEVICE_DIR FIFO\n");
+		"[--overrun-ms MS] [--lo-log] [--quiet] SYSFS_DEVICE_DIR FIFO\n");
 }
 
 int main(int argc, char **argv)
@@ -238,6 +266,8 @@ int main(int argc, char **argv)
 			f.mark = (uint32_t)strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--overrun-ms") && i + 1 < argc)
 			f.overrun_s = strtod(argv[++i], NULL) / 1e3;
+		else if (!strcmp(argv[i], "--lo-log"))
+			f.lo_log = true;
 		else if (!strcmp(argv[i], "--quiet"))
 			f.log = NULL;
 		else {
