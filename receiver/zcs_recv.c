@@ -2,12 +2,14 @@
 /* zcs-recv: receives a zcs stream and hands it to SDR applications.  This file only wires the
  * parts together: options, outputs, the receive loop, signals and the statistics lines. */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "clock.h"
+#include "jsonout.h"
 #include "output.h"
 #include "recv_opts.h"
 #include "recv_stats.h"
@@ -44,6 +46,41 @@ static void news(void *ctx, const char *msg)
 		return;
 	clear_line(u);
 	fprintf(stderr, "zcs-recv: %s\n", msg);
+}
+
+/* A retune of the stream followed: the news line says it already; with --json it is also an
+ * event line of its own, so a script sees exactly from which sample the new settings hold. */
+static void on_change(void *ctx, const struct zcs_meta *m, uint64_t since, bool exact)
+{
+	struct ui *u = ctx;
+	char line[1024], id[16];
+	json_t *o;
+	int bad = 0;
+
+	if (!u->json)
+		return;
+	o = json_object();
+	if (!o)
+		return;
+	snprintf(id, sizeof(id), "0x%08" PRIx32, m->stream_id);
+	bad |= zcs_json_set(o, "type", json_string("change"));
+	bad |= zcs_json_set(o, "stream", json_string(id));
+	bad |= zcs_json_set(o, "since_sample", zcs_json_u64(since));
+	bad |= zcs_json_set(o, "exact", json_boolean(exact));
+	bad |= zcs_json_set(o, "sample_rate", zcs_json_u64(m->sample_rate));
+	bad |= zcs_json_set(o, "center_freq", zcs_json_u64(m->center_freq));
+	bad |= zcs_json_set(o, "bandwidth", zcs_json_u64(m->bandwidth));
+	bad |= zcs_json_set(o, "gain_db", zcs_json_real(m->gain_mdb / 1000.0, 3));
+	bad |= zcs_json_set(o, "gain_mode", json_integer(m->gain_mode));
+	bad |= zcs_json_set(o, "meta_version", zcs_json_u64(m->meta_version));
+	if (bad) {
+		json_decref(o);
+		return;
+	}
+	if (zcs_json_line(line, sizeof(line), o) >= 0) {
+		clear_line(u);
+		fprintf(stderr, "%s\n", line);
+	}
 }
 
 static void stats_line(struct ui *u, const struct zcs_recv_snapshot *cur,
@@ -162,6 +199,8 @@ int main(int argc, char **argv)
 		}
 	}
 	opts.rx.log = (struct zcs_log){ news, &u };
+	opts.rx.on_change = on_change;
+	opts.rx.on_change_ctx = &u;
 	err[0] = 0;
 	ret = zcs_rx_open(&rx, &opts.rx, out, &k, err, sizeof(err));
 	if (ret < 0) {

@@ -38,6 +38,12 @@ struct zcs_rx_opts {
 	/* news on the receive thread (stream found, settings, restart, resync, discontinuity, end
 	 * of stream); the program decides where it goes */
 	struct zcs_log log;
+	/* Appended: the stream's settings changed (a retune); m holds the new ones, and since the
+	 * first sample index they hold for (m->ref_sample of a CHANGE metadata; without that flag
+	 * the index is not known exactly: the first sample not yet delivered).  On the receive
+	 * thread; may be NULL. */
+	void (*on_change)(void *ctx, const struct zcs_meta *m, uint64_t since, bool exact);
+	void *on_change_ctx;
 };
 
 #define ZCS_RX_DEFAULT_RCVBUF (32 * 1024 * 1024)

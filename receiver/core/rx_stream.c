@@ -201,7 +201,9 @@ static bool same_settings(const struct zcs_meta *a, const struct zcs_meta *b)
 	return a->sample_rate == b->sample_rate && a->center_freq == b->center_freq &&
 	       a->bandwidth == b->bandwidth && a->gain_mdb == b->gain_mdb &&
 	       a->gain_mode == b->gain_mode && a->channel == b->channel && a->format == b->format &&
-	       a->samples_per_dgram == b->samples_per_dgram && a->flags == b->flags;
+	       a->samples_per_dgram == b->samples_per_dgram &&
+	       /* CHANGE marks the announcement of a retune, not a setting of its own */
+	       (a->flags & ~ZCS_META_FLAG_CHANGE) == (b->flags & ~ZCS_META_FLAG_CHANGE);
 }
 
 static const char *gain_mode_name(int m)
@@ -272,11 +274,19 @@ static void apply_meta(struct zcs_rx *rx, const struct zcs_meta *m)
 {
 	const bool first = !rx->have_meta;
 	bool changed;
+	char from[48] = "";
+	struct zcs_meta eff;
 	uint64_t dgram_ns;
 
 	rx->st.meta++;
+	/* a retune announced with its index (CHANGE) and believed only once confirmed still
+	 * holds from that index: the announcement, not the datagram that confirmed it, says
+	 * where the outputs (a SigMF capture) and the news put it */
+	eff = rx->meta_pending ? rx->meta_new : *m;
 	if (!meta_confirmed(rx, m))
 		return;
+	if (!((eff.flags & ZCS_META_FLAG_CHANGE) && same_settings(&eff, m)))
+		eff = *m;
 	changed = first || !same_settings(&rx->meta, m);
 	rx->meta = *m;
 	rx->have_meta = true;
@@ -290,11 +300,22 @@ static void apply_meta(struct zcs_rx *rx, const struct zcs_meta *m)
 	rx->quiet_ns = 8 * dgram_ns > QUIET_MIN_NS ? 8 * dgram_ns : QUIET_MIN_NS;
 	if (!rx->need_start)
 		bound_fill(rx);
-	zcs_outputs_meta(rx->out, m);
+	zcs_outputs_meta(rx->out, &eff);
+	if (!first) {
+		/* the sender says from which sample a retune holds; a receiver that missed both
+		 * copies of that announcement knows only that it holds by now */
+		const bool exact = (eff.flags & ZCS_META_FLAG_CHANGE) != 0;
+		const uint64_t since = exact ? eff.ref_sample :
+				       rx->gf.have_pos ? rx->gf.pos : eff.ref_sample;
+
+		snprintf(from, sizeof(from), " from sample %s%" PRIu64, exact ? "" : "~", since);
+		if (rx->opt.on_change)
+			rx->opt.on_change(rx->opt.on_change_ctx, &eff, since, exact);
+	}
 	zcs_log(&rx->opt.log, "stream 0x%08" PRIx32
-		"%s: rate %.6g MS/s, frequency %.6f MHz, gain %.3f dB (%s), "
+		"%s%s: rate %.6g MS/s, frequency %.6f MHz, gain %.3f dB (%s), "
 		"bandwidth %.6g MHz, format %s, %u samples/datagram, from %s (%s %s)",
-		rx->stream_id, first ? "" : " changed", (double)m->sample_rate / 1e6,
+		rx->stream_id, first ? "" : " changed", from, (double)m->sample_rate / 1e6,
 		(double)m->center_freq / 1e6, m->gain_mdb / 1000.0, gain_mode_name(m->gain_mode),
 		(double)m->bandwidth / 1e6, zcs_wire_name(m->format),
 		(unsigned int)m->samples_per_dgram, m->sender, m->source, m->version);

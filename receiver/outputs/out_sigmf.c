@@ -51,6 +51,9 @@ struct sigmf_priv {
 	bool pending;                /* a capture at stream index pending_at (after a zero-filled gap) */
 	uint64_t pending_at;
 	uint64_t skip_until;         /* --gap drop: the stream may jump up to here, announced */
+	bool chg;                    /* a retune's capture at stream index chg_at (metadata flag
+				      * CHANGE), with frequency chg_freq */
+	uint64_t chg_at, chg_freq;
 	bool dirty;
 	bool disk_has_capture;       /* the meta file on disk describes at least one capture */
 	bool write_failed;           /* the last rewrite failed: retry after a second */
@@ -139,7 +142,7 @@ static uint64_t file_index(const struct sigmf_priv *p, uint64_t idx)
 	return c->start + (idx - c->global);
 }
 
-static void add_capture(struct sigmf_priv *p, uint64_t start, uint64_t global)
+static void add_capture_at(struct sigmf_priv *p, uint64_t start, uint64_t global, uint64_t freq)
 {
 	struct sigmf_capture *c = p->ncaps ? &p->caps[p->ncaps - 1] : NULL;
 
@@ -155,9 +158,14 @@ static void add_capture(struct sigmf_priv *p, uint64_t start, uint64_t global)
 	}
 	c->start = start;
 	c->global = global;
-	c->freq = p->have_meta ? p->meta.center_freq : 0;
+	c->freq = freq;
 	c->time_ns = time_of(p, global);
 	p->dirty = true;
+}
+
+static void add_capture(struct sigmf_priv *p, uint64_t start, uint64_t global)
+{
+	add_capture_at(p, start, global, p->have_meta ? p->meta.center_freq : 0);
 }
 
 static void add_note(struct sigmf_priv *p, uint64_t start, uint64_t count, uint64_t value,
@@ -383,6 +391,17 @@ static long sigmf_write(struct zcs_sink *s, const struct zcs_block *b)
 		add_capture(p, p->file_pos, f);
 		p->new_capture = false;
 	}
+	if (p->chg && p->chg_at < f + b->pairs) {
+		/* the retune's index, exactly.  One already passed (its announcement was believed
+		 * late, or came late) is put where its samples went, when they are in this capture:
+		 * a capture only labels the data, so it can be placed after the data is written */
+		if (p->chg_at >= f)
+			add_capture_at(p, p->file_pos + (p->chg_at - f), p->chg_at, p->chg_freq);
+		else
+			add_capture_at(p, file_index(p, p->chg_at), file_index(p, p->chg_at) ==
+				       p->file_pos ? f : p->chg_at, p->chg_freq);
+		p->chg = false;
+	}
 	if (p->pending) {
 		if (p->pending_at < f) {
 			p->pending = false;
@@ -409,9 +428,18 @@ static void sigmf_event(struct zcs_sink *s, const struct zcs_block *b)
 		if (!p->have_meta) {
 			p->rate = b->meta.sample_rate;
 		} else {
-			if (b->meta.center_freq != p->meta.center_freq ||
-			    b->meta.stream_id != p->meta.stream_id)
+			if (b->meta.stream_id != p->meta.stream_id) {
 				p->new_capture = true;
+			} else if ((b->meta.flags & ZCS_META_FLAG_CHANGE) &&
+				   b->meta.center_freq != p->meta.center_freq) {
+				/* a retune announced with its index: the capture starts there, not
+				 * at whatever block comes next */
+				p->chg = true;
+				p->chg_at = b->meta.ref_sample;
+				p->chg_freq = b->meta.center_freq;
+			} else if (b->meta.center_freq != p->meta.center_freq) {
+				p->new_capture = true;
+			}
 			if (b->meta.sample_rate != p->meta.sample_rate)
 				add_note(p, p->file_pos, 0, b->meta.sample_rate, NOTE_RATE);
 		}

@@ -1,0 +1,107 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+# A retune through the control channel, seen by zcs-recv: a --json "change" event carries the
+# sample index the sender's reply gave; the sigmf: recording starts a capture segment at exactly
+# that index with the new core:frequency; a raw file: output keeps every sample (no gap).
+# zcs-send's tone source takes freq as metadata, so the test needs no board.  Ports 21700-21709.
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from recvlib import Recv, isolate
+
+recv_exe, send_exe, ctl_exe = sys.argv[1:4]
+
+
+def ctl(key, *args):
+    p = subprocess.run([ctl_exe, '--key', key, '--json', '--timeout', '20000', '127.0.0.1:21701']
+                       + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True)
+    assert p.returncode == 0, 'zcs-ctl %s: %s %s' % (args, p.stdout, p.stderr)
+    return json.loads(p.stdout.splitlines()[-1])
+
+
+def changes(recv):
+    out = []
+    for line in list(recv.lines):
+        if line.startswith('{'):
+            obj = json.loads(line)
+            if obj.get('type') == 'change':
+                out.append(obj)
+    return out
+
+
+def wait_for(what, cond, timeout=60.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        v = cond()
+        if v:
+            return v
+        time.sleep(0.05)
+    raise AssertionError('timed out waiting for ' + what)
+
+
+def main():
+    isolate()
+    with tempfile.TemporaryDirectory() as d:
+        key = os.path.join(d, 'key')
+        with open(key, 'w') as f:
+            f.write(os.urandom(32).hex() + '\n')
+        os.chmod(key, 0o600)
+        rec, raw = os.path.join(d, 'rec'), os.path.join(d, 'raw.cs16')
+        recv = Recv(recv_exe, ['--exit-on-eos', '-F', 'cs16', '-o', 'sigmf:' + rec,
+                               '-o', 'file:' + raw, '127.0.0.1:21700'])
+        send = subprocess.Popen([send_exe, '-s', 'tone', '-r', '1M', '-q', '--key', key,
+                                 '--control', '127.0.0.1:21701', '127.0.0.1:21700'],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            wait_for('the stream', lambda: any('waiting for its metadata' in l or 'rate 1 MS/s' in l
+                                                for l in recv.lines))
+            got = []
+            for freq in (433920000, 868000000):
+                for _ in range(200):
+                    try:
+                        r = ctl(key, 'set', 'freq=%d' % freq)
+                        break
+                    except AssertionError:
+                        time.sleep(0.05)
+                assert r['ok'] and r['settings']['freq'] == freq, r
+                got.append((freq, r['since_sample']))
+                print('ok: set freq=%d holds from sample %d' % (freq, r['since_sample']))
+                wait_for('the change event', lambda: any(
+                    c['since_sample'] == r['since_sample'] for c in changes(recv)))
+            send.send_signal(signal.SIGINT)
+            send.wait(timeout=60)
+            summary = recv.finish(timeout=60)
+        finally:
+            for p in (send, recv.proc):
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+        for freq, since in got:
+            ev = [c for c in changes(recv) if c['since_sample'] == since]
+            assert ev and ev[0]['exact'] and ev[0]['center_freq'] == freq, ev
+            print('ok: --json change event at %d, %d Hz, exact' % (since, freq))
+        meta = json.load(open(rec + '.sigmf-meta'))
+        caps = [(c['core:global_index'], c.get('core:frequency')) for c in meta['captures']]
+        for freq, since in got:
+            assert (since, freq) in caps, 'no capture at %d with %d Hz: %s' % (since, freq, caps)
+            seg = [c for c in meta['captures'] if c['core:global_index'] == since][0]
+            first = meta['captures'][0]
+            # one stream, no gap: the file position is the index from the first capture's
+            assert seg['core:sample_start'] == since - first['core:global_index'], (seg, first)
+            print('ok: sigmf capture at global index %d, sample_start %d, %d Hz' % (
+                since, seg['core:sample_start'], freq))
+        assert summary['lost'] == 0 and summary['gap_samples'] == 0, summary
+        size = os.path.getsize(raw)
+        assert size == summary['samples'] * 4, (size, summary['samples'])
+        assert os.path.getsize(rec + '.sigmf-data') == size
+        print('ok: raw file and recording hold all %d samples' % summary['samples'])
+    print('PASS')
+
+
+main()
