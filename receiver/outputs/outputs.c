@@ -46,6 +46,9 @@ void zcs_out_fail(struct zcs_out *out, int err)
 
 	if (err <= 0)
 		err = EIO;
+	/* a socket on stdout whose reader went away resets rather than breaks the pipe */
+	if (err == ECONNRESET)
+		err = EPIPE;
 	if (!atomic_compare_exchange_strong(&out->failed, &none, err))
 		return;
 	/* a reader of stdout that went away (`| head`) is no error of ours, only the end */
