@@ -16,7 +16,8 @@
 
 #include "iq_pattern.h"
 
-#define CHUNK_PAIRS 4096u    /* pairs generated per write; 16-64 KB */
+#define CHUNK_PAIRS 4096u    /* pairs generated per write by default; 16-64 KB */
+#define CHUNK_MAX 65536u     /* --chunk's limit: 1 MB of 4 channels, the FIFO's size */
 #define IDLE_MS 5            /* how often a disabled buffer's enable file is looked at */
 #define STALL_S 0.2          /* a longer gap between two rounds is logged: the DMA never stalls */
 
@@ -28,6 +29,8 @@ struct feed {
 	uint32_t k;          /* next pair index */
 	uint32_t mark;       /* log once per enable when the reader has taken this many pairs */
 	double overrun_s;    /* a reader this far behind the rate loses samples (0: never) */
+	uint32_t chunk;      /* pairs per write; paced with --chunk, whole chunks only */
+	bool whole;
 	unsigned int mask;   /* enabled channels voltage0..3 */
 	bool lo_log;         /* log each change of ad9361-phy's RX LO with the k it holds from */
 	char lo[32];         /* the RX LO file's last text */
@@ -159,7 +162,7 @@ static void check_lo(struct feed *f)
 
 static int run(struct feed *f)
 {
-	static int16_t out[CHUNK_PAIRS * 4];
+	static int16_t out[CHUNK_MAX * 4];
 	size_t len = 0, off = 0;
 	bool enabled = false, ever = false, marked = false;
 	double t0 = 0;
@@ -203,12 +206,13 @@ static int run(struct feed *f)
 		if (off == len && f->lo_log)
 			check_lo(f);
 		if (off == len) {
-			size_t pairs = CHUNK_PAIRS;
+			size_t pairs = f->chunk;
 
 			if (f->rate > 0) {
 				const double due = (now_s() - t0) * f->rate - (double)sent;
 
-				if (due < 1.0) {
+				/* --chunk: a DMA completes whole blocks, one wake-up of the reader each */
+				if (due < (f->whole ? (double)f->chunk : 1.0)) {
 					sleep_ms(1);
 					continue;
 				}
@@ -247,12 +251,12 @@ static int run(struct feed *f)
 static void usage(void)
 {
 	fprintf(stderr, "usage: feed_iq [--rate SPS] [--jump N] [--start K] [--mark PAIRS] "
-		"[--overrun-ms MS] [--lo-log] [--quiet] SYSFS_DEVICE_DIR FIFO\n");
+		"[--overrun-ms MS] [--chunk PAIRS] [--lo-log] [--quiet] SYSFS_DEVICE_DIR FIFO\n");
 }
 
 int main(int argc, char **argv)
 {
-	struct feed f = { .jump = 1000000, .log = stderr };
+	struct feed f = { .jump = 1000000, .log = stderr, .chunk = CHUNK_PAIRS };
 	int i;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
@@ -264,7 +268,14 @@ int main(int argc, char **argv)
 			f.k = (uint32_t)strtoul(argv[++i], NULL, 0) & IQ_PATTERN_MASK;
 		else if (!strcmp(argv[i], "--mark") && i + 1 < argc)
 			f.mark = (uint32_t)strtoul(argv[++i], NULL, 0);
-		else if (!strcmp(argv[i], "--overrun-ms") && i + 1 < argc)
+		else if (!strcmp(argv[i], "--chunk") && i + 1 < argc) {
+			f.chunk = (uint32_t)strtoul(argv[++i], NULL, 0);
+			f.whole = true;
+			if (f.chunk == 0 || f.chunk > CHUNK_MAX) {
+				fprintf(stderr, "feed_iq: --chunk 1..%u\n", CHUNK_MAX);
+				return 2;
+			}
+		} else if (!strcmp(argv[i], "--overrun-ms") && i + 1 < argc)
 			f.overrun_s = strtod(argv[++i], NULL) / 1e3;
 		else if (!strcmp(argv[i], "--lo-log"))
 			f.lo_log = true;
