@@ -53,7 +53,7 @@ const char *zcs_send_usage(void)
 "                        the docs use port 5392); needs --key\n"
 "      --control-clients N  clients served at once (1..64, default 4)\n"
 "Output:\n"
-"      --json            statistics as JSON lines on standard output\n"
+"      --json            statistics as JSON lines on standard error (as zcs-recv)\n"
 "  -q, --quiet           no per-second statistics (the summary is still printed)\n"
 "  -h, --help            this text\n"
 "  -V, --version         the version\n"

@@ -100,8 +100,8 @@ static void watch(struct zcs_pipeline *pl, const struct zcs_send_opts *o, const 
 		if (o->json) {
 			zcs_send_stats_json(line, sizeof(line), &now, &prev, (double)(ns - last) / 1e9,
 					    (double)(ns - t0) / 1e9, false);
-			printf("%s\n", line);
-			fflush(stdout);
+			/* stderr like every other line: stdout is for samples (zcs-recv -o -) */
+			fprintf(stderr, "%s\n", line);
 		}
 		if (!o->quiet && !o->json) {
 			zcs_send_stats_line(line, sizeof(line), &now, &prev, (double)(ns - last) / 1e9);
@@ -244,20 +244,22 @@ int main(int argc, char **argv)
 		ctl = NULL;
 		fprintf(stderr, "zcs-send: %s\n", zcs_ctl_server_summary(&cs, text, sizeof(text)));
 		if (o.json)
-			printf("%s\n", zcs_ctl_server_json(&cs, text, sizeof(text)));
+			fprintf(stderr, "%s\n", zcs_ctl_server_json(&cs, text, sizeof(text)));
 	}
 	if (o.json) {
 		zcs_send_stats_json(text, sizeof(text), &fin, &fin, 0, (double)(zcs_mono_ns() - t0) / 1e9,
 				    true);
-		printf("%s\n", text);
+		fprintf(stderr, "%s\n", text);
 	}
 out:
 	zcs_ctl_server_stop(ctl);
+	/* the socket first, then the pool's memory (sendpath.h): zero-copy sends still in flight
+	 * after the drain's deadline pin the pool's pages until their socket is gone */
+	if (fd >= 0)
+		close(fd);
 	zcs_pipeline_destroy(pl);
 	if (o.key_path)
 		zcs_key_wipe(&key);
-	if (fd >= 0)
-		close(fd);
 	if (src.ops)
 		src.ops->close(&src);
 	return status;

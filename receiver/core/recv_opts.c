@@ -46,7 +46,7 @@ static const char usage[] =
 "                          (its end-of-stream datagram was lost); default 2, 0 = never\n"
 "\n"
 "Statistics (on standard error):\n"
-"      --json              JSON lines instead of text\n"
+"      --json              statistics as JSON lines on standard error (as zcs-send)\n"
 "      --interval SECONDS  period of the statistics line (default 1; 0: summary only)\n"
 "  -q, --quiet             no periodic line and no stream news; the summary still\n"
 "  -h, --help              this text\n"

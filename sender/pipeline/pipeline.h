@@ -66,6 +66,8 @@ void zcs_pipeline_stats(struct zcs_pipeline *p, struct zcs_pipeline_stats *out);
 /* Waits for both threads.  Returns 0, or -errno with err set when the source or the send path
  * failed (the end of stream was still sent). */
 int zcs_pipeline_join(struct zcs_pipeline *p, char *err, size_t errlen);
+/* Frees everything, the train pool last.  Close cfg.fd before: zero-copy sends the drain left in
+ * flight still use the pool's pages until their socket is closed (sendpath.h). */
 void zcs_pipeline_destroy(struct zcs_pipeline *p);
 
 /* Changes the source's settings mid-stream (the control channel).  apply(ctx, src) runs under

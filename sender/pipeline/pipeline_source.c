@@ -62,12 +62,13 @@ static void ring_full(struct src_state *s)
 	}
 }
 
-/* Makes s->avail > 0, or sets s->ended.  Returns 0 or -errno (fatal, message in p->src_msg). */
-static int next_block(struct src_state *s)
+/* Makes s->avail > 0, or sets s->ended; left: pairs -n still wants, counting those packed into
+ * the datagram being filled (0: the source is not read again).  Returns 0 or -errno (fatal,
+ * message in p->src_msg). */
+static int next_block(struct src_state *s, uint64_t left)
 {
 	struct zcs_pipeline *const p = s->p;
 	struct zcs_source *const src = p->cfg.src;
-	const uint64_t left = remaining(s);
 
 	while (s->avail == 0) {
 		const size_t max = left < SIZE_MAX / 4 ? (size_t)left : SIZE_MAX / 4;
@@ -157,7 +158,9 @@ static int fill_train(struct src_state *s, struct zcs_train *t)
 		while (filled < p->spd) {
 			size_t n;
 
-			ret = next_block(s);
+			/* counted as packed: -n ending inside a datagram must not read the source
+			 * once more (a held-open pipe would hold the end of the stream) */
+			ret = next_block(s, remaining(s) - filled);
 			if (ret < 0 || s->ended)
 				break;
 			if (zcs_pipeline_tune_take(p, &s->tune, s->sample + filled, &s->info))

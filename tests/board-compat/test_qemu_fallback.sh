@@ -55,8 +55,8 @@ cat "$tmp/err.txt"
 wait "$rpid" || true
 rpid=
 read -r got gotbytes <"$tmp/recv.txt"
-summary=$(grep '"type":"summary"' "$tmp/out.json" | tail -1)
-[ -n "$summary" ] || fail "no JSON summary on stdout"
+summary=$(grep '"type":"summary"' "$tmp/err.txt" | tail -1)   # --json is on stderr
+[ -n "$summary" ] || fail "no JSON summary on stderr"
 echo "summary: $summary"
 echo "receiver: $got datagrams, $gotbytes bytes"
 "$py" - "$summary" "$got" "$gotbytes" "$count" <<'EOF'

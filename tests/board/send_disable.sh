@@ -13,7 +13,7 @@ fakeboard_feed --rate 2500000 --mark 300000
 out=$FB_TMP/check.json
 
 "$BOARD_BIN/check_board" --port 22003 --out "$out" -- "$ZCS_SEND" -u local: --rate 2500000 -f i16 \
-	-n 8000000 --json -q --cpus none 127.0.0.1:22003 > "$FB_TMP/send.json" 2> "$FB_TMP/send.log" &
+	-n 8000000 --json -q --cpus none 127.0.0.1:22003 2> "$FB_TMP/send.json" &
 check=$!
 fakeboard_track $check
 fakeboard_wait_feed 1 'reader took'
@@ -23,7 +23,7 @@ if iio_readdev -u local: -s 4096 cf-ad9361-lpc voltage0 voltage1 > /dev/null 2> 
 	fb_die "iio_readdev got the radio while zcs-send streamed"
 fi
 fakeboard_wait_feed 3 'enabled mask 0x3'
-wait $check || { cat "$out" "$FB_TMP/send.log"; fb_die "stream with rebuilds failed"; }
+wait $check || { cat "$out" "$FB_TMP/send.json"; fb_die "stream with rebuilds failed"; }
 fakeboard_expect "$(fakeboard_json "$out" pairs)" 8000000 "pairs"
 fakeboard_expect "$(fakeboard_json "$out" first_k)" 0 "first pair"
 fakeboard_expect "$(fakeboard_json "$out" flagged)" 2 "datagrams flagged DISCONT"

@@ -10,7 +10,7 @@ fakeboard_feed --rate 4000000
 out=$FB_TMP/check.json
 
 "$BOARD_BIN/check_board" --port 22001 --out "$out" -- "$ZCS_SEND" -s iio -u local: -f i16 \
-	-n 2000000 --json -q --cpus none 127.0.0.1:22001 > "$FB_TMP/send.json" ||
+	-n 2000000 --json -q --cpus none 127.0.0.1:22001 2> "$FB_TMP/send.json" ||
 	{ cat "$out" "$FB_TMP/send.json"; fb_die "rx1 i16 stream failed"; }
 fakeboard_expect "$(fakeboard_json "$out" pairs)" 2000000 "rx1 pairs"
 fakeboard_expect "$(fakeboard_json "$out" first_k)" 0 "rx1 first pair"
@@ -25,7 +25,7 @@ fakeboard_expect "$(fakeboard_json "$out" meta.source)" iio "metadata source"
 fakeboard_expect "$(fakeboard_json "$FB_TMP/send.json" samples)" 2000000 "sender's samples"
 
 "$BOARD_BIN/check_board" --port 22001 --rx rx2 --out "$out" -- "$ZCS_SEND" -u local: -f p12 \
-	--channel rx2 -n 500000 --json -q --cpus none 127.0.0.1:22001 > "$FB_TMP/send.json" ||
+	--channel rx2 -n 500000 --json -q --cpus none 127.0.0.1:22001 2> "$FB_TMP/send.json" ||
 	{ cat "$out"; fb_die "rx2 p12 stream failed"; }
 fakeboard_expect "$(fakeboard_json "$out" pairs)" 500000 "rx2 pairs"
 fakeboard_expect "$(fakeboard_json "$out" meta.channel)" 1 "metadata channel"

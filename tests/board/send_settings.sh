@@ -11,7 +11,7 @@ out=$FB_TMP/check.json
 
 "$BOARD_BIN/check_board" --port 22004 --rx rx2 --out "$out" -- "$ZCS_SEND" -u local: -f i16 \
 	--rate 5000000 --freq 915000000 --bw 4000000 --gain 20.5 --channel rx2 -n 100000 \
-	--json -q --cpus none 127.0.0.1:22004 > "$FB_TMP/send.json" || { cat "$out"; fb_die "stream failed"; }
+	--json -q --cpus none 127.0.0.1:22004 2> "$FB_TMP/send.json" || { cat "$out"; fb_die "stream failed"; }
 fakeboard_expect "$(fakeboard_attr $FB_PHY/in_voltage_sampling_frequency)" 5000000 "--rate in the tree"
 fakeboard_expect "$(fakeboard_attr $FB_PHY/out_altvoltage0_RX_LO_frequency)" 915000000 "--freq in the tree"
 fakeboard_expect "$(fakeboard_attr $FB_PHY/in_voltage_rf_bandwidth)" 4000000 "--bw in the tree"
@@ -28,7 +28,7 @@ fakeboard_expect "$(fakeboard_json "$out" meta.channel)" 1 "metadata channel"
 # Streams until the retune shows up in the metadata (the sender polls the radio once a second;
 # under load that may take longer than any fixed stream): then check_board ends it with SIGTERM.
 "$BOARD_BIN/check_board" --port 22004 --out "$out" --stop-after-freqs 2 -- "$ZCS_SEND" -u local: \
-	-f p12 --gain hybrid --json -q --cpus none 127.0.0.1:22004 > "$FB_TMP/send.json" &
+	-f p12 --gain hybrid --json -q --cpus none 127.0.0.1:22004 2> "$FB_TMP/send.json" &
 check=$!
 fakeboard_track $check
 fakeboard_wait_feed 2 'reader took'

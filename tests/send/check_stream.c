@@ -337,7 +337,8 @@ static pid_t spawn(const struct check *c, char **argv, int *out_fd)
 			if (in < 0 || dup2(in, STDIN_FILENO) < 0)
 				_exit(126);
 		}
-		dup2(pfd[1], STDOUT_FILENO);
+		/* --json goes to standard error, with every other line of the sender's */
+		dup2(pfd[1], STDERR_FILENO);
 		close(pfd[0]);
 		execv(argv[0], argv);
 		_exit(127);
@@ -366,7 +367,7 @@ static int check_summary(const struct check *c, const char *out)
 	char want[64];
 
 	if (!s)
-		return failf("no JSON summary on the sender's standard output");
+		return failf("no JSON summary on the sender's standard error");
 	p = strstr(s, "\"samples\":");
 	if (!p || strtoull(p + 10, NULL, 10) != c->received_samples)
 		return failf("summary samples %s, received %llu", p ? p + 10 : "(none)",
@@ -441,10 +442,13 @@ static int run(struct check *c, char **argv)
 		if (!out_eof && (p[1].revents & (POLLIN | POLLHUP))) {
 			const ssize_t n = read(out_fd, out + out_len, sizeof(out) - 1 - out_len);
 
-			if (n <= 0)
+			if (n <= 0) {
 				out_eof = true;
-			else
+			} else {
+				/* the test's log shows what the sender said, as if not captured */
+				fwrite(out + out_len, 1, (size_t)n, stderr);
 				out_len += (size_t)n;
+			}
 			if (out_len == sizeof(out) - 1) /* keep the tail, where the summary is */
 				out_len = 0;
 		}

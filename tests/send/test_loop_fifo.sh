@@ -14,14 +14,14 @@ mkfifo "$dir/fifo"
 head -c 400000 /dev/zero >"$dir/fifo" 2>/dev/null &
 writer=$!
 "$SEND" --json -q --cpus none -s "file:$dir/fifo" --file-type cs16 --loop -r max \
-	127.0.0.1:20601 >"$dir/out" 2>"$dir/err"
+	127.0.0.1:20601 >"$dir/out" 2>"$dir/err"   # --json would be on stderr too
 rc=$?
 cat "$dir/err"
 fail=0
 [ "$rc" = 1 ] || { echo "FAIL: exit status $rc, expected 1"; fail=1; }
 grep -q -- "--loop: $dir/fifo cannot be rewound" "$dir/err" ||
 	{ echo "FAIL: the refusal does not name --loop and the file"; fail=1; }
-if grep -q '"type":"summary"' "$dir/out"; then
+if grep -q '"type":"summary"' "$dir/err" "$dir/out"; then
 	echo "FAIL: a stream was started (summary printed) before the refusal"
 	fail=1
 fi

@@ -26,7 +26,8 @@ for path in ['uring-zc', 'msg-zc', 'gso', 'plain']:
     p = subprocess.run([SEND, '--json', '-q', '--cpus', 'none', '-s', 'tone', '-r', '1M',
                         '-n', str(N), '--send-path', path, DEST],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
-    lines = [json.loads(l) for l in p.stdout.decode().splitlines() if l.startswith('{')]
+    # --json is on standard error, among the text lines
+    lines = [json.loads(l) for l in p.stderr.decode().splitlines() if l.startswith('{')]
     summary = next((o for o in lines if o.get('type') == 'summary'), None)
     if p.returncode != 0 or summary is None:
         failures += 1

@@ -30,9 +30,15 @@ try:
         fails.append('the first datagram is not metadata')
     # the first per-second statistics line: the source has been pacing its first train (filled
     # in microseconds) for about a second, so the stop below lands in that pacing sleep
-    head = p.stdout.readline()
+    # (--json goes to standard error, after the start-up lines)
+    head, seen = b'', []
+    while not head.startswith(b'{'):
+        head = p.stderr.readline()
+        seen.append(head)
+        if not head:
+            break
     if '"type":"stats"' not in head.decode():
-        fails.append(f'no statistics line before the stop: {head!r}')
+        fails.append(f'no statistics line before the stop: {b"".join(seen)!r}')
     p.send_signal(signal.SIGINT)
     try:
         out, err = p.communicate(timeout=60)
@@ -55,10 +61,10 @@ try:
         else:
             sample_bytes += len(d)
     summary = None
-    for line in out.decode().splitlines():
+    for line in err.decode().splitlines():
         if line.startswith('{') and json.loads(line).get('type') == 'summary':
             summary = json.loads(line)
-    print(err.decode(), end='')
+    print(b''.join(seen).decode() + err.decode(), end='')
     if p.returncode != 0:
         fails.append(f'exit status {p.returncode}, expected 0')
     if summary is None:

@@ -29,7 +29,7 @@ for path in ['plain', 'auto']:
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
     err = p.stderr.decode()
     summary = None
-    for line in p.stdout.decode().splitlines():
+    for line in err.splitlines():  # --json is on standard error
         if line.startswith('{') and json.loads(line).get('type') == 'summary':
             summary = json.loads(line)
     check(p.returncode == 0 and summary is not None, f'{path}: exit {p.returncode}, summary\n{err}')
