@@ -55,7 +55,7 @@ struct zcs_gapfill {
 	uint64_t lost_dgrams;     /* datagrams declared lost since the last one delivered */
 	uint64_t spd;             /* pairs in a full datagram, from the metadata (0: unknown) */
 	struct zcs_gapfill_stats st;
-	/* appended: the bound on zero fill (zcs_gapfill_budget); rate 0 = unbounded */
+	/* the bound on zero fill (zcs_gapfill_budget); rate 0 = unbounded */
 	uint64_t rate;
 	uint64_t slack;
 	uint64_t now_ns;          /* monotonic time of the datagram being delivered: the caller's */

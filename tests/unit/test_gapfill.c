@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for receiver/core/gapfill.c, the product's promise of exact loss and true time: in
+ * order, loss (zero-filled to the sample, or skipped with --gap drop), losses before the first
+ * datagram, a source discontinuity (DISCONT: the sender's loss kept apart from the network's),
+ * jumps back and beyond what loss explains (taken as is, never filled), and --count ending
+ * exactly, mid-datagram and mid-gap.  The samples go through real outputs into a file. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bytes.h"
+#include "gapfill.h"
+#include "output.h"
+#include "proto.h"
+
+#define SPD 360 /* pairs per datagram, as i16 at MTU 1500 */
+#define VAL 5   /* every received sample's I and Q: cs16 is VAL << 4 */
+
+struct rig {
+	char dir[64], path[96];
+	struct zcs_outputs *out;
+	struct zcs_kernels k;
+	struct zcs_gapfill g;
+	uint8_t payload[SPD * 4];
+};
+
+static void rig_open(struct rig *r, bool drop, uint64_t limit)
+{
+	char spec[128], err[256];
+
+	snprintf(r->dir, sizeof(r->dir), "/tmp/zcs-test-gapfill-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(r->dir));
+	snprintf(r->path, sizeof(r->path), "%s/out.cs16", r->dir);
+	snprintf(spec, sizeof(spec), "file:%s", r->path);
+	ck_assert_int_eq(zcs_kernels_init(&r->k, ZCS_ISA_SCALAR), 0);
+	ck_assert_int_eq(zcs_outputs_create(&r->out, ZCS_SAMPLE_CS16), 0);
+	ck_assert_int_eq(zcs_outputs_add(r->out, spec, err, sizeof(err)), 0);
+	ck_assert_int_eq(zcs_outputs_start(r->out), 0);
+	zcs_gapfill_init(&r->g, r->out, &r->k, ZCS_SAMPLE_CS16, drop, limit);
+	zcs_gapfill_restart(&r->g, SPD);
+	for (size_t i = 0; i < 2 * SPD; i++)
+		zcs_put_le16(r->payload + 2 * i, VAL);
+}
+
+/* One datagram of `samples` pairs starting at stream index first. */
+static uint64_t deliver(struct rig *r, uint64_t first, uint16_t samples, uint8_t flags)
+{
+	const struct zcs_sample_hdr h = {
+		.stream_id = 1, .first_sample = first, .samples = samples,
+		.payload_len = (uint16_t)(samples * 4), .format = ZCS_WIRE_I16, .flags = flags,
+	};
+
+	return zcs_gapfill_data(&r->g, &h, r->payload);
+}
+
+/* Closes the outputs (all written) and returns the file: pairs of int16 I, Q. */
+static int16_t *rig_close(struct rig *r, size_t *pairs)
+{
+	struct stat st;
+	int16_t *iq;
+	FILE *f;
+
+	ck_assert_int_eq(zcs_outputs_drain(r->out, 10000), 0);
+	zcs_outputs_destroy(r->out, 0);
+	ck_assert_int_eq(stat(r->path, &st), 0);
+	*pairs = (size_t)st.st_size / 4;
+	iq = malloc((size_t)st.st_size + 4);
+	ck_assert_ptr_nonnull(iq);
+	f = fopen(r->path, "rb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fread(iq, 4, *pairs, f), *pairs);
+	fclose(f);
+	unlink(r->path);
+	rmdir(r->dir);
+	return iq;
+}
+
+/* Pairs [from, to) of iq are all received samples (want_zero false) or all zeros. */
+static void expect_run(const int16_t *iq, size_t from, size_t to, bool want_zero)
+{
+	for (size_t i = from; i < to; i++) {
+		const int16_t want = want_zero ? 0 : VAL << 4;
+
+		ck_assert_msg(iq[2 * i] == want && iq[2 * i + 1] == want,
+			      "pair %zu: %d,%d, want %d", i, iq[2 * i], iq[2 * i + 1], want);
+	}
+}
+
+START_TEST(test_loss_zero_filled)
+{
+	struct rig r;
+	int16_t *iq;
+	size_t n;
+
+	rig_open(&r, false, 0);
+	ck_assert_uint_eq(deliver(&r, 1000, SPD, 0), SPD);
+	/* two datagrams lost: exactly their samples come out as zeros, before the next one */
+	zcs_gapfill_lost(&r.g, 2);
+	ck_assert_uint_eq(deliver(&r, 1000 + 3 * SPD, SPD, 0), 3 * SPD);
+	ck_assert_uint_eq(r.g.st.samples, 4 * SPD);
+	ck_assert_uint_eq(r.g.st.rx_samples, 2 * SPD);
+	ck_assert_uint_eq(r.g.st.gap_samples, 2 * SPD);
+	ck_assert_uint_eq(r.g.st.gaps, 1);
+	ck_assert_uint_eq(r.g.st.jumps, 0);
+	iq = rig_close(&r, &n);
+	ck_assert_uint_eq(n, 4 * SPD);
+	expect_run(iq, 0, SPD, false);
+	expect_run(iq, SPD, 3 * SPD, true);
+	expect_run(iq, 3 * SPD, 4 * SPD, false);
+	free(iq);
+}
+END_TEST
+
+START_TEST(test_loss_dropped)
+{
+	struct rig r;
+	int16_t *iq;
+	size_t n;
+
+	rig_open(&r, true, 0);
+	deliver(&r, 0, SPD, 0);
+	zcs_gapfill_lost(&r.g, 1);
+	ck_assert_uint_eq(deliver(&r, 2 * SPD, SPD, 0), SPD); /* --gap drop: no zeros */
+	ck_assert_uint_eq(r.g.st.gap_samples, SPD);
+	ck_assert_uint_eq(r.g.st.gaps, 1);
+	iq = rig_close(&r, &n);
+	ck_assert_uint_eq(n, 2 * SPD);
+	expect_run(iq, 0, n, false);
+	free(iq);
+}
+END_TEST
+
+START_TEST(test_loss_before_first)
+{
+	struct rig r;
+	int16_t *iq;
+	size_t n;
+
+	/* datagrams lost before the stream's first one: their full size is the only measure */
+	rig_open(&r, false, 0);
+	zcs_gapfill_lost(&r.g, 2);
+	ck_assert_uint_eq(deliver(&r, 5 * SPD, SPD, 0), 3 * SPD);
+	ck_assert_uint_eq(r.g.st.gap_samples, 2 * SPD);
+	iq = rig_close(&r, &n);
+	ck_assert_uint_eq(n, 3 * SPD);
+	expect_run(iq, 0, 2 * SPD, true);
+	expect_run(iq, 2 * SPD, 3 * SPD, false);
+	free(iq);
+}
+END_TEST
+
+START_TEST(test_discont)
+{
+	struct rig r;
+	int16_t *iq;
+	size_t n;
+
+	/* one datagram lost on the way, then the sender's source lost 1000 pairs (DISCONT): the
+	 * whole stretch is filled, time stays true, and each loss is counted where it happened */
+	rig_open(&r, false, 0);
+	deliver(&r, 0, SPD, 0);
+	zcs_gapfill_lost(&r.g, 1);
+	ck_assert_uint_eq(deliver(&r, 2 * SPD + 1000, SPD, ZCS_FLAG_DISCONT), 2 * SPD + 1000);
+	ck_assert_uint_eq(r.g.st.gap_samples, SPD);
+	ck_assert_uint_eq(r.g.st.discont_samples, 1000);
+	ck_assert_uint_eq(r.g.st.gaps, 1);
+	/* a discontinuity with nothing lost on the network: all of it is the source's */
+	ck_assert_uint_eq(deliver(&r, 3 * SPD + 1000 + 77, SPD, ZCS_FLAG_DISCONT), SPD + 77);
+	ck_assert_uint_eq(r.g.st.discont_samples, 1077);
+	ck_assert_uint_eq(r.g.st.gap_samples, SPD);
+	iq = rig_close(&r, &n);
+	ck_assert_uint_eq(n, 4 * SPD + 1077);
+	expect_run(iq, SPD, 2 * SPD + 1000, true);
+	expect_run(iq, 3 * SPD + 1000, 3 * SPD + 1077, true);
+	free(iq);
+}
+END_TEST
+
+START_TEST(test_jumps)
+{
+	struct rig r;
+	int16_t *iq;
+	size_t n;
+
+	rig_open(&r, false, 0);
+	deliver(&r, 100000, SPD, 0);
+	/* backwards: taken as is, nothing filled */
+	ck_assert_uint_eq(deliver(&r, 50000, SPD, 0), SPD);
+	ck_assert_uint_eq(r.g.st.jumps, 1);
+	/* ahead with no datagram lost: not network loss, so not filled */
+	ck_assert_uint_eq(deliver(&r, 90000000, SPD, 0), SPD);
+	ck_assert_uint_eq(r.g.st.jumps, 2);
+	/* ahead by more than one lost datagram could hold (65535 pairs) */
+	zcs_gapfill_lost(&r.g, 1);
+	ck_assert_uint_eq(deliver(&r, 90000000 + SPD + 70000, SPD, 0), SPD);
+	ck_assert_uint_eq(r.g.st.jumps, 3);
+	/* and the position follows the jump: the next datagram in order is no gap */
+	ck_assert_uint_eq(deliver(&r, 90000000 + 2 * SPD + 70000, SPD, 0), SPD);
+	ck_assert_uint_eq(r.g.st.jumps, 3);
+	ck_assert_uint_eq(r.g.st.gaps, 0);
+	ck_assert_uint_eq(r.g.st.gap_samples, 0);
+	iq = rig_close(&r, &n);
+	ck_assert_uint_eq(n, 5 * SPD);
+	expect_run(iq, 0, n, false);
+	free(iq);
+}
+END_TEST
+
+START_TEST(test_count_mid_datagram)
+{
+	struct rig r;
+	int16_t *iq;
+	size_t n;
+
+	/* -n 500: the second datagram is cut at 140 of its pairs, and nothing more comes out */
+	rig_open(&r, false, 500);
+	ck_assert_uint_eq(deliver(&r, 0, SPD, 0), SPD);
+	ck_assert(!r.g.done);
+	ck_assert_uint_eq(deliver(&r, SPD, SPD, 0), 500 - SPD);
+	ck_assert(r.g.done);
+	ck_assert_uint_eq(deliver(&r, 2 * SPD, SPD, 0), 0);
+	ck_assert_uint_eq(r.g.st.samples, 500);
+	iq = rig_close(&r, &n);
+	ck_assert_uint_eq(n, 500);
+	free(iq);
+}
+END_TEST
+
+START_TEST(test_count_mid_gap)
+{
+	struct rig r;
+	int16_t *iq;
+	size_t n;
+
+	/* -n 500 reached inside a zero fill: the fill stops there and the datagram is not put out */
+	rig_open(&r, false, 500);
+	deliver(&r, 0, SPD, 0);
+	zcs_gapfill_lost(&r.g, 1);
+	ck_assert_uint_eq(deliver(&r, 2 * SPD, SPD, 0), 500 - SPD);
+	ck_assert(r.g.done);
+	ck_assert_uint_eq(r.g.st.samples, 500);
+	ck_assert_uint_eq(r.g.st.rx_samples, SPD);
+	iq = rig_close(&r, &n);
+	ck_assert_uint_eq(n, 500);
+	expect_run(iq, 0, SPD, false);
+	expect_run(iq, SPD, 500, true);
+	free(iq);
+}
+END_TEST
+
+static Suite *gapfill_suite(void)
+{
+	Suite *s = suite_create("gapfill");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_loss_zero_filled);
+	tcase_add_test(tc, test_loss_dropped);
+	tcase_add_test(tc, test_loss_before_first);
+	tcase_add_test(tc, test_discont);
+	tcase_add_test(tc, test_jumps);
+	tcase_add_test(tc, test_count_mid_datagram);
+	tcase_add_test(tc, test_count_mid_gap);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(gapfill_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
