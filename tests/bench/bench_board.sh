@@ -11,7 +11,7 @@
 # usage: bench_board.sh ZCS-SEND BENCH_SEND_TOOL BOARD_BIN BENCH_IIO_FLOOR SOAPY_CLIENT [SOAPY_DIR]
 #   (root)  ZCS_BENCH_RATES (default "10 20 30.72 61.44", MS/s), ZCS_BENCH_REPS (default 3),
 #   ZCS_BENCH_SECS (seconds of samples per run, default 3), ZCS_BENCH_METHODS (a subset of
-#   floor iiod soapy12 soapy16 iio12 iio16 tone12 iio12c11; default all but soapy16, iio12c11),
+#   floor iiod soapy12 soapy16 iio12 iio16 tone12 iio12c01; default all but soapy16, iio12c01),
 #   ZCS_BENCH_WRAP (put before each zcs-send, e.g. "perf record -e cpu-clock -o /tmp/p.data --"),
 #   ZCS_BENCH_BASE (another zcs-send, e.g. a build of main: methods base12, basetone12 run it),
 #   ZCS_BENCH_CHUNK (pairs per write of the emulated DMA; default 5 ms of samples, at most 65536).
@@ -115,7 +115,7 @@ fi
 declare -A label=([floor]="floor: libiio read only" [iiod]="iiod i16 (TCP)"
 	[soapy12]="SoapyRemote CS12" [soapy16]="SoapyRemote CS16" [iio12]="zcs-send -s iio p12"
 	[iio16]="zcs-send -s iio i16" [tone12]="zcs-send -s tone p12"
-	[iio12c11]="zcs-send -s iio p12 --cpus 1,1" [base12]="before: -s iio p12"
+	[iio12c01]="-s iio p12 --cpus 0,1 (2 CPUs)" [base12]="before: -s iio p12"
 	[basetone12]="before: -s tone p12")
 hz=$(getconf CLK_TCK)
 si_cpu() { awk -v c="cpu$scpu" '$1 == c { print $8 }' /proc/stat; }
@@ -174,14 +174,15 @@ run() {
 		stop_server
 		[[ $m == iiod ]] && net=$((n - d)) || net=$d
 		;;
-	iio12 | iio16 | tone12 | iio12c11 | base12 | basetone12)
-		local a=(-s iio -u local:) f=p12 prog=$send
+	iio12 | iio16 | tone12 | iio12c01 | base12 | basetone12)
+		local a=(-s iio -u local:) f=p12 prog=$send cpus=$scpu
 		[[ $m == *tone12 ]] && a=(-s tone)
 		[[ $m == base* ]] && prog=${ZCS_BENCH_BASE:?ZCS_BENCH_BASE: the other zcs-send}
 		[[ $m == iio16 ]] && f=i16
-		[[ $m == iio12c11 ]] && a+=(--cpus 1,1)
+		# the source thread beside the receiving side's work, the send thread on scpu
+		[[ $m == iio12c01 ]] && a+=(--cpus $rcpu,$scpu) && cpus=$rcpu,$scpu
 		# shellcheck disable=SC2086 # the wrapper is words
-		taskset -c $scpu "$tool" cpu ${ZCS_BENCH_WRAP:-} "$prog" "${a[@]}" -r "$r" -n "$n" -f $f -q \
+		taskset -c $cpus "$tool" cpu ${ZCS_BENCH_WRAP:-} "$prog" "${a[@]}" -r "$r" -n "$n" -f $f -q \
 			--json 198.18.2.2:21000 > "$out" 2> "$FB_TMP/m.err" || true
 		g1=$(udp_got)
 		js=$(cat "$out" "$FB_TMP/m.err" | grep '"type":"summary"' | tail -n 1)
