@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "ctl_fwd.h"
+#include "key.h"
 #include "jsonout.h"
 #include "output.h"
 #include "recv_opts.h"
@@ -146,6 +148,7 @@ int main(int argc, char **argv)
 	static struct zcs_recv_opts opts;
 	static struct zcs_rx rx;
 	struct zcs_outputs *out = NULL;
+	struct zcs_ctl_fwd *fwd = NULL;
 	struct zcs_kernels k;
 	char err[512], text[8192];
 	struct ui u = { 0 };
@@ -187,6 +190,22 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	zcs_outputs_set_log(out, (struct zcs_log){ news, &u });
+	if (opts.control) {
+		struct zcs_key key;
+
+		ret = zcs_key_load(&key, opts.key_path, err, sizeof(err));
+		if (ret == 0) {
+			ret = zcs_ctl_fwd_start(&fwd, opts.control, &key, (struct zcs_log){ news, &u },
+						err, sizeof(err));
+			zcs_key_wipe(&key);
+		}
+		if (ret < 0) {
+			fprintf(stderr, "zcs-recv: --control: %s\n", err);
+			status = ret == -EINVAL || ret == -EPERM ? 2 : 1;
+			goto out_outputs;
+		}
+		zcs_outputs_set_tune(out, zcs_ctl_fwd_tune_hook, fwd);
+	}
 	zcs_outputs_set_client_timeout(out, (uint64_t)(opts.client_timeout * 1000.0 + 0.5));
 	for (size_t i = 0; i < opts.noutputs; i++) {
 		err[0] = 0;
@@ -245,6 +264,9 @@ int main(int argc, char **argv)
 		if (period_ns && next_tick > now && (next_tick - now) / 1000000 < (uint64_t)timeout)
 			timeout = (int)((next_tick - now) / 1000000) + 1;
 		ret = zcs_rx_step(&rx, timeout);
+		/* the forwarder sends to the stream's sender unless --control named a host */
+		if (fwd && zcs_rx_stream_open(&rx, NULL))
+			zcs_ctl_fwd_set_sender(fwd, &rx.sender);
 		if (ret < 0) {
 			clear_line(&u);
 			fprintf(stderr, "zcs-recv: receive: %s\n", strerror(-ret));
@@ -287,6 +309,17 @@ int main(int argc, char **argv)
 	else
 		zcs_recv_stats_summary(text, sizeof(text), &cur);
 	fprintf(stderr, u.json ? "%s\n" : "%s", text);
+	if (fwd) {
+		struct zcs_ctl_fwd_stats fs;
+
+		zcs_ctl_fwd_stats(fwd, &fs);
+		snprintf(text, sizeof(text), "control: %llu requests forwarded as %llu sets: %llu "
+			 "taken, %llu refused, %llu failed; %llu connections",
+			 (unsigned long long)fs.posted, (unsigned long long)fs.sets,
+			 (unsigned long long)fs.taken, (unsigned long long)fs.refused,
+			 (unsigned long long)fs.failed, (unsigned long long)fs.connects);
+		news(&u, text);
+	}
 out_rx:
 	zcs_outputs_destroy(out, 0);
 	out = NULL;
@@ -294,5 +327,7 @@ out_rx:
 out_outputs:
 	if (out)
 		zcs_outputs_destroy(out, 0);
+	/* after the outputs: their writers call the forwarder's hook */
+	zcs_ctl_fwd_stop(fwd);
 	return status;
 }

@@ -45,6 +45,13 @@ static const char usage[] =
 "      --eos-timeout S     with --exit-on-eos: a stream silent for S seconds has ended too\n"
 "                          (its end-of-stream datagram was lost); default 2, 0 = never\n"
 "\n"
+"Control (tuning the board from here):\n"
+"      --key FILE          the stream key (the file zcs-send --key reads)\n"
+"      --control [HOST:]PORT  forward rtl_tcp: clients' set_freq, set_sample_rate,\n"
+"                          set_gain_mode, set_gain and set_bandwidth to zcs-send's control\n"
+"                          channel (HOST default: the stream's sender; the docs use port\n"
+"                          5392); bursts are merged into one set; needs --key\n"
+"\n"
 "Statistics (on standard error):\n"
 "      --json              statistics as JSON lines on standard error (as zcs-send)\n"
 "      --interval SECONDS  period of the statistics line (default 1; 0: summary only)\n"
@@ -64,7 +71,7 @@ const char *zcs_recv_usage(void)
 enum {
 	OPT_IFACE = 256, OPT_SOURCE, OPT_STREAM, OPT_WINDOW, OPT_GAP, OPT_EXIT_ON_EOS, OPT_JSON,
 	OPT_RCVBUF, OPT_MAX_DGRAM, OPT_BATCH, OPT_INTERVAL, OPT_HOLD, OPT_EOS_TIMEOUT, OPT_NO_GRO,
-	OPT_CLIENT_TIMEOUT,
+	OPT_CLIENT_TIMEOUT, OPT_KEY, OPT_CONTROL,
 };
 
 static const struct option long_opts[] = {
@@ -86,6 +93,8 @@ static const struct option long_opts[] = {
 	{ "eos-timeout", required_argument, NULL, OPT_EOS_TIMEOUT },
 	{ "no-gro", no_argument, NULL, OPT_NO_GRO },
 	{ "client-timeout", required_argument, NULL, OPT_CLIENT_TIMEOUT },
+	{ "key", required_argument, NULL, OPT_KEY },
+	{ "control", required_argument, NULL, OPT_CONTROL },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -225,6 +234,12 @@ static int parse_one(struct zcs_recv_opts *o, int c, const char *arg, bool *eos_
 					  errlen);
 	case OPT_HOLD:
 		return number(c, arg, 1, 3600000, "milliseconds", &o->rx.hold_ms, err, errlen);
+	case OPT_KEY:
+		o->key_path = arg;
+		return 0;
+	case OPT_CONTROL:
+		o->control = arg;
+		return 0;
 	case 'q':
 		o->quiet = true;
 		return 0;
@@ -273,6 +288,9 @@ int zcs_recv_parse_opts(int argc, char **argv, struct zcs_recv_opts *o, char *er
 		return zcs_err(err, errlen, -EINVAL,
 			       "unexpected argument '%s' (only one address to listen on)",
 			       argv[next]);
+	if (o->control && !o->key_path)
+		return zcs_err(err, errlen, -EINVAL, "--control needs --key FILE: the sender's "
+			       "control channel admits only holders of the stream key");
 	if (p.eos_timeout_given && !o->rx.exit_on_eos)
 		return zcs_err(err, errlen, -EINVAL,
 			       "--eos-timeout applies with --exit-on-eos only");

@@ -23,6 +23,8 @@ struct zcs_recv_opts {
 	 * (its end-of-stream datagram may be lost); 0 = wait for the datagram forever */
 	double eos_timeout;
 	double client_timeout; /* seconds a tcp:/rtl_tcp: client may read nothing; 0 = never */
+	const char *key_path;  /* --key FILE, or NULL */
+	const char *control;   /* --control [HOST:]PORT: forward rtl_tcp clients' tuning there */
 };
 
 #define ZCS_RECV_DEFAULT_EOS_TIMEOUT 2.0  /* four metadata periods of silence */

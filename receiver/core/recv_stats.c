@@ -171,6 +171,7 @@ static json_t *stats_doc(const struct zcs_recv_snapshot *c, const struct zcs_rec
 		bad |= zcs_json_set(e, "consumers", zcs_json_u64(s->consumers));
 		bad |= zcs_json_set(e, "queued", zcs_json_u64(s->queued));
 		bad |= zcs_json_set(e, "commands", zcs_json_u64(s->commands));
+		bad |= zcs_json_set(e, "forwarded", zcs_json_u64(s->forwarded));
 	}
 	bad |= zcs_json_set(o, "outputs", outs);
 #undef U
@@ -245,7 +246,8 @@ int zcs_recv_stats_summary(char *buf, size_t len, const struct zcs_recv_snapshot
 		    o->bytes, o->blocks, o->overruns, o->unread, o->consumers, o->connects);
 		/* only rtl_tcp clients send commands: other outputs keep their line short */
 		if (o->commands)
-			put(&b, ", %" PRIu64 " commands (ignored)", o->commands);
+			put(&b, ", %" PRIu64 " commands (%" PRIu64 " forwarded)", o->commands,
+			    o->forwarded);
 		put(&b, "\n");
 	}
 	return (int)b.used;

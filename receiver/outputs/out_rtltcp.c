@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* Output kind "rtl_tcp:[ADDR:]PORT": an rtl_tcp server for GQRX (gr-osmosdr rtl_tcp=), SDR++,
  * CubicSDR and rtl_433.  Greets with "RTL0", then streams cu8 whatever the set's sample type
- * (converted on this writer thread).  Clients' commands are read and logged, never obeyed:
- * tuning stays with the board, where zcs-send sets it. */
+ * (converted on this writer thread).  Clients' tuning commands go to the tune hook (zcs-recv
+ * --control forwards them to the board's control channel); without one they are logged and
+ * counted only. */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -21,6 +22,7 @@ struct rtltcp_client {
 	uint8_t cmd[CMD_LEN];    /* a command split across reads */
 	size_t have;
 	uint64_t ncmds;          /* commands this client sent so far */
+	uint32_t freq_high;      /* the last set_tuner_freq_high (0x56) */
 	uint8_t cu8[ZCS_BLOCK_BYTES];  /* conversion buffer: cu8 is no larger than any type */
 };
 
@@ -30,6 +32,7 @@ static const char *const cmd_names[] = {
 	[0x07] = "set_test_mode",   [0x08] = "set_agc_mode",     [0x09] = "set_direct_sampling",
 	[0x0a] = "set_offset_tuning", [0x0b] = "set_rtl_xtal",   [0x0c] = "set_tuner_xtal",
 	[0x0d] = "set_gain_by_index", [0x0e] = "set_bias_tee",
+	[0x40] = "set_bandwidth",   [0x56] = "set_tuner_freq_high",
 };
 
 const char *zcs_rtltcp_cmd_name(uint8_t cmd)
@@ -37,6 +40,44 @@ const char *zcs_rtltcp_cmd_name(uint8_t cmd)
 	if (cmd < sizeof(cmd_names) / sizeof(cmd_names[0]) && cmd_names[cmd])
 		return cmd_names[cmd];
 	return "unknown";
+}
+
+/* set_tuner_freq_high: the high 32 bits of the next set_freq (rtl_tcp forks' extension for
+ * tuners above 4.29 GHz) */
+#define CMD_FREQ_HIGH 0x56
+#define CMD_SET_BANDWIDTH 0x40
+
+bool zcs_rtltcp_cmd_setting(uint8_t cmd, uint32_t param, uint32_t freq_high,
+			    struct zcs_ctl_settings *want)
+{
+	switch (cmd) {
+	case 0x01:
+		want->freq = (uint64_t)freq_high << 32 | param;
+		want->have |= ZCS_CTL_FREQ;
+		return true;
+	case 0x02:
+		want->rate = param;
+		want->have |= ZCS_CTL_RATE;
+		return true;
+	case 0x03:
+		want->gain_mode = param ? ZCS_GAIN_MANUAL : ZCS_GAIN_SLOW;
+		want->have |= ZCS_CTL_GAIN_MODE;
+		/* automatic gain takes no manual value: one asked before is void */
+		if (!param)
+			want->have &= ~(uint32_t)ZCS_CTL_GAIN;
+		return true;
+	case 0x04:
+		want->gain_mdb = (int32_t)param * 100;
+		want->gain_mode = ZCS_GAIN_MANUAL;
+		want->have |= ZCS_CTL_GAIN | ZCS_CTL_GAIN_MODE;
+		return true;
+	case CMD_SET_BANDWIDTH:
+		want->bw = param;
+		want->have |= ZCS_CTL_BW;
+		return true;
+	default:
+		return false;
+	}
 }
 
 /* "RTL0", tuner type and gain count, both u32 big-endian (rtl_tcp's dongle_info_t).  We claim an
@@ -112,28 +153,48 @@ void zcs_rtltcp_to_cu8(uint8_t *dst, const uint8_t *src, size_t pairs, enum zcs_
 	}
 }
 
-static void log_cmd(struct zcs_sink *s, struct rtltcp_client *cl, const uint8_t *c)
+static void on_cmd(struct zcs_sink *s, struct rtltcp_client *cl, const uint8_t *c)
 {
 	const uint32_t param = (uint32_t)c[1] << 24 | (uint32_t)c[2] << 16 | (uint32_t)c[3] << 8 | c[4];
+	const struct zcs_outputs *set = s->out->set;
+	struct zcs_ctl_settings want = { 0 };
+	const bool logged = ++cl->ncmds <= CMDS_LOGGED;
 	struct zcs_meta m;
 
 	atomic_fetch_add(&s->out->commands, 1);
-	if (++cl->ncmds > CMDS_LOGGED) {
-		if (cl->ncmds == CMDS_LOGGED + 1)
-			zcs_log_as(&s->out->set->log, s->out->name,
-				   "client %s: further commands are counted, not logged", s->peer);
+	if (cl->ncmds == CMDS_LOGGED + 1)
+		zcs_log_as(&set->log, s->out->name,
+			   "client %s: further commands are counted, not logged", s->peer);
+	if (c[0] == CMD_FREQ_HIGH) {
+		cl->freq_high = param;
+		return;
+	}
+	if (set->tune && zcs_rtltcp_cmd_setting(c[0], param, cl->freq_high, &want)) {
+		/* the hook merges a burst (a client's start-up sends ten) into one set */
+		set->tune(set->tune_ctx, &want);
+		atomic_fetch_add(&s->out->forwarded, 1);
+		if (logged)
+			zcs_log_as(&set->log, s->out->name, "client %s: %s %u forwarded", s->peer,
+				   zcs_rtltcp_cmd_name(c[0]), param);
+		return;
+	}
+	if (!logged)
+		return;
+	if (set->tune) {
+		zcs_log_as(&set->log, s->out->name, "client %s: %s %u ignored (not a setting the "
+			   "control channel forwards)", s->peer, zcs_rtltcp_cmd_name(c[0]), param);
 		return;
 	}
 	if (c[0] == 0x02 && zcs_out_last_meta(s->out, &m) && m.sample_rate != param) {
-		zcs_log_as(&s->out->set->log, s->out->name,
+		zcs_log_as(&set->log, s->out->name,
 			   "client %s: set_sample_rate %u ignored: the stream runs at "
-			   "%llu S/s (rates are set on the board)", s->peer, param,
-			   (unsigned long long)m.sample_rate);
+			   "%llu S/s (rates are set on the board, or by zcs-recv --control)", s->peer,
+			   param, (unsigned long long)m.sample_rate);
 		return;
 	}
-	zcs_log_as(&s->out->set->log, s->out->name,
-		   "client %s: %s %u ignored (tuning stays with the board)", s->peer,
-		   zcs_rtltcp_cmd_name(c[0]), param);
+	zcs_log_as(&set->log, s->out->name,
+		   "client %s: %s %u ignored (tuning stays with the board without zcs-recv "
+		   "--control)", s->peer, zcs_rtltcp_cmd_name(c[0]), param);
 }
 
 /* Collects the 5-byte commands in what the client sent, one possibly split across reads. */
@@ -144,7 +205,7 @@ static void take_cmds(struct zcs_sink *s, const uint8_t *buf, size_t len)
 	for (size_t i = 0; i < len; i++) {
 		c->cmd[c->have++] = buf[i];
 		if (c->have == CMD_LEN) {
-			log_cmd(s, c, c->cmd);
+			on_cmd(s, c, c->cmd);
 			c->have = 0;
 		}
 	}
@@ -157,6 +218,7 @@ static int rtltcp_greet(struct zcs_sink *s)
 
 	c->have = 0;
 	c->ncmds = 0;
+	c->freq_high = 0;
 	zcs_rtltcp_greeting(g);
 	s->is_socket = true;
 	return zcs_out_write_all(s, s->fd, g, sizeof(g));

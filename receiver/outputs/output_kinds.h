@@ -95,6 +95,7 @@ struct zcs_out {
 	bool have_meta;          /* under mu: the latest metadata */
 	struct zcs_meta meta;
 	_Atomic uint64_t bytes, blocks, overruns, unread, connects, commands;
+	_Atomic uint64_t forwarded;  /* rtl_tcp commands handed to the tune hook */
 	atomic_uint consumers;
 	atomic_int failed;       /* errno of the failure that ended a ->once output for good */
 };
@@ -171,6 +172,8 @@ struct zcs_outputs {
 	struct zcs_out *outs[ZCS_OUT_MAX];
 	size_t n;
 	struct zcs_log log;
+	void (*tune)(void *ctx, const struct zcs_ctl_settings *want); /* zcs_outputs_set_tune */
+	void *tune_ctx;
 	atomic_bool stop;            /* destroy gave up waiting: writers and acceptors end */
 	uint64_t client_timeout_ns;  /* a server's client that takes no byte this long is dropped */
 	bool started;
@@ -234,6 +237,12 @@ bool zcs_out_tcp_check(struct zcs_sink *s, zcs_out_take_fn take);
 void zcs_rtltcp_greeting(uint8_t out[ZCS_RTLTCP_GREETING_LEN]);
 /* Name of a 5-byte command's code ("set_freq"...), "unknown" otherwise. */
 const char *zcs_rtltcp_cmd_name(uint8_t cmd);
+/* The control-channel setting a command asks for, merged into *want: true for set_freq (with
+ * freq_high, the last 0x56's high 32 bits), set_sample_rate, set_gain_mode (0 = automatic:
+ * slow attack AGC, 1 = manual), set_gain (tenths of dB, manual mode), set_bandwidth (0x40);
+ * false for every other command (not forwarded). */
+bool zcs_rtltcp_cmd_setting(uint8_t cmd, uint32_t param, uint32_t freq_high,
+			    struct zcs_ctl_settings *want);
 /* Converts pairs pairs of type t (pair_bytes each, which tells a native stream's wire format)
  * to cu8 at dst (2 * pairs bytes).  dst may equal src only for t == cu8. */
 void zcs_rtltcp_to_cu8(uint8_t *dst, const uint8_t *src, size_t pairs, enum zcs_sample_type t,

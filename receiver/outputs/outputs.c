@@ -122,6 +122,13 @@ void zcs_outputs_set_log(struct zcs_outputs *o, struct zcs_log log)
 	o->log = log;
 }
 
+void zcs_outputs_set_tune(struct zcs_outputs *o,
+			  void (*fn)(void *ctx, const struct zcs_ctl_settings *want), void *ctx)
+{
+	o->tune = fn;
+	o->tune_ctx = ctx;
+}
+
 /* Lets the kind finish (its close hook), then releases what the framework holds, the kind's
  * priv and kpriv blocks included.  No thread may use out any more. */
 static void out_free(struct zcs_out *out)
@@ -327,6 +334,7 @@ void zcs_outputs_stats(struct zcs_outputs *o, size_t i, struct zcs_output_stats 
 	st->unread = atomic_load(&out->unread);
 	st->connects = atomic_load(&out->connects);
 	st->commands = atomic_load(&out->commands);
+	st->forwarded = atomic_load(&out->forwarded);
 	st->consumers = atomic_load(&out->consumers);
 	for (size_t j = 0; j < out->nsinks; j++)
 		st->queued += (uint32_t)zcs_ring_count(&o->outs[i]->sinks[j].q);

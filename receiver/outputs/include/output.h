@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ctl_msg.h"
 #include "formats.h"
 #include "log.h"
 #include "proto.h"
@@ -31,6 +32,7 @@ struct zcs_output_stats {
 	uint32_t queued;      /* blocks now queued */
 	uint64_t unread;      /* blocks discarded because no consumer was attached (not overruns) */
 	uint64_t commands;    /* commands consumers sent (rtl_tcp clients) */
+	uint64_t forwarded;   /* ... of those, forwarded to the control channel (the tune hook) */
 };
 
 /* A TCP or rtl_tcp client that takes no byte for this long while data waits for it is dropped,
@@ -47,6 +49,12 @@ int zcs_outputs_add(struct zcs_outputs *o, const char *spec, char *err, size_t e
  * start; each line begins with the output's name.  It is called on those threads, so it must be
  * thread-safe.  Without one the outputs are silent. */
 void zcs_outputs_set_log(struct zcs_outputs *o, struct zcs_log log);
+/* Appended: where the rtl_tcp: output sends what its clients ask the radio to do (set_freq,
+ * set_sample_rate, set_gain_mode, set_gain, set_bandwidth), as settings to merge into the next
+ * control-channel set (zcs-recv --control).  fn is called on the writer threads and must not
+ * block.  Without it (the default) the commands are ignored and counted.  Before start. */
+void zcs_outputs_set_tune(struct zcs_outputs *o,
+			  void (*fn)(void *ctx, const struct zcs_ctl_settings *want), void *ctx);
 /* The client timeout in ms (0: never drop); before zcs_outputs_start. */
 void zcs_outputs_set_client_timeout(struct zcs_outputs *o, uint64_t ms);
 /* Outputs whose only consumer failed for good (a file or stdout write error; a recording that

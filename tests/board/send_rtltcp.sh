@@ -1,0 +1,94 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# zcs-recv --control forwards its rtl_tcp: clients' tuning to the emulated board: a client's
+# start-up burst (set_sample_rate, set_freq, set_gain_mode, set_gain, set_bandwidth, and one it
+# does not forward) is merged into one set whose values land in ad9361-phy's files; a rate the
+# AD9361 cannot do is refused and the rest still goes; 0x56 carries a frequency above 4.29 GHz.
+# With "apps": rtl_433 -d rtl_tcp: -f 868M and GNU Radio's osmosdr rtl_tcp= source retune it.
+. "$(dirname "$0")/fakeboard.sh"
+fakeboard_enter "$@"
+fakeboard_up
+fakeboard_feed --rate 2000000 --mark 200000
+key=$FB_TMP/key
+/usr/bin/python3 -c 'import os; print(os.urandom(32).hex())' > "$key"
+chmod 600 "$key"
+"$ZCS_SEND" -u local: -f p12 --rate 2000000 --freq 915000000 --key "$key" \
+	--control 127.0.0.1:22492 -q --cpus none 127.0.0.1:22411 2> "$FB_TMP/send.log" &
+fakeboard_track $!
+"$ZCS_RECV" --key "$key" --control 22492 -o rtl_tcp:127.0.0.1:22412 -F cu8 127.0.0.1:22411 \
+	2> "$FB_TMP/recv.log" &
+recv=$!
+fakeboard_track $recv
+fakeboard_wait_feed 1 'reader took'
+for ((i = 0; i < 400; i++)); do
+	grep -q 'frequency 915' "$FB_TMP/recv.log" && break
+	sleep 0.05
+done
+# waits until an attribute file holds a value (the forwarder merges, then the board applies)
+wait_attr() {
+	local i
+	for ((i = 0; i < 400; i++)); do
+		[ "$(fakeboard_attr "$1")" = "$2" ] && { echo "ok: $3 = $2"; return 0; }
+		sleep 0.05
+	done
+	cat "$FB_TMP/recv.log" "$FB_TMP/send.log" >&2
+	fb_die "$3: $(fakeboard_attr "$1"), expected $2"
+}
+rtltcp() { /usr/bin/python3 - "$@" <<'EOF'
+import socket, struct, sys, time
+s = socket.create_connection(("127.0.0.1", 22412), timeout=20)
+g = b""
+while len(g) < 12:
+    g += s.recv(12 - len(g))
+assert g[:4] == b"RTL0", g
+cmds = [tuple(int(x, 0) for x in a.split("=")) for a in sys.argv[1:]]
+s.sendall(b"".join(struct.pack(">BI", c, v) for c, v in cmds))
+time.sleep(0.5)   # stays connected while the burst is forwarded; the test waits on the board
+s.close()
+EOF
+}
+# a start-up burst: rate, freq, manual gain mode, 30 dB, 2 MHz bandwidth, and a correction
+rtltcp 0x02=2400000 0x01=868000000 0x03=1 0x04=300 0x40=2000000 0x05=0
+wait_attr $FB_PHY/out_altvoltage0_RX_LO_frequency 868000000 "set_freq in the tree"
+wait_attr $FB_PHY/in_voltage_sampling_frequency 2400000 "set_sample_rate in the tree"
+wait_attr $FB_PHY/in_voltage0_hardwaregain 30.000000 "set_gain in the tree"
+wait_attr $FB_PHY/in_voltage0_gain_control_mode manual "set_gain_mode in the tree"
+wait_attr $FB_PHY/in_voltage_rf_bandwidth 2000000 "set_bandwidth in the tree"
+# an rtl dongle's rate is refused by the AD9361; the frequency of the same burst still lands
+rtltcp 0x02=250000 0x01=433920000 0x03=0
+wait_attr $FB_PHY/out_altvoltage0_RX_LO_frequency 433920000 "set_freq beside a refused rate"
+wait_attr $FB_PHY/in_voltage0_gain_control_mode slow_attack "set_gain_mode 0: AGC"
+fakeboard_expect "$(fakeboard_attr $FB_PHY/in_voltage_sampling_frequency)" 2400000 "refused rate left alone"
+# above 4.29 GHz: 0x56 gives the high 32 bits (5.8 GHz = 1 << 32 | 1505032704)
+rtltcp 0x56=1 0x01=1505032704
+wait_attr $FB_PHY/out_altvoltage0_RX_LO_frequency 5800000000 "set_freq with 0x56 above 4.29 GHz"
+if [ "${1:-}" = apps ]; then
+	# rtl_433 sets its frequency (and an rtl rate the AD9361 refuses) at start
+	timeout 20 rtl_433 -d rtl_tcp:127.0.0.1:22412 -f 868M -T 3 > "$FB_TMP/rtl433.log" 2>&1
+	wait_attr $FB_PHY/out_altvoltage0_RX_LO_frequency 868000000 "rtl_433 -f 868M in the tree"
+	# GNU Radio's osmosdr rtl_tcp= source: set_center_freq and set_gain
+	timeout 60 /usr/bin/python3 - <<'EOF' > "$FB_TMP/gr.log" 2>&1 || { cat "$FB_TMP/gr.log"; fb_die "osmosdr flowgraph"; }
+import time
+from gnuradio import gr, blocks
+import osmosdr
+tb = gr.top_block()
+src = osmosdr.source("rtl_tcp=127.0.0.1:22412")
+src.set_sample_rate(2.4e6)
+src.set_center_freq(433.92e6)
+src.set_gain_mode(False)
+src.set_gain(20)
+tb.connect(src, blocks.head(8, 200000), blocks.null_sink(8))
+tb.run()
+src.set_center_freq(915e6)
+time.sleep(1)
+EOF
+	wait_attr $FB_PHY/out_altvoltage0_RX_LO_frequency 915000000 "osmosdr set_center_freq in the tree"
+fi
+kill $recv
+wait $recv
+grep -E 'control: [0-9]+ requests forwarded as [0-9]+ sets' "$FB_TMP/recv.log" || fb_die "no forwarder summary"
+# the first burst's five settings went as one set (a set per burst, however split by reads)
+grep -q 'set freq=868000000 rate=2400000 gain_mode=manual gain=30.0 bw=2000000: the board took' \
+	"$FB_TMP/recv.log" || { cat "$FB_TMP/recv.log"; fb_die "the burst was not one set"; }
+grep -q 'set_freq_correction 0 ignored' "$FB_TMP/recv.log" || fb_die "unforwarded command not logged"
+echo "PASS"
