@@ -55,11 +55,14 @@ void zcs_reorder_free(struct zcs_reorder *r)
 	r->ev = NULL;
 }
 
+size_t zcs_reorder_window_for(const struct zcs_reorder *r, size_t want)
+{
+	return want == 0 || want > r->capacity ? r->capacity : pow2_at_least(want);
+}
+
 void zcs_reorder_reset(struct zcs_reorder *r, uint64_t start, size_t window)
 {
-	if (window == 0 || window > r->capacity)
-		window = r->capacity;
-	r->window = pow2_at_least(window);
+	r->window = zcs_reorder_window_for(r, window);
 	memset(r->slots, 0, r->capacity * sizeof(*r->slots));
 	r->pending = 0;
 	r->start = start;

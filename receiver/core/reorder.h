@@ -91,6 +91,10 @@ void zcs_reorder_free(struct zcs_reorder *r);
  * of two, at most the capacity; 0 = the capacity).  Counters are kept. */
 void zcs_reorder_reset(struct zcs_reorder *r, uint64_t start, size_t window);
 
+/* The window zcs_reorder_reset() makes of `want` slots: rounded up to a power of two, at most the
+ * capacity (0: the capacity).  Callers reasoning in windows ask here, not with their own figure. */
+size_t zcs_reorder_window_for(const struct zcs_reorder *r, size_t want);
+
 /* A window that has not been reset starts at the first number pushed. */
 bool zcs_reorder_started(const struct zcs_reorder *r);
 

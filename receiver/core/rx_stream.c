@@ -217,21 +217,22 @@ static const char *gain_mode_name(int m)
 	}
 }
 
-/* The window in datagrams: --window, or AUTO_WINDOW_NS of the stream rounded up to a power of
- * two within [64, 1024]. */
+/* The window in datagrams: --window, or AUTO_WINDOW_NS of the stream within [64, 1024]; either
+ * as the reorder window will really be (a power of two), so the start-up test and the zero-fill
+ * bound reason with the window in use, not the figure asked for. */
 static size_t window_for(const struct zcs_rx *rx)
 {
 	const uint64_t spd = rx->meta.samples_per_dgram ? rx->meta.samples_per_dgram : 1;
-	uint64_t w;
+	uint64_t w = rx->opt.window;
 
-	if (rx->opt.window)
-		return rx->opt.window;
-	w = rx->meta.sample_rate * AUTO_WINDOW_NS / ZCS_NS_PER_SEC / spd;
-	if (w < AUTO_WINDOW_MIN)
-		w = AUTO_WINDOW_MIN;
-	if (w > ZCS_RX_MAX_WINDOW)
-		w = ZCS_RX_MAX_WINDOW;
-	return (size_t)w;
+	if (!w) {
+		w = rx->meta.sample_rate * AUTO_WINDOW_NS / ZCS_NS_PER_SEC / spd;
+		if (w < AUTO_WINDOW_MIN)
+			w = AUTO_WINDOW_MIN;
+		if (w > ZCS_RX_MAX_WINDOW)
+			w = ZCS_RX_MAX_WINDOW;
+	}
+	return zcs_reorder_window_for(&rx->ro, (size_t)w);
 }
 
 /* Zero fill's bound (gapfill.h): the rate, and a window's samples of slack. */

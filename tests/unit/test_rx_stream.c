@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for receiver/core/rx_stream.c, datagram by datagram with the clock in the test's
+ * hands: which stream is followed (the first to show itself, --stream, foreign ones counted),
+ * a sender restart after silence, where the reorder window starts (the metadata's next number
+ * when the first datagram is within the window really used: regression window_rounded), and that
+ * zcs-recv holds no zstd compression context (regression recv_no_cctx). */
+#include <arpa/inet.h>
+#include <check.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bytes.h"
+#include "codec.h"
+#include "output.h"
+#include "proto.h"
+#include "rx.h"
+#include "zcs_config.h"
+
+#define SPD 360
+#define SEC 1000000000ULL
+
+struct rig {
+	char dir[64], path[96];
+	struct zcs_outputs *out;
+	struct zcs_kernels k;
+	struct zcs_rx rx;
+	struct sockaddr_in from;
+	uint32_t cur;             /* the buffer the next datagram goes into (a batch slot's) */
+	uint64_t now;
+};
+
+static void rig_open(struct rig *r, size_t window, bool have_stream, uint32_t stream)
+{
+	struct zcs_rx_opts o = {
+		.window = window, .have_stream = have_stream, .stream_id = stream,
+		.rcvbuf = 1 << 20, .max_dgram = ZCS_RX_DEFAULT_MAX_DGRAM,
+		.batch = ZCS_RX_DEFAULT_BATCH, .type = ZCS_SAMPLE_CS16,
+	};
+	char spec[128], listen[32], err[256];
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->dir, sizeof(r->dir), "/tmp/zcs-test-rx-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(r->dir));
+	snprintf(r->path, sizeof(r->path), "%s/out.cs16", r->dir);
+	snprintf(spec, sizeof(spec), "file:%s", r->path);
+	/* a port of this process's own: the datagrams are handed in directly, never sent */
+	snprintf(listen, sizeof(listen), "127.0.0.1:%d", 30000 + getpid() % 20000);
+	o.listen = listen;
+	ck_assert_int_eq(zcs_kernels_init(&r->k, ZCS_ISA_SCALAR), 0);
+	ck_assert_int_eq(zcs_outputs_create(&r->out, ZCS_SAMPLE_CS16), 0);
+	ck_assert_int_eq(zcs_outputs_add(r->out, spec, err, sizeof(err)), 0);
+	ck_assert_msg(zcs_rx_open(&r->rx, &o, r->out, &r->k, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(zcs_outputs_start(r->out), 0);
+	r->from.sin_family = AF_INET;
+	r->from.sin_port = htons(5391);
+	r->from.sin_addr.s_addr = htonl(0xc6120001); /* 198.18.0.1 */
+	r->cur = r->rx.free_list[--r->rx.nfree];
+	r->now = 1000 * SEC;
+}
+
+static void rig_close(struct rig *r)
+{
+	zcs_rx_finish(&r->rx);
+	zcs_outputs_drain(r->out, 10000);
+	zcs_outputs_destroy(r->out, 0);
+	zcs_rx_close(&r->rx);
+	unlink(r->path);
+	rmdir(r->dir);
+}
+
+/* Hands the len bytes at r->rx.bufs[r->cur].own to the stream logic at time r->now. */
+static void hand(struct rig *r, size_t len)
+{
+	r->rx.now_ns = r->now;
+	r->rx.bufs[r->cur].data = r->rx.bufs[r->cur].own;
+	if (zcs_rx_datagram(&r->rx, r->cur, len, (const struct sockaddr *)&r->from))
+		r->cur = r->rx.free_list[--r->rx.nfree]; /* the window keeps it: a fresh one */
+}
+
+static void meta(struct rig *r, uint32_t id, uint64_t next_seq)
+{
+	struct zcs_meta m = {
+		.stream_id = id, .meta_version = 1, .next_seq = next_seq,
+		.sample_rate = 1000000, .format = ZCS_WIRE_I16, .samples_per_dgram = SPD,
+	};
+
+	snprintf(m.sender, sizeof(m.sender), "test");
+	snprintf(m.version, sizeof(m.version), "%s", ZCS_VERSION);
+	snprintf(m.source, sizeof(m.source), "tone");
+	hand(r, zcs_proto_write_meta(r->rx.bufs[r->cur].own, &m));
+}
+
+/* Sample datagram seq of stream id, whose first sample follows seq's place in the stream. */
+static void sample(struct rig *r, uint32_t id, uint64_t seq)
+{
+	const struct zcs_sample_hdr h = {
+		.stream_id = id, .seq = seq, .first_sample = seq * SPD, .samples = SPD,
+		.payload_len = SPD * 4, .format = ZCS_WIRE_I16,
+	};
+	uint8_t *const b = r->rx.bufs[r->cur].own;
+
+	zcs_proto_write_sample_hdr(b, &h);
+	memset(b + ZCS_PROTO_SAMPLE_HDR_SIZE, 0, SPD * 4);
+	hand(r, ZCS_PROTO_SAMPLE_HDR_SIZE + SPD * 4);
+}
+
+START_TEST(test_first_stream_followed)
+{
+	struct rig r;
+	uint32_t id = 0;
+
+	rig_open(&r, 0, false, 0);
+	ck_assert(!zcs_rx_stream_open(&r.rx, &id));
+	meta(&r, 0xa, 0);
+	sample(&r, 0xa, 0);
+	ck_assert(zcs_rx_stream_open(&r.rx, &id));
+	ck_assert_uint_eq(id, 0xa);
+	/* another stream while the first is live: counted, not followed */
+	meta(&r, 0xb, 0);
+	sample(&r, 0xb, 0);
+	sample(&r, 0xa, 1);
+	ck_assert_uint_eq(r.rx.st.foreign, 2);
+	ck_assert(zcs_rx_stream_open(&r.rx, &id) && id == 0xa);
+	ck_assert_uint_eq(r.rx.st.streams, 1);
+	ck_assert_uint_eq(r.rx.gf.st.rx_samples, 2 * SPD);
+	rig_close(&r);
+}
+END_TEST
+
+START_TEST(test_stream_option)
+{
+	struct rig r;
+	uint32_t id = 0;
+
+	/* --stream 0xb: the other stream is never followed, however early */
+	rig_open(&r, 0, true, 0xb);
+	meta(&r, 0xa, 0);
+	sample(&r, 0xa, 0);
+	ck_assert(!zcs_rx_stream_open(&r.rx, &id));
+	meta(&r, 0xb, 0);
+	sample(&r, 0xb, 0);
+	ck_assert(zcs_rx_stream_open(&r.rx, &id) && id == 0xb);
+	ck_assert_uint_eq(r.rx.st.foreign, 2);
+	rig_close(&r);
+}
+END_TEST
+
+START_TEST(test_pre_meta_samples)
+{
+	struct rig r;
+
+	/* samples before their stream's metadata are held back (and counted), never put out */
+	rig_open(&r, 0, false, 0);
+	sample(&r, 0xa, 0);
+	sample(&r, 0xa, 1);
+	ck_assert_uint_eq(r.rx.st.pre_meta, 2);
+	ck_assert_uint_eq(r.rx.gf.st.samples, 0);
+	meta(&r, 0xa, 2);
+	sample(&r, 0xa, 2);
+	ck_assert_uint_eq(r.rx.gf.st.rx_samples, SPD);
+	ck_assert_uint_eq(r.rx.ro.st.lost, 0); /* seen before the metadata: not lost */
+	rig_close(&r);
+}
+END_TEST
+
+START_TEST(test_restart_after_silence)
+{
+	struct rig r;
+	uint32_t id = 0;
+
+	rig_open(&r, 0, false, 0);
+	meta(&r, 0xa, 0);
+	sample(&r, 0xa, 0);
+	/* a new stream id while the old one is live is foreign ... */
+	r.now += SEC / 100;
+	meta(&r, 0xc, 0);
+	ck_assert_uint_eq(r.rx.st.restarts, 0);
+	/* ... and after a long silence of the old one it is its sender restarting */
+	r.now += 60 * SEC;
+	meta(&r, 0xc, 0);
+	sample(&r, 0xc, 0);
+	ck_assert_uint_eq(r.rx.st.restarts, 1);
+	ck_assert_uint_eq(r.rx.st.streams, 2);
+	ck_assert(zcs_rx_stream_open(&r.rx, &id) && id == 0xc);
+	ck_assert_uint_eq(r.rx.gf.st.rx_samples, 2 * SPD);
+	rig_close(&r);
+}
+END_TEST
+
+START_TEST(test_window_rounded)
+{
+	struct rig r;
+
+	/* --window 100 is a window of 128 datagrams.  The first datagram is 110 after the
+	 * metadata's next number: within the window really used, so the window starts at the
+	 * metadata's number and the 110 before it are lost (the figure 100 took them for a jump) */
+	rig_open(&r, 100, false, 0);
+	meta(&r, 0xa, 1000);
+	sample(&r, 0xa, 1110);
+	ck_assert_uint_eq(r.rx.ro.window, 128);
+	ck_assert_uint_eq(r.rx.ro.start, 1000);
+	zcs_rx_finish(&r.rx);
+	ck_assert_uint_eq(r.rx.ro.st.lost, 110);
+	rig_close(&r);
+}
+END_TEST
+
+START_TEST(test_recv_no_cctx)
+{
+	struct rig r;
+
+	rig_open(&r, 0, false, 0);
+	if (ZCS_HAVE_ZSTD) {
+		ck_assert(zcs_codec_can(r.rx.codec, ZCS_CODEC_DECODE));
+		ck_assert(!zcs_codec_can(r.rx.codec, ZCS_CODEC_ENCODE));
+	} else {
+		ck_assert_ptr_null(r.rx.codec);
+	}
+	rig_close(&r);
+}
+END_TEST
+
+static Suite *rx_stream_suite(void)
+{
+	Suite *s = suite_create("rx_stream");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_first_stream_followed);
+	tcase_add_test(tc, test_stream_option);
+	tcase_add_test(tc, test_pre_meta_samples);
+	tcase_add_test(tc, test_restart_after_silence);
+	tcase_add_test(tc, test_window_rounded);
+	tcase_add_test(tc, test_recv_no_cctx);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(rx_stream_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
