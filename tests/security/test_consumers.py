@@ -62,7 +62,7 @@ try:
     ok, _ = seclib.cs16_contiguous(data)
     c.true('a fifth, real client gets the live stream byte-exact', ok and len(data) == 256 * 1024)
     s.stop()
-    summ = r.finish(timeout=30, stop_after=0)
+    summ = seclib.finish(c, r, timeout=30, stop_after=0)
     c.eq('tcp: clients that came', summ['outputs'][0]['connects'], 5)
 
     # ---- half-closed clients keep receiving (tcp: and rtl_tcp:) ----
@@ -87,7 +87,7 @@ try:
            len(data) == 128 * 1024 and seclib.cu8_contiguous(data))
     c.true('neither was taken as gone', ' left' not in r.news(), r.news())
     s.stop()
-    summ = r.finish(timeout=30, stop_after=0)
+    summ = seclib.finish(c, r, timeout=30, stop_after=0)
     c.eq('consumers at the end', [o['consumers'] for o in summ['outputs']], [1, 1])
 
     # ---- -o - into head -c 100: zcs-recv ends, status 0 ----
@@ -130,7 +130,7 @@ try:
         s = seclib.Stream(port, count=100).start()
         streams.append(s)
         s.wait()
-        summ = r.finish(timeout=60)
+        summ = seclib.finish(c, r, timeout=60)
         what = 'without GRO' if gro else 'with GRO'
         c.eq(f'zero-length datagrams counted {what}: truncated', summ['invalid_by']['truncated'], 5)
         c.eq(f'every datagram counted {what}', summ['datagrams'], 5 + 100 + 1 + 1)
@@ -149,7 +149,7 @@ try:
         what = 'without GRO' if gro else 'with GRO'
         c.true(f'oversize counted {what}', seclib.wait_for(
             lambda: r.stats() and r.stats()[-1]['invalid_by']['oversize'] == 100), r.stats()[-1:])
-        summ = r.finish(timeout=30, stop_after=0)
+        summ = seclib.finish(c, r, timeout=30, stop_after=0)
         c.eq(f'oversize in the summary {what}', summ['invalid_by']['oversize'], 100)
         news = r.news()
         c.eq(f'one warning naming --max-datagram {what}',

@@ -91,7 +91,7 @@ try:
     os.close(rfd)
     c.eq('the planted FIFO got nothing', planted, b'')
     s.stop()
-    summ = r.finish(timeout=30, stop_after=0)
+    summ = seclib.finish(c, r, timeout=30, stop_after=0)
     c.eq('the fifo output had one consumer only', summ['outputs'][0]['connects'], 1)
     c.true('the symlink target is still intact', intact(v1))
 
@@ -105,7 +105,7 @@ try:
     procs.append(r.proc)
     count = 300
     seclib.Stream(port, count=count).start().wait()
-    summ = r.finish(timeout=60)
+    summ = seclib.finish(c, r, timeout=60)
     c.eq('sigmf run exits 0', r.rc, 0)
     c.true('the planted PATH.sigmf-meta.tmp target is intact', intact(v2))
     c.true('the planted .tmp symlink is left alone',
@@ -128,7 +128,7 @@ try:
     os.unlink(out)
     os.symlink(v4, out)
     seclib.Stream(port, count=count).start().wait()
-    summ = r.finish(timeout=60)
+    summ = seclib.finish(c, r, timeout=60)
     c.true('the symlink swapped in after start is not followed', intact(v4))
     with open(out + '.kept', 'rb') as f:
         c.true('the file opened at start got every byte',

@@ -50,7 +50,7 @@ try:
     c.true('it read 0 samples (end of /dev/null)', len(summ) == 1 and summ[0]['samples'] == 0,
            summ)
     r.stop()
-    rs = r.finish(timeout=30)
+    rs = seclib.finish(c, r, timeout=30)
     c.eq('the receiver got no samples', rs['samples'], 0)
 
     # ---- a .sigmf-meta that is a FIFO: refused, no hang ----
@@ -77,7 +77,7 @@ try:
     p = seclib.run([send_exe, '-s', 'file:' + path, '-f', 'i16', '-q', f'127.0.0.1:{port}'],
                    timeout=60)
     c.eq('captures before global: zcs-send exits 0', p.returncode, 0)
-    rs = r.finish(timeout=60)
+    rs = seclib.finish(c, r, timeout=60)
     c.eq('the rate is global\'s', rs.get('sample_rate'), 250000)
     c.eq('every sample arrived', rs['samples'], len(data) // 4)
     with open(out, 'rb') as f:

@@ -42,7 +42,7 @@ try:
     s = seclib.Stream(port, count=count, extra={50: FORGED, 51: FORGED},
                       meta={'sender': b'lab "pc" \\ 1', 'version': b'0.1"\\'}).start()
     s.wait()
-    summ = r.finish(timeout=60)
+    summ = seclib.finish(c, r, timeout=60)
     by = summ['invalid_by']
     c.eq('bad_meta counts every forged metadata datagram', by['bad_meta'], 2 * len(FORGED))
     c.eq('invalid is only those', summ['invalid'], 2 * len(FORGED))
@@ -77,7 +77,7 @@ try:
                         '-n', '48000', '-r', '1M', '-q', f'127.0.0.1:{port}'],
                        capture_output=True, timeout=60)
     c.eq('zcs-send with a newline in its host name exits 0', p.returncode, 0)
-    summ = r.finish(timeout=60)
+    summ = seclib.finish(c, r, timeout=60)
     c.eq('its metadata is taken (bad_meta)', summ['invalid_by']['bad_meta'], 0)
     c.eq('its samples are out', summ['samples'], 48000)
     news = r.news()
