@@ -12,6 +12,10 @@
 
 #include "rx_embed.h"
 
+extern "C" {
+#include "ctl_client.h"
+}
+
 /* Device arguments, read once from the Kwargs (zcs_soapy_args.cpp). */
 struct ZcsArgs {
 	std::string addr;            /* addr=: group or address, and port ("" = every address) */
@@ -100,6 +104,14 @@ private:
 	void check_channel(const int dir, const size_t ch) const;
 	/* Without a control channel a setting can only be what the stream already has. */
 	void no_control(const std::string &what, double want, double have) const;
+	/* Connects to the board's control channel (key= needed) and reads its settings. */
+	void open_control();
+	/* Applies want through the control channel (or, without one, accepts only what the
+	 * stream has); throws with the board's reason when it refuses. */
+	void set_ctl(const struct zcs_ctl_settings &want, uint32_t bit, const std::string &what,
+		     double value, double have);
+	/* The board's answer to the last get or set; false without a control channel. */
+	bool ctl_state(struct zcs_ctl_reply &r) const;
 
 	ZcsArgs args_;
 	struct zcs_addr sender_;
@@ -110,6 +122,9 @@ private:
 	size_t pair_bytes_ = 4;
 	bool active_ = false;
 	bool setup_ = false;
+	mutable std::mutex ctl_mu_;   /* the client is not thread-safe */
+	struct zcs_ctl_client *ctl_ = nullptr;
+	struct zcs_ctl_reply ctl_last_; /* settings and capabilities from the board */
 };
 
 #endif

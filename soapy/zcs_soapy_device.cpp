@@ -29,11 +29,93 @@ ZcsDevice::ZcsDevice(const ZcsArgs &args, struct zcs_rx_embed *rx, const struct 
 	SoapySDR::logf(SOAPY_SDR_INFO, "zcs: stream 0x%08x from %s (%s): %.6g MS/s at %.6f MHz",
 		       (unsigned)meta_.stream_id, zcs_soapy_host(sender_).c_str(), meta_.sender,
 		       meta_.sample_rate / 1e6, meta_.center_freq / 1e6);
+	memset(&ctl_last_, 0, sizeof(ctl_last_));
+	open_control();
 }
 
 ZcsDevice::~ZcsDevice()
 {
+	zcs_ctl_client_close(ctl_);
 	zcs_rx_embed_close(rx_);
+}
+
+void ZcsDevice::open_control()
+{
+	struct zcs_key key;
+	char err[512] = "";
+	int ret;
+
+	/* the control channel admits only holders of the stream key */
+	if (args_.key.empty()) {
+		SoapySDR::log(SOAPY_SDR_INFO, "zcs: no key=: no control channel, settings read-only "
+			      "(from the stream's metadata)");
+		return;
+	}
+	ret = zcs_key_load(&key, args_.key.c_str(), err, sizeof(err));
+	if (ret < 0)
+		throw std::runtime_error(std::string("zcs: key=: ") + err);
+	ret = zcs_ctl_client_open(&ctl_, args_.control.c_str(), &key, 3000, err, sizeof(err));
+	zcs_key_wipe(&key);
+	if (ret < 0) {
+		ctl_ = nullptr;
+		SoapySDR::logf(SOAPY_SDR_WARNING, "zcs: control channel %s: %s: settings read-only",
+			       args_.control.c_str(), err);
+		return;
+	}
+	ret = zcs_ctl_client_get(ctl_, &ctl_last_, 3000, err, sizeof(err));
+	if (ret < 0 || !ctl_last_.ok) {
+		SoapySDR::logf(SOAPY_SDR_WARNING, "zcs: control channel %s: get: %s: settings "
+			       "read-only", args_.control.c_str(), ret < 0 ? err : ctl_last_.error);
+		zcs_ctl_client_close(ctl_);
+		ctl_ = nullptr;
+		return;
+	}
+	SoapySDR::logf(SOAPY_SDR_INFO, "zcs: control channel %s: connected", args_.control.c_str());
+}
+
+bool ZcsDevice::ctl_state(struct zcs_ctl_reply &r) const
+{
+	std::lock_guard<std::mutex> lock(ctl_mu_);
+
+	if (!ctl_)
+		return false;
+	r = ctl_last_;
+	return r.has_caps;
+}
+
+void ZcsDevice::set_ctl(const struct zcs_ctl_settings &want, uint32_t bit, const std::string &what,
+			double value, double have)
+{
+	struct zcs_ctl_reply r;
+	char err[512] = "";
+	int ret;
+
+	std::unique_lock<std::mutex> lock(ctl_mu_);
+	if (!ctl_) {
+		lock.unlock();
+		no_control(what, value, have);
+		return;
+	}
+	if (!(ctl_last_.caps.settable & bit)) {
+		const std::string msg = "zcs: the board does not set " + what + " while streaming";
+		SoapySDR::log(SOAPY_SDR_ERROR, msg);
+		throw std::runtime_error(msg);
+	}
+	memset(&r, 0, sizeof(r));
+	ret = zcs_ctl_client_set(ctl_, &want, &r, 5000, err, sizeof(err));
+	if (ret < 0) {
+		const std::string msg = "zcs: control channel: " + std::string(err);
+		SoapySDR::log(SOAPY_SDR_ERROR, msg);
+		throw std::runtime_error(msg);
+	}
+	if (!r.ok) {
+		const std::string msg = "zcs: the board refused " + what + " " + std::to_string(value) +
+			": " + r.error;
+		SoapySDR::log(SOAPY_SDR_ERROR, msg);
+		throw std::runtime_error(msg);
+	}
+	/* what the radio took (a reply carries every setting; its capabilities only with get) */
+	ctl_last_.now = r.now;
 }
 
 struct zcs_meta ZcsDevice::meta() const
@@ -58,8 +140,8 @@ void ZcsDevice::no_control(const std::string &what, double want, double have) co
 	if (std::fabs(want - have) <= 1e-6 * std::fabs(have) + 1e-9)
 		return;
 	const std::string msg = "zcs: cannot set " + what + " to " + std::to_string(want) +
-		": no control channel to the board in this build (the stream has " +
-		std::to_string(have) + ")";
+		": no control channel to the board (give key=, and control= unless it is the "
+		"stream's sender at port 5392; the stream has " + std::to_string(have) + ")";
 	SoapySDR::log(SOAPY_SDR_ERROR, msg);
 	throw std::runtime_error(msg);
 }
@@ -268,24 +350,46 @@ int ZcsDevice::readStream(SoapySDR::Stream *, void *const *buffs, const size_t n
 	return SOAPY_SDR_TIMEOUT;
 }
 
-/* ---- settings: what the stream's metadata says ---- */
+/* ---- settings: the board's through the control channel, else the stream's metadata ---- */
 
 std::vector<std::string> ZcsDevice::listAntennas(const int dir, const size_t ch) const
 {
+	struct zcs_ctl_reply r;
+
 	check_channel(dir, ch);
-	return { meta().channel ? "RX2" : "RX1" };
+	if (ctl_state(r) && r.caps.channels) {
+		std::vector<std::string> v;
+
+		if (r.caps.channels & 1)
+			v.push_back("RX1");
+		if (r.caps.channels & 2)
+			v.push_back("RX2");
+		return v;
+	}
+	return { getAntenna(dir, ch) };
 }
 
 void ZcsDevice::setAntenna(const int dir, const size_t ch, const std::string &name)
 {
+	struct zcs_ctl_settings w = {};
+
 	check_channel(dir, ch);
-	if (name != getAntenna(dir, ch))
-		no_control("the antenna", 1, 0);
+	if (name != "RX1" && name != "RX2")
+		throw std::runtime_error("zcs: no antenna " + name + " (RX1, RX2)");
+	if (name == getAntenna(dir, ch))
+		return;
+	w.have = ZCS_CTL_CHANNEL;
+	w.channel = name == "RX2" ? 1 : 0;
+	set_ctl(w, ZCS_CTL_CHANNEL, "the antenna", w.channel, !w.channel);
 }
 
 std::string ZcsDevice::getAntenna(const int dir, const size_t ch) const
 {
+	struct zcs_ctl_reply r;
+
 	check_channel(dir, ch);
+	if (ctl_state(r))
+		return r.now.channel ? "RX2" : "RX1";
 	return meta().channel ? "RX2" : "RX1";
 }
 
@@ -297,19 +401,41 @@ std::vector<std::string> ZcsDevice::listGains(const int dir, const size_t ch) co
 
 bool ZcsDevice::hasGainMode(const int dir, const size_t ch) const
 {
+	struct zcs_ctl_reply r;
+
 	check_channel(dir, ch);
+	if (ctl_state(r))
+		return (r.caps.gain_modes & ~(1u << ZCS_GAIN_MANUAL)) != 0;
 	return true;
 }
 
 void ZcsDevice::setGainMode(const int dir, const size_t ch, const bool automatic)
 {
+	struct zcs_ctl_settings w = {};
+	struct zcs_ctl_reply r;
+
 	check_channel(dir, ch);
-	no_control("the gain mode", automatic, getGainMode(dir, ch));
+	if (automatic == getGainMode(dir, ch))
+		return;
+	w.have = ZCS_CTL_GAIN_MODE;
+	w.gain_mode = ZCS_GAIN_MANUAL;
+	if (automatic) {
+		/* the AD9361's slow attack is the usual AGC; another one when that is not offered */
+		w.gain_mode = ZCS_GAIN_SLOW;
+		if (ctl_state(r) && !(r.caps.gain_modes & (1u << ZCS_GAIN_SLOW)))
+			w.gain_mode = (r.caps.gain_modes & (1u << ZCS_GAIN_FAST)) ? ZCS_GAIN_FAST
+										   : ZCS_GAIN_HYBRID;
+	}
+	set_ctl(w, ZCS_CTL_GAIN_MODE, "the gain mode", automatic, !automatic);
 }
 
 bool ZcsDevice::getGainMode(const int dir, const size_t ch) const
 {
+	struct zcs_ctl_reply r;
+
 	check_channel(dir, ch);
+	if (ctl_state(r))
+		return r.now.gain_mode != ZCS_GAIN_MANUAL;
 	return meta().gain_mode != ZCS_GAIN_MANUAL;
 }
 
@@ -320,13 +446,21 @@ void ZcsDevice::setGain(const int dir, const size_t ch, const double value)
 
 void ZcsDevice::setGain(const int dir, const size_t ch, const std::string &, const double value)
 {
+	struct zcs_ctl_settings w = {};
+
 	check_channel(dir, ch);
-	no_control("the gain", value, getGain(dir, ch));
+	w.have = ZCS_CTL_GAIN;
+	w.gain_mdb = (int32_t)std::lround(value * 1000.0);
+	set_ctl(w, ZCS_CTL_GAIN, "the gain", value, getGain(dir, ch));
 }
 
 double ZcsDevice::getGain(const int dir, const size_t ch) const
 {
+	struct zcs_ctl_reply r;
+
 	check_channel(dir, ch);
+	if (ctl_state(r))
+		return r.now.gain_mdb / 1000.0;
 	return meta().gain_mdb / 1000.0;
 }
 
@@ -337,8 +471,11 @@ double ZcsDevice::getGain(const int dir, const size_t ch, const std::string &) c
 
 SoapySDR::Range ZcsDevice::getGainRange(const int dir, const size_t ch) const
 {
-	const double g = getGain(dir, ch);
+	struct zcs_ctl_reply r;
 
+	if (ctl_state(r) && r.caps.gain_max_mdb > r.caps.gain_min_mdb)
+		return SoapySDR::Range(r.caps.gain_min_mdb / 1000.0, r.caps.gain_max_mdb / 1000.0);
+	const double g = getGain(dir, ch);
 	return SoapySDR::Range(g, g);
 }
 
@@ -356,15 +493,28 @@ void ZcsDevice::setFrequency(const int dir, const size_t ch, const double freque
 void ZcsDevice::setFrequency(const int dir, const size_t ch, const std::string &name,
 			     const double frequency, const SoapySDR::Kwargs &)
 {
+	struct zcs_ctl_settings w = {};
+	const double have = getFrequency(dir, ch);
+
 	check_channel(dir, ch);
 	if (name != "RF")
 		throw std::runtime_error("zcs: no frequency element " + name + " (RF)");
-	no_control("the frequency", frequency, getFrequency(dir, ch));
+	if (frequency < 0)
+		throw std::runtime_error("zcs: negative frequency");
+	if (std::llround(frequency) == std::llround(have))
+		return;
+	w.have = ZCS_CTL_FREQ;
+	w.freq = (uint64_t)std::llround(frequency);
+	set_ctl(w, ZCS_CTL_FREQ, "the frequency", frequency, have);
 }
 
 double ZcsDevice::getFrequency(const int dir, const size_t ch) const
 {
+	struct zcs_ctl_reply r;
+
 	check_channel(dir, ch);
+	if (ctl_state(r))
+		return (double)r.now.freq;
 	return (double)meta().center_freq;
 }
 
@@ -381,8 +531,11 @@ std::vector<std::string> ZcsDevice::listFrequencies(const int dir, const size_t 
 
 SoapySDR::RangeList ZcsDevice::getFrequencyRange(const int dir, const size_t ch) const
 {
-	const double f = getFrequency(dir, ch);
+	struct zcs_ctl_reply r;
 
+	if (ctl_state(r) && r.caps.freq_max)
+		return { SoapySDR::Range((double)r.caps.freq_min, (double)r.caps.freq_max) };
+	const double f = getFrequency(dir, ch);
 	return { SoapySDR::Range(f, f) };
 }
 
@@ -393,46 +546,87 @@ SoapySDR::RangeList ZcsDevice::getFrequencyRange(const int dir, const size_t ch,
 
 void ZcsDevice::setSampleRate(const int dir, const size_t ch, const double rate)
 {
+	struct zcs_ctl_settings w = {};
+	const double have = getSampleRate(dir, ch);
+
 	check_channel(dir, ch);
-	no_control("the sample rate", rate, getSampleRate(dir, ch));
+	if (std::llround(rate) == std::llround(have))
+		return;
+	w.have = ZCS_CTL_RATE;
+	w.rate = (uint64_t)std::llround(rate);
+	set_ctl(w, ZCS_CTL_RATE, "the sample rate", rate, have);
 }
 
 double ZcsDevice::getSampleRate(const int dir, const size_t ch) const
 {
+	struct zcs_ctl_reply r;
+
 	check_channel(dir, ch);
+	if (ctl_state(r) && r.now.rate)
+		return (double)r.now.rate;
 	return (double)meta().sample_rate;
 }
 
 std::vector<double> ZcsDevice::listSampleRates(const int dir, const size_t ch) const
 {
+	struct zcs_ctl_reply r;
+
+	if (ctl_state(r) && r.caps.rate_max > r.caps.rate_min) {
+		/* applications offer a list: the usual rates the board's range holds, and its ends */
+		static const double usual[] = { 1e6, 2e6, 2.4e6, 2.5e6, 3.2e6, 5e6, 6e6, 8e6, 10e6,
+						12.5e6, 15.36e6, 20e6, 25e6, 30.72e6, 40e6, 61.44e6 };
+		std::vector<double> v = { (double)r.caps.rate_min };
+
+		for (const double u : usual)
+			if (u > r.caps.rate_min && u < r.caps.rate_max)
+				v.push_back(u);
+		v.push_back((double)r.caps.rate_max);
+		return v;
+	}
 	return { getSampleRate(dir, ch) };
 }
 
 SoapySDR::RangeList ZcsDevice::getSampleRateRange(const int dir, const size_t ch) const
 {
-	const double r = getSampleRate(dir, ch);
+	struct zcs_ctl_reply r;
 
-	return { SoapySDR::Range(r, r) };
+	if (ctl_state(r) && r.caps.rate_max)
+		return { SoapySDR::Range((double)r.caps.rate_min, (double)r.caps.rate_max) };
+	const double v = getSampleRate(dir, ch);
+	return { SoapySDR::Range(v, v) };
 }
 
 void ZcsDevice::setBandwidth(const int dir, const size_t ch, const double bw)
 {
+	struct zcs_ctl_settings w = {};
+	const double have = getBandwidth(dir, ch);
+
 	check_channel(dir, ch);
 	/* 0 is "leave it" to several applications */
-	if (bw != 0)
-		no_control("the bandwidth", bw, getBandwidth(dir, ch));
+	if (bw == 0 || std::llround(bw) == std::llround(have))
+		return;
+	w.have = ZCS_CTL_BW;
+	w.bw = (uint64_t)std::llround(bw);
+	set_ctl(w, ZCS_CTL_BW, "the bandwidth", bw, have);
 }
 
 double ZcsDevice::getBandwidth(const int dir, const size_t ch) const
 {
+	struct zcs_ctl_reply r;
+
 	check_channel(dir, ch);
+	if (ctl_state(r) && r.now.bw)
+		return (double)r.now.bw;
 	return (double)meta().bandwidth;
 }
 
 SoapySDR::RangeList ZcsDevice::getBandwidthRange(const int dir, const size_t ch) const
 {
-	const double b = getBandwidth(dir, ch);
+	struct zcs_ctl_reply r;
 
+	if (ctl_state(r) && r.caps.bw_max)
+		return { SoapySDR::Range((double)r.caps.bw_min, (double)r.caps.bw_max) };
+	const double b = getBandwidth(dir, ch);
 	return { SoapySDR::Range(b, b) };
 }
 
@@ -449,6 +643,8 @@ static const char *const SENSORS[][2] = {
 	{ "invalid", "datagrams refused by the parser" },
 	{ "samples", "samples delivered by the receiver, zero fill included" },
 	{ "restarts", "sender restarts followed" },
+	{ "stream_frequency", "the centre frequency the stream's metadata announces, Hz" },
+	{ "stream_rate", "the sample rate the stream's metadata announces, S/s" },
 };
 
 std::vector<std::string> ZcsDevice::listSensors() const
@@ -508,6 +704,10 @@ std::string ZcsDevice::readSensor(const std::string &key) const
 		v = c.samples;
 	else if (key == "restarts")
 		v = c.restarts;
+	else if (key == "stream_frequency")
+		v = meta().center_freq;
+	else if (key == "stream_rate")
+		v = meta().sample_rate;
 	else
 		throw std::runtime_error("zcs: no sensor " + key);
 	return std::to_string(v);
