@@ -103,13 +103,14 @@ private:
 	struct zcs_meta meta() const;
 	void check_channel(const int dir, const size_t ch) const;
 	/* Without a control channel a setting can only be what the stream already has. */
-	void no_control(const std::string &what, double want, double have) const;
+	void no_control(const std::string &what, double want, double have, bool fatal) const;
 	/* Connects to the board's control channel (key= needed) and reads its settings. */
 	void open_control();
 	/* Applies want through the control channel (or, without one, accepts only what the
-	 * stream has); throws with the board's reason when it refuses. */
+	 * stream has); a refusal throws with the board's reason when fatal, else is only logged:
+	 * GQRX ends on any exception, and it sets the bandwidth and gain on its own. */
 	void set_ctl(const struct zcs_ctl_settings &want, uint32_t bit, const std::string &what,
-		     double value, double have);
+		     double value, double have, bool fatal = true);
 	/* The board's answer to the last get or set; false without a control channel. */
 	bool ctl_state(struct zcs_ctl_reply &r) const;
 

@@ -84,7 +84,7 @@ bool ZcsDevice::ctl_state(struct zcs_ctl_reply &r) const
 }
 
 void ZcsDevice::set_ctl(const struct zcs_ctl_settings &want, uint32_t bit, const std::string &what,
-			double value, double have)
+			double value, double have, bool fatal)
 {
 	struct zcs_ctl_reply r;
 	char err[512] = "";
@@ -93,13 +93,15 @@ void ZcsDevice::set_ctl(const struct zcs_ctl_settings &want, uint32_t bit, const
 	std::unique_lock<std::mutex> lock(ctl_mu_);
 	if (!ctl_) {
 		lock.unlock();
-		no_control(what, value, have);
+		no_control(what, value, have, fatal);
 		return;
 	}
 	if (!(ctl_last_.caps.settable & bit)) {
 		const std::string msg = "zcs: the board does not set " + what + " while streaming";
 		SoapySDR::log(SOAPY_SDR_ERROR, msg);
-		throw std::runtime_error(msg);
+		if (fatal)
+			throw std::runtime_error(msg);
+		return;
 	}
 	memset(&r, 0, sizeof(r));
 	ret = zcs_ctl_client_set(ctl_, &want, &r, 5000, err, sizeof(err));
@@ -112,7 +114,9 @@ void ZcsDevice::set_ctl(const struct zcs_ctl_settings &want, uint32_t bit, const
 		const std::string msg = "zcs: the board refused " + what + " " + std::to_string(value) +
 			": " + r.error;
 		SoapySDR::log(SOAPY_SDR_ERROR, msg);
-		throw std::runtime_error(msg);
+		if (fatal)
+			throw std::runtime_error(msg);
+		return;
 	}
 	/* what the radio took (a reply carries every setting; its capabilities only with get) */
 	ctl_last_.now = r.now;
@@ -134,7 +138,7 @@ void ZcsDevice::check_channel(const int dir, const size_t ch) const
 		throw std::runtime_error("zcs: one receive channel only (RX 0)");
 }
 
-void ZcsDevice::no_control(const std::string &what, double want, double have) const
+void ZcsDevice::no_control(const std::string &what, double want, double have, bool fatal) const
 {
 	/* asking for what the stream already has is no change: applications set what they read */
 	if (std::fabs(want - have) <= 1e-6 * std::fabs(have) + 1e-9)
@@ -143,7 +147,8 @@ void ZcsDevice::no_control(const std::string &what, double want, double have) co
 		": no control channel to the board (give key=, and control= unless it is the "
 		"stream's sender at port 5392; the stream has " + std::to_string(have) + ")";
 	SoapySDR::log(SOAPY_SDR_ERROR, msg);
-	throw std::runtime_error(msg);
+	if (fatal)
+		throw std::runtime_error(msg);
 }
 
 std::string ZcsDevice::getHardwareKey() const
@@ -380,7 +385,7 @@ void ZcsDevice::setAntenna(const int dir, const size_t ch, const std::string &na
 		return;
 	w.have = ZCS_CTL_CHANNEL;
 	w.channel = name == "RX2" ? 1 : 0;
-	set_ctl(w, ZCS_CTL_CHANNEL, "the antenna", w.channel, !w.channel);
+	set_ctl(w, ZCS_CTL_CHANNEL, "the antenna", w.channel, !w.channel, false);
 }
 
 std::string ZcsDevice::getAntenna(const int dir, const size_t ch) const
@@ -426,7 +431,7 @@ void ZcsDevice::setGainMode(const int dir, const size_t ch, const bool automatic
 			w.gain_mode = (r.caps.gain_modes & (1u << ZCS_GAIN_FAST)) ? ZCS_GAIN_FAST
 										   : ZCS_GAIN_HYBRID;
 	}
-	set_ctl(w, ZCS_CTL_GAIN_MODE, "the gain mode", automatic, !automatic);
+	set_ctl(w, ZCS_CTL_GAIN_MODE, "the gain mode", automatic, !automatic, false);
 }
 
 bool ZcsDevice::getGainMode(const int dir, const size_t ch) const
@@ -451,7 +456,7 @@ void ZcsDevice::setGain(const int dir, const size_t ch, const std::string &, con
 	check_channel(dir, ch);
 	w.have = ZCS_CTL_GAIN;
 	w.gain_mdb = (int32_t)std::lround(value * 1000.0);
-	set_ctl(w, ZCS_CTL_GAIN, "the gain", value, getGain(dir, ch));
+	set_ctl(w, ZCS_CTL_GAIN, "the gain", value, getGain(dir, ch), false);
 }
 
 double ZcsDevice::getGain(const int dir, const size_t ch) const
@@ -607,7 +612,7 @@ void ZcsDevice::setBandwidth(const int dir, const size_t ch, const double bw)
 		return;
 	w.have = ZCS_CTL_BW;
 	w.bw = (uint64_t)std::llround(bw);
-	set_ctl(w, ZCS_CTL_BW, "the bandwidth", bw, have);
+	set_ctl(w, ZCS_CTL_BW, "the bandwidth", bw, have, false);
 }
 
 double ZcsDevice::getBandwidth(const int dir, const size_t ch) const
