@@ -404,12 +404,13 @@ static void *server_main(void *arg)
 			break;
 		if (s->pfd[0].revents)
 			break;
-		if (s->pfd[1].revents & POLLIN)
-			on_accept(s);
+		/* clients first: a slot whose peer left is free before the next one is accepted */
 		for (size_t i = 0; i < n; i++)
 			if (s->cl[i].stage != ST_FREE && s->pfd[k + i].fd == s->cl[i].fd &&
 			    s->pfd[k + i].revents)
 				on_input(s, &s->cl[i]);
+		if (s->pfd[1].revents & POLLIN)
+			on_accept(s);
 	}
 	for (size_t i = 0; i < n; i++)
 		if (s->cl[i].stage != ST_FREE)
