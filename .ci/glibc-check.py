@@ -221,8 +221,11 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     if not os.path.isfile(symbols):
-        print(f'glibc-check: symbol list {symbols} not found', file=sys.stderr)
-        return 2
+        # The list comes from outside the tree (../shared/data): a clone without it builds and
+        # tests all the same, and says which check it could not make (ZCS_REQUIRE_SHARED=1: fail)
+        print(f'glibc-check: skip: symbol list {symbols} not found: the glibc 2.25 import check '
+              'is skipped', file=sys.stderr)
+        return 2 if os.environ.get('ZCS_REQUIRE_SHARED') else 0
     names = load_names(symbols)
     print(f'glibc-check: {len(names)} names from {os.path.normpath(symbols)}'
           f'{" (strict)" if strict else ""}')

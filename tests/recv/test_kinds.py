@@ -22,6 +22,12 @@ from recvlib import Checker, Recv, finish_suite, isolate, read, workdir  # noqa:
 isolate()   # a loopback of its own: another build directory may run this test at the same time
 
 RECV, SEND, EXPECT, SCHEMA = sys.argv[1:5]
+# The SigMF schema comes from outside the tree (../shared/data): a clone without it checks the
+# .sigmf-meta with the project's own checks below and says it skipped the schema's.
+if not os.path.exists(SCHEMA):
+    print(f'skip: no SigMF schema at {SCHEMA}: schema validation skipped (own checks run)',
+          flush=True)
+    SCHEMA = None
 BASE_PORT = 21500
 RATE, TONE, AMP, SEED = 2000000, 123456, 0.7, 11
 WIRE_PAIR = {'i8': 2, 'p12': 3, 'i16': 4}
@@ -256,12 +262,13 @@ def check_sigmf(c, path, datatype, want_data):
     c.same_bytes('sigmf data', read(path + '.sigmf-data'), want_data)
     with open(path + '.sigmf-meta') as f:
         meta = json.load(f)
-    with open(SCHEMA) as f:
-        schema = json.load(f)
-    try:
-        jsonschema.validate(meta, schema)
-    except jsonschema.ValidationError as e:
-        c.true(f'sigmf meta valid against the schema: {e.message}', False)
+    if SCHEMA:
+        with open(SCHEMA) as f:
+            schema = json.load(f)
+        try:
+            jsonschema.validate(meta, schema)
+        except jsonschema.ValidationError as e:
+            c.true(f'sigmf meta valid against the schema: {e.message}', False)
     g = meta.get('global', {})
     c.eq('sigmf core:datatype', g.get('core:datatype'), datatype)
     c.eq('sigmf core:sample_rate', g.get('core:sample_rate'), RATE)
