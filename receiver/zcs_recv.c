@@ -11,12 +11,14 @@
 #include "clock.h"
 #include "ctl_fwd.h"
 #include "key.h"
+#include "log.h"
 #include "jsonout.h"
 #include "output.h"
 #include "recv_opts.h"
 #include "recv_stats.h"
 #include "rx.h"
 #include "stdfds.h"
+#include "text.h"
 #include "zcs_config.h"
 
 static volatile sig_atomic_t stop_signal;
@@ -43,10 +45,15 @@ static void clear_line(struct ui *u)
 static void news(void *ctx, const char *msg)
 {
 	struct ui *u = ctx;
+	char safe[4 * ZCS_LOG_LINE];
 
 	if (u->quiet)
 		return;
 	clear_line(u);
+	/* news may quote outside text (names from the wire are checked already, paths and specs
+	 * are the user's): a line that is not plain text reaches the terminal escaped */
+	if (!zcs_text_valid(msg, strlen(msg)))
+		msg = zcs_text_escape(safe, sizeof(safe), msg);
 	fprintf(stderr, "zcs-recv: %s\n", msg);
 }
 

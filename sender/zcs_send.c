@@ -14,6 +14,7 @@
 #include "ctl_server.h"
 #include "err.h"
 #include "key.h"
+#include "log.h"
 #include "net.h"
 #include "pipeline.h"
 #include "proto.h"
@@ -29,7 +30,12 @@
 
 static void log_line(void *ctx, const char *line)
 {
+	char safe[4 * ZCS_LOG_LINE];
+
 	(void)ctx;
+	/* a line that is not plain text (a path the user gave, say) reaches the terminal escaped */
+	if (!zcs_text_valid(line, strlen(line)))
+		line = zcs_text_escape(safe, sizeof(safe), line);
 	fprintf(stderr, "zcs-send: %s\n", line);
 }
 

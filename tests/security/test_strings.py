@@ -85,6 +85,19 @@ try:
     objs = seclib.json_lines(r.lines)
     c.eq('one summary line', sum(1 for o in objs if o.get('type') == 'summary'), 1)
     c.true('no escape byte reached the terminal', '\x1b' not in ''.join(r.lines))
+
+    # a news line quoting outside text that is not plain (a FIFO path with an escape sequence,
+    # given by whoever wrote the command line) reaches the terminal escaped
+    port = 23003
+    fifo = os.path.join(tmp, 'iq\x1b[31mred')
+    r = recvlib.Recv(recv_exe, [f'127.0.0.1:{port}', '-o', f'fifo:{fifo}'])
+    procs.append(r.proc)
+    rfd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    c.true('the reader is announced', seclib.wait_for(lambda: 'reader came' in r.news()))
+    os.close(rfd)
+    summ = seclib.finish(c, r, timeout=30, stop_after=0)
+    c.true('the path in the news is escaped', 'iq\\x1b[31mred' in r.news(), r.news())
+    c.true('no escape byte reached the terminal', '\x1b' not in ''.join(r.lines))
 finally:
     seclib.kill_all(procs)
     shutil.rmtree(tmp, ignore_errors=True)
