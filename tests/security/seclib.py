@@ -199,7 +199,9 @@ def validate_sigmf(c, meta_path, schema_path):
         return None
     c.true(f'{meta_path} is valid JSON', True)
     if not schema_path or not os.path.exists(schema_path):
-        print(f'skip: no SigMF schema at {schema_path}: schema check skipped (JSON checked)')
+        # ../shared/data may be absent in a clone; ZCS_REQUIRE_SHARED=1 (as CI may set) fails
+        c.true(f'skip: no SigMF schema at {schema_path}: schema check skipped (JSON checked)',
+               not os.environ.get('ZCS_REQUIRE_SHARED'))
         return meta
     import jsonschema
     with open(schema_path) as f:
