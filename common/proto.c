@@ -3,6 +3,7 @@
  * below is a row of one of its tables, and every rejection is one of its reasons. */
 #include <string.h>
 
+#include "auth.h"
 #include "bytes.h"
 #include "proto.h"
 #include "text.h"
@@ -247,6 +248,32 @@ static int parse_meta(const uint8_t *buf, size_t len, struct zcs_dgram *out)
 	return 0;
 }
 
+/* A keyed datagram is the unkeyed one plus a trailer whose size its base type gives: the base
+ * is judged as ever, on the bytes before the trailer (what an unkeyed receiver does with it). */
+static int parse_keyed(const uint8_t *buf, size_t len, struct zcs_dgram *out)
+{
+	const int base = buf[OFF_TYPE] & ~ZCS_AUTH_TYPE_BIT;
+	const size_t trailer = zcs_auth_trailer_bytes(base);
+	size_t inner;
+	int ret;
+
+	if (trailer == 0)
+		return -ZCS_PERR_BAD_TYPE;
+	if (len < trailer + 4)
+		return -ZCS_PERR_TRUNCATED;
+	inner = len - trailer;
+	ret = base == ZCS_DGRAM_SAMPLES ? parse_samples(buf, inner, out) : parse_meta(buf, inner, out);
+	if (ret < 0)
+		return ret;
+	out->keyed = true;
+	if (base == ZCS_DGRAM_META) {
+		out->run_start_ns = zcs_get_le64(buf + inner);
+		out->meta_seq = zcs_get_le64(buf + inner + 8);
+	}
+	memcpy(out->salt, buf + len - ZCS_AUTH_TAG_BYTES - ZCS_AUTH_SALT_BYTES, sizeof(out->salt));
+	return 0;
+}
+
 int zcs_proto_parse(const uint8_t *buf, size_t len, struct zcs_dgram *out)
 {
 	/* Each prefix field is judged as soon as its byte is there, and the version right after the
@@ -261,6 +288,9 @@ int zcs_proto_parse(const uint8_t *buf, size_t len, struct zcs_dgram *out)
 		return -ZCS_PERR_BAD_VERSION;
 	if (len < 4)
 		return -ZCS_PERR_TRUNCATED;
+	out->keyed = false;
+	if (buf[OFF_TYPE] & ZCS_AUTH_TYPE_BIT)
+		return parse_keyed(buf, len, out);
 	switch (buf[OFF_TYPE]) {
 	case ZCS_DGRAM_SAMPLES:
 		return parse_samples(buf, len, out);
@@ -285,6 +315,7 @@ const char *zcs_proto_err_name(int err)
 		[ZCS_PERR_RESERVED] = "reserved",
 		[ZCS_PERR_BAD_META] = "bad_meta",
 		[ZCS_PERR_DECOMPRESS] = "decompress",
+		[ZCS_PERR_AUTH] = "auth",
 	};
 
 	/* accept the reason either as returned (negative) or as an enum value */

@@ -91,6 +91,7 @@ enum zcs_proto_err {
 	ZCS_PERR_RESERVED,      /* a reserved bit or field is not zero */
 	ZCS_PERR_BAD_META,      /* a metadata field out of range (rate 0, unterminated string, ...) */
 	ZCS_PERR_DECOMPRESS,    /* zstd payload does not decode to exactly the samples announced */
+	ZCS_PERR_AUTH,          /* a keyed receiver's verification failed (common/auth.h) */
 	ZCS_PERR_COUNT
 };
 
@@ -100,6 +101,12 @@ struct zcs_dgram {
 	struct zcs_sample_hdr hdr;
 	struct zcs_meta meta;
 	const uint8_t *payload;
+	/* keyed: type bit 7 (ZCS_AUTH_TYPE_BIT) was set and the trailer stripped; the parser
+	 * does not verify it (zcs_auth_verify does).  run_start_ns and meta_seq: metadata only. */
+	bool keyed;
+	uint8_t salt[8];
+	uint64_t run_start_ns;
+	uint64_t meta_seq;
 };
 
 /* UDP payload bytes that fit a path MTU: mtu - 28 (IPv4) or mtu - 48 (IPv6). */
@@ -118,7 +125,8 @@ void zcs_proto_write_sample_hdr(uint8_t *buf, const struct zcs_sample_hdr *hdr);
 /* Writes a metadata datagram to buf (ZCS_PROTO_META_SIZE bytes); returns its size. */
 size_t zcs_proto_write_meta(uint8_t *buf, const struct zcs_meta *meta);
 
-/* Validates len bytes at buf and fills *out.  Never reads past len.
+/* Validates len bytes at buf and fills *out.  Never reads past len.  A keyed datagram (type bit 7)
+ * is parsed without its trailer, whose fields land in out->salt, run_start_ns and meta_seq.
  * Returns 0, or -enum zcs_proto_err naming why the datagram is bad (then *out is unspecified).
  * A ZSTD payload is checked for framing only; see zcs_codec_decompress(). */
 int zcs_proto_parse(const uint8_t *buf, size_t len, struct zcs_dgram *out);

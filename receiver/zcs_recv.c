@@ -10,9 +10,9 @@
 
 #include "clock.h"
 #include "ctl_fwd.h"
+#include "jsonout.h"
 #include "key.h"
 #include "log.h"
-#include "jsonout.h"
 #include "output.h"
 #include "recv_opts.h"
 #include "recv_stats.h"
@@ -162,6 +162,7 @@ int main(int argc, char **argv)
 	uint64_t start_ns, next_tick = 0, period_ns, idle_end_ns = 0;
 	const char *ended_by = "signal";
 	uint32_t id;
+	struct zcs_key key;
 	int ret, status = 0;
 
 	/* before any descriptor is opened: with fd 1 closed, `-o -` would write into a socket */
@@ -184,6 +185,13 @@ int main(int argc, char **argv)
 		printf("zcs-recv %s (zstd %s)\n", ZCS_VERSION, ZCS_HAVE_ZSTD ? "yes" : "no");
 		return 0;
 	}
+	if (opts.key_path) {
+		if (zcs_key_load(&key, opts.key_path, err, sizeof(err)) < 0) {
+			fprintf(stderr, "zcs-recv: --key: %s\n", err);
+			return 2;
+		}
+		opts.rx.key = &key;
+	}
 	u.quiet = opts.quiet;
 	u.json = opts.json;
 	u.tty = isatty(STDERR_FILENO);
@@ -198,14 +206,9 @@ int main(int argc, char **argv)
 	}
 	zcs_outputs_set_log(out, (struct zcs_log){ news, &u });
 	if (opts.control) {
-		struct zcs_key key;
-
-		ret = zcs_key_load(&key, opts.key_path, err, sizeof(err));
-		if (ret == 0) {
-			ret = zcs_ctl_fwd_start(&fwd, opts.control, &key, (struct zcs_log){ news, &u },
-						err, sizeof(err));
-			zcs_key_wipe(&key);
-		}
+		/* the key --key loaded at start (recv_opts: --control needs --key) */
+		ret = zcs_ctl_fwd_start(&fwd, opts.control, &key, (struct zcs_log){ news, &u },
+					err, sizeof(err));
 		if (ret < 0) {
 			fprintf(stderr, "zcs-recv: --control: %s\n", err);
 			status = ret == -EINVAL || ret == -EPERM ? 2 : 1;
@@ -247,6 +250,9 @@ int main(int argc, char **argv)
 			zcs_rx_rcvbuf(&rx), zcs_rx_gro(&rx) ? ", UDP GRO" : "",
 			zcs_isa_name(k.isa), zcs_sample_name(opts.rx.type),
 			opts.noutputs, opts.noutputs == 1 ? "" : "s");
+	if (!u.quiet && opts.key_path)
+		fprintf(stderr, "zcs-recv: keyed: only datagrams authenticated with %s are accepted\n",
+			opts.key_path);
 
 	period_ns = (uint64_t)(opts.interval * 1e9);
 	/* the end-of-stream datagram may be lost like any other (docs/protocol.md): with
@@ -336,5 +342,7 @@ out_outputs:
 		zcs_outputs_destroy(out, 0);
 	/* after the outputs: their writers call the forwarder's hook */
 	zcs_ctl_fwd_stop(fwd);
+	if (opts.rx.key)
+		zcs_key_wipe(&key);
 	return status;
 }

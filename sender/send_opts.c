@@ -27,6 +27,7 @@ enum {
 	OPT_FREQ = 256, OPT_GAIN, OPT_BW, OPT_CHANNEL, OPT_TONE, OPT_AMPLITUDE, OPT_NOISE, OPT_SEED,
 	OPT_FILE_TYPE, OPT_LOOP, OPT_MTU, OPT_TTL, OPT_IFACE, OPT_MCAST_LOOP, OPT_ZSTD,
 	OPT_SEND_PATH, OPT_CPUS, OPT_JSON, OPT_UNPACED, OPT_KEY, OPT_CONTROL, OPT_CONTROL_CLIENTS,
+	OPT_GEN_KEY,
 };
 
 /* --mtu's range in its message, from the protocol's own minimum */
@@ -72,6 +73,7 @@ static const struct option long_opts[] = {
 	{ "key", required_argument, NULL, OPT_KEY },
 	{ "control", required_argument, NULL, OPT_CONTROL },
 	{ "control-clients", required_argument, NULL, OPT_CONTROL_CLIENTS },
+	{ "gen-key", required_argument, NULL, OPT_GEN_KEY },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -435,6 +437,8 @@ static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *
 		o->json = true;
 		return 0;
 	case OPT_KEY:
+		if (!arg[0])
+			return zcs_err(err, errlen, -EINVAL, "--key '': empty file name");
 		o->key_path = arg;
 		return 0;
 	case OPT_CONTROL:
@@ -448,6 +452,11 @@ static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *
 				      "1..64", &v, err, errlen);
 		o->control_clients = ret < 0 ? o->control_clients : (size_t)v;
 		return ret;
+	case OPT_GEN_KEY:
+		if (!arg[0])
+			return zcs_err(err, errlen, -EINVAL, "--gen-key '': empty file name");
+		o->gen_key = arg;
+		return 0;
 	case 'q':
 		o->quiet = true;
 		return 0;
@@ -464,12 +473,14 @@ static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *
 struct parse_ctx {
 	struct zcs_send_opts *o;
 	unsigned given;           /* G_* of the options given, for check_combinations */
+	unsigned nopts;           /* options given: --gen-key must come alone */
 };
 
 static int take_opt(void *ctx, int c, const char *arg, char *err, size_t errlen)
 {
 	struct parse_ctx *const p = ctx;
 
+	p->nopts++;
 	return parse_one(p->o, c, arg, &p->given, err, errlen);
 }
 
@@ -485,6 +496,13 @@ int zcs_send_parse_opts(struct zcs_send_opts *o, int argc, char **argv, char *er
 		return ret;
 	if (next < argc)
 		o->dest = argv[next++];
+	if (o->gen_key) {
+		/* --gen-key writes a file and exits: anything else given would be silently ignored */
+		if (o->dest || p.nopts != 1)
+			return zcs_err(err, errlen, -EINVAL,
+				       "--gen-key FILE takes no other option or destination");
+		return ZCS_SEND_GEN_KEY;
+	}
 	if (next < argc)
 		return zcs_err(err, errlen, -EINVAL, "unexpected argument '%s' (one destination "
 			       "only)", argv[next]);

@@ -33,12 +33,14 @@ struct zcs_send_opts {
 	const char *key_path;         /* --key FILE, or NULL */
 	const char *control;          /* --control [ADDR:]PORT, or NULL (off) */
 	size_t control_clients;       /* --control-clients N */
+	const char *gen_key;          /* --gen-key: write a fresh key file and exit */
 };
 
 enum zcs_send_parse_result {
 	ZCS_SEND_RUN = 0,
 	ZCS_SEND_HELP = 1,
 	ZCS_SEND_VERSION = 2,
+	ZCS_SEND_GEN_KEY = 3,         /* --gen-key FILE: nothing else to do */
 };
 
 /* Fills o from argv.  Returns enum zcs_send_parse_result, or -EINVAL with a message naming the

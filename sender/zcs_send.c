@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "auth.h"
 #include "clock.h"
 #include "ctl_server.h"
 #include "err.h"
@@ -150,6 +151,15 @@ int main(int argc, char **argv)
 		       ZCS_HAVE_ZSTD ? "yes" : "no");
 		return 0;
 	}
+	if (ret == ZCS_SEND_GEN_KEY) {
+		if (zcs_key_generate(o.gen_key, err, sizeof(err)) < 0) {
+			fprintf(stderr, "zcs-send: %s\n", err);
+			return 1;
+		}
+		fprintf(stderr, "zcs-send: wrote a new key to %s (mode 0600): copy it to each "
+			"receiver over a channel you trust\n", o.gen_key);
+		return 0;
+	}
 	if (ret < 0 || check_cpus(&o, err, sizeof(err)) < 0) {
 		fprintf(stderr, "zcs-send: %s\n", err);
 		return 2;
@@ -205,6 +215,7 @@ int main(int argc, char **argv)
 			.cpu_src = o.cpu_src, .cpu_send = o.cpu_send,
 			.stream_id = stream_id, .sender_name = hostname,
 			.source_name = o.src.kind, .log = { log_line, NULL },
+			.key = o.key_path ? &key : NULL, .run_start_ns = zcs_wall_ns(),
 		};
 
 		ret = zcs_pipeline_create(&pl, &pc, log, sizeof(log), err, sizeof(err));
@@ -228,6 +239,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "zcs-send: control channel on %s (%zu clients at most)\n",
 			o.control, o.control_clients);
 	}
+	if (o.key_path)
+		fprintf(stderr, "zcs-send: keyed stream: every datagram is authenticated with %s "
+			"(XChaCha20-Poly1305 tag, %d bytes more per datagram)\n", o.key_path,
+			ZCS_AUTH_SAMPLE_TRAILER);
 	t0 = zcs_mono_ns();
 	ret = zcs_pipeline_start(pl, err, sizeof(err));
 	if (ret < 0)

@@ -45,8 +45,10 @@ static const char usage[] =
 "      --eos-timeout S     with --exit-on-eos: a stream silent for S seconds has ended too\n"
 "                          (its end-of-stream datagram was lost); default 2, 0 = never\n"
 "\n"
-"Control (tuning the board from here):\n"
-"      --key FILE          the stream key (the file zcs-send --key reads)\n"
+"Keys and control:\n"
+"      --key FILE          the stream key: accept only datagrams authenticated with it\n"
+"                          (64 hex digits, readable by its owner only; zcs-send makes\n"
+"                          one); others count as invalid (auth); see docs/security.md\n"
 "      --control [HOST:]PORT  forward rtl_tcp: clients' set_freq, set_sample_rate,\n"
 "                          set_gain_mode, set_gain and set_bandwidth to zcs-send's control\n"
 "                          channel (HOST default: the stream's sender; the docs use port\n"
@@ -235,6 +237,8 @@ static int parse_one(struct zcs_recv_opts *o, int c, const char *arg, bool *eos_
 	case OPT_HOLD:
 		return number(c, arg, 1, 3600000, "milliseconds", &o->rx.hold_ms, err, errlen);
 	case OPT_KEY:
+		if (!arg[0])
+			return zcs_err(err, errlen, -EINVAL, "--key '': empty file name");
 		o->key_path = arg;
 		return 0;
 	case OPT_CONTROL:

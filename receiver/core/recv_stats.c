@@ -81,6 +81,10 @@ int zcs_recv_stats_line(char *buf, size_t len, const struct zcs_recv_snapshot *c
 	/* only when it happened: on a clean stream the line stays as it was */
 	if (c->rx.unconfirmed)
 		put(&b, "  unconfirmed %" PRIu64, c->rx.unconfirmed);
+	/* keyed streams: datagrams that failed verification are news whenever there are any */
+	if (c->rx.invalid_by[ZCS_PERR_AUTH] || c->rx.replayed)
+		put(&b, "  auth %" PRIu64 "  replayed %" PRIu64, c->rx.invalid_by[ZCS_PERR_AUTH],
+		    c->rx.replayed);
 	if (c->rx.have_age)
 		put(&b, "  age %.1f ms", (double)c->rx.age_ns / 1e6);
 	if (!c->locked)
@@ -144,6 +148,7 @@ static json_t *stats_doc(const struct zcs_recv_snapshot *c, const struct zcs_rec
 	U("eos", c->rx.eos);
 	U("idle_flushes", c->rx.idle_flushes);
 	U("unconfirmed", c->rx.unconfirmed);
+	U("replayed", c->rx.replayed);
 	U("overruns", c->overruns);
 	bad |= zcs_json_set(o, "msps", zcs_json_real(msps(c, final ? NULL : prev), 6));
 	U("reorder_depth", c->depth);
@@ -234,6 +239,8 @@ int zcs_recv_stats_summary(char *buf, size_t len, const struct zcs_recv_snapshot
 	    PRIu64 ", unconfirmed %" PRIu64 ", reorder depth max %" PRIu64 " of %zu",
 	    c->rx.streams, c->rx.restarts, c->rx.eos, c->rx.discont, c->rx.unconfirmed,
 	    c->ro.max_depth, c->window);
+	if (c->rx.replayed)
+		put(&b, ", replayed %" PRIu64 " (authentic, but of an earlier run)", c->rx.replayed);
 	if (c->rx.have_age)
 		put(&b, ", age %.1f ms (sender and receiver clocks must be synced)",
 		    (double)c->rx.age_ns / 1e6);

@@ -13,6 +13,7 @@
 
 #include "formats.h"
 #include "gapfill.h"
+#include "key.h"
 #include "log.h"
 #include "net.h"
 #include "output.h"
@@ -44,6 +45,8 @@ struct zcs_rx_opts {
 	 * thread; may be NULL. */
 	void (*on_change)(void *ctx, const struct zcs_meta *m, uint64_t since, bool exact);
 	void *on_change_ctx;
+	/* --key; NULL = unkeyed (keyed streams are taken unverified, and said so) */
+	const struct zcs_key *key;
 };
 
 #define ZCS_RX_DEFAULT_RCVBUF (32 * 1024 * 1024)
@@ -88,6 +91,10 @@ struct zcs_rx_stats {
 	uint64_t unconfirmed;
 	int64_t age_ns;           /* wall clock now minus the newest sample's stamp (needs synced clocks) */
 	bool have_age;
+	/* authentic datagrams refused for not being newer than what was followed: the
+	 * metadata of a run that began before the one followed, or a metadata number already
+	 * seen (a replay, or a sender whose clock went back) */
+	uint64_t replayed;
 };
 
 /* One receive buffer; the reorder window holds them by index. */
@@ -187,6 +194,14 @@ struct zcs_rx {
 	bool meta_pending;        /* a change of settings announced, not yet believed: */
 	struct zcs_meta meta_new;
 	uint64_t meta_new_ns;     /* ... monotonic time it was first announced */
+	/* keyed: the run followed is (stream id, salt); run_start_ns is the newest start
+	 * of any run followed, and no run that began at or before it is followed again */
+	uint8_t salt[8];
+	bool have_run;
+	uint64_t run_start_ns;
+	uint64_t meta_seq;        /* newest metadata number of the run followed */
+	/* the once-only news about keys */
+	bool said_unkeyed, said_bad_key, said_unverified, said_replay;
 };
 
 /* Opens the socket (binding, joining, SO_RCVBUF, SO_RXQ_OVFL) and allocates every buffer. */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "auth.h"
 #include "clock.h"
 #include "zcs_config.h"
 #include "codec.h"
@@ -194,6 +195,62 @@ static bool select_stream(struct zcs_rx *rx, uint32_t id, bool is_meta,
 		return true;
 	}
 	return false;
+}
+
+/* Stream choice of a keyed receiver: the datagram is authentic, but may be a replay.  A run is
+ * (stream id, salt); a new run is followed only on its metadata, which carries the sender's start
+ * time, and only when it began after every run followed so far: a replay of an earlier run can
+ * neither capture the receiver nor draw it away from the live stream (docs/security.md).  A
+ * newer run replaces the one followed at once: it is that sender restarted.  Returns 1 to
+ * handle the datagram, 0 for another stream's (foreign), -1 for a replay (counted here). */
+static int select_keyed(struct zcs_rx *rx, const struct zcs_dgram *dg, uint32_t id,
+			const struct sockaddr *from)
+{
+	const bool same = rx->locked && id == rx->stream_id && rx->have_run &&
+			  memcmp(dg->salt, rx->salt, sizeof(rx->salt)) == 0;
+
+	if (rx->opt.have_stream && id != rx->opt.stream_id)
+		return 0;
+	if (same) {
+		if (dg->type != ZCS_DGRAM_META)
+			return true;
+		/* an earlier metadata datagram of this very run would set old settings again */
+		if (!zcs_seq_after(dg->meta_seq, rx->meta_seq)) {
+			rx->st.replayed++;
+			return -1;
+		}
+		rx->meta_seq = dg->meta_seq;
+		return 1;
+	}
+	if (dg->type != ZCS_DGRAM_META)
+		return 0;
+	if (rx->have_run && dg->run_start_ns <= rx->run_start_ns) {
+		rx->st.replayed++;
+		if (!rx->said_replay) {
+			rx->said_replay = true;
+			zcs_log(&rx->opt.log, "stream 0x%08" PRIx32 " is authentic but began %.3f s "
+				"before the stream followed: refused as a replay of an earlier run (or "
+				"its sender's clock went back); counted as replayed", id,
+				(double)(rx->run_start_ns - dg->run_start_ns) / 1e9);
+		}
+		return -1;
+	}
+	if (rx->locked) {
+		const uint32_t old = rx->stream_id;
+
+		flush_window(rx, UINT32_MAX);
+		if (!rx->ended)
+			zcs_outputs_eos(rx->out);
+		rx->st.restarts++;
+		zcs_log(&rx->opt.log, "sender restart: stream 0x%08" PRIx32 " %s, stream 0x%08"
+			PRIx32 " (a later run) begins", old, rx->ended ? "ended" : "replaced", id);
+	}
+	follow(rx, id, from);
+	memcpy(rx->salt, dg->salt, sizeof(rx->salt));
+	rx->have_run = true;
+	rx->run_start_ns = dg->run_start_ns;
+	rx->meta_seq = dg->meta_seq;
+	return 1;
 }
 
 static bool same_settings(const struct zcs_meta *a, const struct zcs_meta *b)
@@ -524,15 +581,46 @@ static bool jump(struct zcs_rx *rx, uint32_t bi, const struct zcs_sample_hdr *h,
 	return true;
 }
 
+/* A datagram that failed verification: counted, and said once per kind when it is otherwise a
+ * well-formed zcs datagram (parsed only for the message; nothing of it is acted on). */
+static void refuse(struct zcs_rx *rx, const uint8_t *buf, size_t len, int verdict)
+{
+	struct zcs_dgram dg;
+	bool *const said = verdict == ZCS_AUTH_UNKEYED ? &rx->said_unkeyed : &rx->said_bad_key;
+	uint32_t id;
+
+	invalid(rx, ZCS_PERR_AUTH);
+	if (*said || zcs_proto_parse(buf, len, &dg) < 0)
+		return;
+	*said = true;
+	id = dg.type == ZCS_DGRAM_META ? dg.meta.stream_id : dg.hdr.stream_id;
+	if (verdict == ZCS_AUTH_UNKEYED)
+		zcs_log(&rx->opt.log, "stream 0x%08" PRIx32 " is not keyed (its sender has no "
+			"--key): its datagrams are refused and counted as invalid (auth)", id);
+	else
+		zcs_log(&rx->opt.log, "stream 0x%08" PRIx32 " is keyed under another key (or "
+			"forged): its datagrams do not verify with --key and are counted as invalid "
+			"(auth)", id);
+}
+
 bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t bi, size_t len, const struct sockaddr *from)
 {
 	struct zcs_rx_buf *b = &rx->bufs[bi];
 	struct zcs_dgram dg;
-	const int ret = zcs_proto_parse(b->data, len, &dg);
 	const uint8_t *payload;
 	enum zcs_reorder_verdict v;
 	uint32_t id;
+	int ret, sel;
 
+	/* keyed: verified before anything else, so a datagram that fails touches nothing */
+	if (rx->opt.key) {
+		ret = zcs_auth_verify(rx->opt.key, b->data, len);
+		if (ret != ZCS_AUTH_OK) {
+			refuse(rx, b->data, len, ret);
+			return false;
+		}
+	}
+	ret = zcs_proto_parse(b->data, len, &dg);
 	if (ret < 0) {
 		invalid(rx, -ret < ZCS_PERR_COUNT ? -ret : ZCS_PERR_NONE);
 		return false;
@@ -542,8 +630,16 @@ bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t bi, size_t len, const struct so
 		rx->st.filtered++;
 		return false;
 	}
-	if (!select_stream(rx, id, dg.type == ZCS_DGRAM_META, from)) {
-		rx->st.foreign++;
+	if (dg.keyed && !rx->opt.key && !rx->said_unverified) {
+		rx->said_unverified = true;
+		zcs_log(&rx->opt.log, "stream 0x%08" PRIx32 " is keyed (authenticated), but this "
+			"receiver has no --key: it cannot verify it and takes its datagrams "
+			"unverified", id);
+	}
+	sel = rx->opt.key ? select_keyed(rx, &dg, id, from) : select_stream(rx, id, dg.type == ZCS_DGRAM_META, from);
+	if (sel <= 0) {
+		if (sel == 0)
+			rx->st.foreign++;
 		return false;
 	}
 	rx->last_rx_ns = rx->now_ns;

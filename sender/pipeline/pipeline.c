@@ -59,13 +59,23 @@ int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_con
 		goto fail;
 	}
 	p->pair_bytes = zcs_wire_pair_bytes(cfg->format);
-	p->spd = zcs_proto_max_samples(cfg->format, cfg->udp_payload);
+	if (cfg->key) {
+		ret = zcs_auth_init(&p->auth, cfg->key, cfg->run_start_ns, err, errlen);
+		if (ret < 0)
+			goto fail;
+		p->keyed = true;
+		p->trailer = ZCS_AUTH_SAMPLE_TRAILER;
+	}
+	/* the trailer is part of every datagram: fewer samples, so a keyed one still fits the MTU
+	 * and GSO's equal segments stay equal */
+	p->spd = cfg->udp_payload > p->trailer
+			 ? zcs_proto_max_samples(cfg->format, cfg->udp_payload - p->trailer) : 0;
 	if (p->pair_bytes == 0 || p->spd == 0) {
 		ret = zcs_err(err, errlen, -EINVAL, "a datagram of %zu bytes holds no %s samples",
 			      cfg->udp_payload, zcs_wire_name(cfg->format));
 		goto fail;
 	}
-	seg = ZCS_PROTO_SAMPLE_HDR_SIZE + p->spd * p->pair_bytes;
+	seg = ZCS_PROTO_SAMPLE_HDR_SIZE + p->spd * p->pair_bytes + p->trailer;
 	dgrams = zcs_train_max_dgrams(seg);
 	if (cfg->pace_rate) {
 		/* samples of 10 ms, in whole datagrams, rounded up */
@@ -207,5 +217,6 @@ void zcs_pipeline_destroy(struct zcs_pipeline *p)
 	zcs_ring_free(&p->free);
 	zcs_train_pool_free(&p->pool);
 	zcs_pipeline_tune_fini(p);
+	zcs_auth_wipe(&p->auth);
 	free(p);
 }

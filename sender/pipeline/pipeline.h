@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "key.h"
 #include "log.h"
 #include "sendpath.h"
 #include "source.h"
@@ -27,6 +28,10 @@ struct zcs_pipeline_config {
 	const char *sender_name;      /* host name for the metadata */
 	const char *source_name;      /* "tone", "iio", ... for the metadata */
 	struct zcs_log log;           /* news from the threads (path changes, pinning trouble) */
+	/* with a key every datagram carries an authentication trailer (common/auth.h);
+	 * run_start_ns is the sender's wall clock at start, announced in keyed metadata */
+	const struct zcs_key *key;
+	uint64_t run_start_ns;
 };
 
 /* A snapshot of the counters, readable at any time from any thread. */

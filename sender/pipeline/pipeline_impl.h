@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "auth.h"
 #include "compress.h"
 #include "doorbell.h"
 #include "formats.h"
@@ -72,6 +73,11 @@ struct zcs_pipeline {
 	uint64_t tune_at;             /* the index the source thread chose */
 	uint64_t tune_asked, tune_answered; /* requests posted and given an index */
 	_Atomic uint64_t read_end;    /* index past the last pair the source has read */
+	/* keyed: the source thread seals sample datagrams (reading key and salt only), the send
+	 * thread metadata and the end of stream (it alone writes meta_seq) */
+	bool keyed;
+	size_t trailer;               /* bytes of a sample datagram's trailer, 0 unkeyed */
+	struct zcs_auth auth;
 };
 
 /* Source-thread side of a retune: called before each pair is packed, at stream index pos.

@@ -24,7 +24,8 @@ struct send_state {
 	uint64_t next_sample;     /* index of the next sample */
 	uint64_t ref_sample, ref_time_ns; /* first sample of the last train and its wall clock */
 	uint64_t samples, datagrams, bytes, trains, metas;
-	uint8_t side[ZCS_PROTO_META_SIZE]; /* the small side slot for metadata and end of stream */
+	/* the small side slot for metadata and end of stream, keyed or not */
+	uint8_t side[ZCS_PROTO_META_SIZE + ZCS_AUTH_MAX_TRAILER];
 };
 
 static void flush(struct send_state *s);
@@ -58,6 +59,8 @@ static void send_meta(struct send_state *s, bool change)
 	snprintf(m.version, sizeof(m.version), "%s", ZCS_VERSION);
 	snprintf(m.source, sizeof(m.source), "%s", p->cfg.source_name ? p->cfg.source_name : "");
 	len = zcs_proto_write_meta(s->side, &m);
+	if (p->keyed)
+		len = zcs_auth_seal_meta(&p->auth, s->side);
 	if (zcs_sendpath_send_small(p->sp, s->side, len) == 0)
 		s->metas++;
 	s->next_meta_ns = zcs_mono_ns() + META_INTERVAL_NS;
@@ -71,9 +74,12 @@ static void send_eos(struct send_state *s)
 		.samples = 0, .payload_len = 0, .format = (uint8_t)p->cfg.format,
 		.flags = ZCS_FLAG_EOS,
 	};
+	size_t len = ZCS_PROTO_SAMPLE_HDR_SIZE;
 
 	zcs_proto_write_sample_hdr(s->side, &h);
-	zcs_sendpath_send_small(p->sp, s->side, ZCS_PROTO_SAMPLE_HDR_SIZE);
+	if (p->keyed)
+		len = zcs_auth_seal_samples(&p->auth, s->side, len);
+	zcs_sendpath_send_small(p->sp, s->side, len);
 }
 
 static void publish(struct send_state *s)

@@ -111,8 +111,8 @@ static int next_block(struct src_state *s, uint64_t left)
 	return 0;
 }
 
-/* Writes the header of datagram k (samples already packed at its payload), compresses when asked.
- * Returns the datagram's length. */
+/* Writes the header of datagram k (samples already packed at its payload), compresses when asked,
+ * seals it when keyed.  Returns the datagram's length. */
 static size_t finish_dgram(struct src_state *s, struct zcs_train *t, size_t k, size_t samples,
 			   uint8_t flags)
 {
@@ -130,6 +130,9 @@ static size_t finish_dgram(struct src_state *s, struct zcs_train *t, size_t k, s
 	zcs_proto_write_sample_hdr(dg, &h);
 	s->seq++;
 	s->sample += samples;
+	/* sealed in place, behind the (possibly compressed) payload: the slot has the room */
+	if (p->keyed)
+		return zcs_auth_seal_samples(&p->auth, dg, ZCS_PROTO_SAMPLE_HDR_SIZE + h.payload_len);
 	return ZCS_PROTO_SAMPLE_HDR_SIZE + h.payload_len;
 }
 

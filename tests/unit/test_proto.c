@@ -456,7 +456,7 @@ START_TEST(test_err_names)
 {
 	static const char *const want[] = {
 		"none", "truncated", "bad_magic", "bad_version", "bad_type", "bad_format",
-		"bad_length", "bad_count", "reserved", "bad_meta", "decompress",
+		"bad_length", "bad_count", "reserved", "bad_meta", "decompress", "auth",
 	};
 
 	ck_assert_uint_eq(sizeof(want) / sizeof(want[0]), ZCS_PERR_COUNT);

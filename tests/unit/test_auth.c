@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for common/auth.c: sealed sample, end-of-stream and metadata datagrams verify and
+ * parse as their unkeyed selves; any changed byte, another key, no trailer or a short datagram
+ * is refused; the nonce's inputs (salt, stream, type, number) all matter. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "auth.h"
+#include "bytes.h"
+#include "proto.h"
+
+static void key_of(struct zcs_key *k, uint8_t v)
+{
+	for (size_t i = 0; i < sizeof(k->bytes); i++)
+		k->bytes[i] = (uint8_t)(v + i);
+}
+
+/* A p12 sample datagram of n pairs, sealed; returns its length. */
+static size_t sealed_samples(const struct zcs_auth *a, uint8_t *buf, uint64_t seq, uint16_t n)
+{
+	const struct zcs_sample_hdr h = {
+		.stream_id = 0x12345678, .seq = seq, .first_sample = seq * n, .samples = n,
+		.payload_len = (uint16_t)(n * 3), .format = ZCS_WIRE_P12, .flags = n ? 0 : ZCS_FLAG_EOS,
+	};
+
+	zcs_proto_write_sample_hdr(buf, &h);
+	for (size_t i = 0; i < (size_t)n * 3; i++)
+		buf[ZCS_PROTO_SAMPLE_HDR_SIZE + i] = (uint8_t)(i * 7 + seq);
+	return zcs_auth_seal_samples(a, buf, ZCS_PROTO_SAMPLE_HDR_SIZE + (size_t)n * 3);
+}
+
+START_TEST(test_samples_round_trip)
+{
+	struct zcs_key k, other;
+	struct zcs_auth a;
+	struct zcs_dgram dg;
+	uint8_t buf[2048];
+	size_t len;
+
+	key_of(&k, 1);
+	key_of(&other, 2);
+	ck_assert_int_eq(zcs_auth_init(&a, &k, 1000, NULL, 0), 0);
+	len = sealed_samples(&a, buf, 7, 472);
+	ck_assert_uint_eq(len, ZCS_PROTO_SAMPLE_HDR_SIZE + 472 * 3 + ZCS_AUTH_SAMPLE_TRAILER);
+	ck_assert_uint_le(len, 1472);
+	ck_assert_uint_eq(buf[3], ZCS_AUTH_TYPE_BIT);
+	ck_assert_int_eq(zcs_auth_verify(&k, buf, len), ZCS_AUTH_OK);
+	ck_assert_int_eq(zcs_auth_verify(&other, buf, len), ZCS_AUTH_BAD);
+	/* an unkeyed receiver parses it as the datagram without its trailer */
+	ck_assert_int_eq(zcs_proto_parse(buf, len, &dg), 0);
+	ck_assert(dg.keyed);
+	ck_assert_uint_eq(dg.hdr.seq, 7);
+	ck_assert_uint_eq(dg.hdr.samples, 472);
+	ck_assert_mem_eq(dg.salt, a.salt, sizeof(a.salt));
+	/* every byte, every bit: refused */
+	for (size_t i = 0; i < len; i++) {
+		for (int bit = 0; bit < 8; bit++) {
+			buf[i] ^= (uint8_t)(1u << bit);
+			ck_assert_int_ne(zcs_auth_verify(&k, buf, len), ZCS_AUTH_OK);
+			buf[i] ^= (uint8_t)(1u << bit);
+		}
+	}
+	/* cut short or grown by a byte */
+	for (size_t cut = 1; cut < len; cut += 97)
+		ck_assert_int_ne(zcs_auth_verify(&k, buf, len - cut), ZCS_AUTH_OK);
+	buf[len] = 0;
+	ck_assert_int_ne(zcs_auth_verify(&k, buf, len + 1), ZCS_AUTH_OK);
+	ck_assert_int_eq(zcs_auth_verify(&k, buf, len), ZCS_AUTH_OK);
+	zcs_auth_wipe(&a);
+}
+END_TEST
+
+START_TEST(test_eos_and_unkeyed)
+{
+	struct zcs_key k;
+	struct zcs_auth a;
+	struct zcs_dgram dg;
+	uint8_t buf[128];
+	size_t len;
+
+	key_of(&k, 3);
+	ck_assert_int_eq(zcs_auth_init(&a, &k, 1, NULL, 0), 0);
+	len = sealed_samples(&a, buf, 99, 0);
+	ck_assert_uint_eq(len, ZCS_PROTO_SAMPLE_HDR_SIZE + ZCS_AUTH_SAMPLE_TRAILER);
+	ck_assert_int_eq(zcs_auth_verify(&k, buf, len), ZCS_AUTH_OK);
+	ck_assert_int_eq(zcs_proto_parse(buf, len, &dg), 0);
+	ck_assert(dg.hdr.flags & ZCS_FLAG_EOS);
+	/* the same datagram without its trailer and type bit is an unkeyed one */
+	buf[3] &= (uint8_t)~ZCS_AUTH_TYPE_BIT;
+	ck_assert_int_eq(zcs_auth_verify(&k, buf, ZCS_PROTO_SAMPLE_HDR_SIZE), ZCS_AUTH_UNKEYED);
+	ck_assert_int_eq(zcs_proto_parse(buf, ZCS_PROTO_SAMPLE_HDR_SIZE, &dg), 0);
+	ck_assert(!dg.keyed);
+	ck_assert_int_eq(zcs_auth_verify(&k, buf, 0), ZCS_AUTH_UNKEYED);
+	/* the type bit with no room for a trailer, or on an unknown type */
+	buf[3] = ZCS_AUTH_TYPE_BIT;
+	ck_assert_int_eq(zcs_auth_verify(&k, buf, 40), ZCS_AUTH_BAD);
+	buf[3] = ZCS_AUTH_TYPE_BIT | 2;
+	ck_assert_int_eq(zcs_auth_verify(&k, buf, 56), ZCS_AUTH_BAD);
+	ck_assert_int_eq(zcs_proto_parse(buf, 56, &dg), -ZCS_PERR_BAD_TYPE);
+}
+END_TEST
+
+START_TEST(test_meta_round_trip)
+{
+	struct zcs_key k;
+	struct zcs_auth a;
+	struct zcs_dgram dg;
+	struct zcs_meta m = {
+		.stream_id = 42, .meta_version = 1, .sample_rate = 30720000, .format = ZCS_WIRE_P12,
+		.samples_per_dgram = 472, .gain_mode = ZCS_GAIN_UNKNOWN,
+	};
+	uint8_t buf[ZCS_PROTO_META_SIZE + ZCS_AUTH_META_TRAILER], first[sizeof(buf)];
+	size_t len;
+
+	key_of(&k, 4);
+	ck_assert_int_eq(zcs_auth_init(&a, &k, 0x1122334455667788ULL, NULL, 0), 0);
+	strcpy(m.sender, "pluto");
+	zcs_proto_write_meta(buf, &m);
+	len = zcs_auth_seal_meta(&a, buf);
+	ck_assert_uint_eq(len, sizeof(buf));
+	ck_assert_int_eq(zcs_auth_verify(&k, buf, len), ZCS_AUTH_OK);
+	ck_assert_int_eq(zcs_proto_parse(buf, len, &dg), 0);
+	ck_assert(dg.keyed);
+	ck_assert_uint_eq(dg.type, ZCS_DGRAM_META);
+	ck_assert_uint_eq(dg.run_start_ns, 0x1122334455667788ULL);
+	ck_assert_uint_eq(dg.meta_seq, 0);
+	ck_assert_uint_eq(dg.meta.sample_rate, 30720000);
+	memcpy(first, buf, sizeof(buf));
+	/* the next one has the next number, hence another nonce and tag */
+	zcs_proto_write_meta(buf, &m);
+	ck_assert_uint_eq(zcs_auth_seal_meta(&a, buf), len);
+	ck_assert_int_eq(zcs_proto_parse(buf, len, &dg), 0);
+	ck_assert_uint_eq(dg.meta_seq, 1);
+	ck_assert_mem_ne(buf + len - 16, first + len - 16, 16);
+	/* a forger renumbering an old one is caught */
+	zcs_put_le64(first + ZCS_PROTO_META_SIZE + 8, 5);
+	ck_assert_int_eq(zcs_auth_verify(&k, first, len), ZCS_AUTH_BAD);
+	for (size_t i = 0; i < len; i++) {
+		buf[i] ^= 0x40;
+		ck_assert_int_ne(zcs_auth_verify(&k, buf, len), ZCS_AUTH_OK);
+		buf[i] ^= 0x40;
+	}
+	ck_assert_int_ne(zcs_auth_verify(&k, buf, len - 1), ZCS_AUTH_OK);
+}
+END_TEST
+
+START_TEST(test_salts_differ)
+{
+	struct zcs_key k;
+	struct zcs_auth a, b;
+	uint8_t x[256], y[256];
+	size_t lx, ly;
+
+	key_of(&k, 5);
+	ck_assert_int_eq(zcs_auth_init(&a, &k, 1, NULL, 0), 0);
+	ck_assert_int_eq(zcs_auth_init(&b, &k, 1, NULL, 0), 0);
+	/* two runs of one sender: the same datagram gets another tag (another nonce) */
+	ck_assert_mem_ne(a.salt, b.salt, sizeof(a.salt));
+	lx = sealed_samples(&a, x, 0, 10);
+	ly = sealed_samples(&b, y, 0, 10);
+	ck_assert_uint_eq(lx, ly);
+	ck_assert_mem_eq(x, y, lx - ZCS_AUTH_SAMPLE_TRAILER);
+	ck_assert_mem_ne(x + lx - 16, y + ly - 16, 16);
+	ck_assert_int_eq(zcs_auth_verify(&k, x, lx), ZCS_AUTH_OK);
+	ck_assert_int_eq(zcs_auth_verify(&k, y, ly), ZCS_AUTH_OK);
+	/* the tag of one run's datagram under the other's salt does not verify */
+	memcpy(y + ly - 24, a.salt, 8);
+	ck_assert_int_eq(zcs_auth_verify(&k, y, ly), ZCS_AUTH_BAD);
+}
+END_TEST
+
+static Suite *auth_suite(void)
+{
+	Suite *s = suite_create("auth");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_samples_round_trip);
+	tcase_add_test(tc, test_eos_and_unkeyed);
+	tcase_add_test(tc, test_meta_round_trip);
+	tcase_add_test(tc, test_salts_differ);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(auth_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
