@@ -15,6 +15,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'recv'))
 from recvlib import Checker, Recv, finish_suite, isolate, read, workdir  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import zcs_auth_ref  # noqa: E402
 
 isolate()
 
@@ -169,11 +171,13 @@ def case_forged(port, d, key):
     sock = udp_socket(port + 50)
     snd = sender(port + 50, key, seed=4)
     seen = {}
+    sent = []
 
     def inject(k, dg):
         seen.setdefault(dg[3] & 0x7f, dg)
         if k == 12 and 0 in seen and 1 in seen:
-            return forged(seen[1], seen[0])
+            sent.extend(forged(seen[1], seen[0]))
+            return sent
         return ()
     got = relay(sock, ('127.0.0.1', port), inject)
     sock.close()
@@ -186,6 +190,12 @@ def case_forged(port, d, key):
                          'restarts': 0, 'sample_datagrams': len(samples), 'meta': len(meta),
                          'sample_rate': RATE})
     c.same_bytes('output', read(path), expected(4))
+    # the document's construction, implemented apart from common/auth.c, agrees on every datagram
+    kb = zcs_auth_ref.load_key(key)
+    c.true('every datagram of zcs-send verifies with the reference of docs/protocol.md',
+           all(zcs_auth_ref.verify(kb, g) for g in got))
+    c.true('no forged one does', sent and not any(zcs_auth_ref.verify(kb, f) for f in sent))
+    c.true('nor under another key', not zcs_auth_ref.verify(bytes(32), got[0]))
     c.eq('said once: another key or forged', r.news().count('under another key (or forged)'), 1)
     c.eq('said once: not keyed', r.news().count('is not keyed'), 1)
     if c.failures:

@@ -170,6 +170,31 @@ START_TEST(test_salts_differ)
 }
 END_TEST
 
+/* docs/protocol.md, "Keyed datagrams", Example: the worked example's datagram keyed. */
+START_TEST(test_golden_vector)
+{
+	static const uint8_t want[62] = {
+		0x5a, 0x53, 0x01, 0x80, 0x78, 0x56, 0x34, 0x12, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0xe0, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x04, 0x02, 0x00, 0x06, 0x00, 0x00, 0x00,
+		0xff, 0x07, 0x80, 0x01, 0x30, 0x00, 0x5a, 0x43, 0x53, 0x2d, 0x73, 0x61, 0x6c, 0x74, 0xa7, 0x2a,
+		0xcf, 0xa9, 0x89, 0x5a, 0x14, 0xa5, 0xc1, 0x5b, 0xcf, 0xf3, 0xbf, 0x63, 0xdd, 0xc4,
+	};
+	struct zcs_key k;
+	struct zcs_auth a;
+	uint8_t buf[64];
+
+	for (size_t i = 0; i < sizeof(k.bytes); i++)
+		k.bytes[i] = (uint8_t)i;
+	ck_assert_int_eq(zcs_auth_init(&a, &k, 0, NULL, 0), 0);
+	memcpy(a.salt, "ZCS-salt", sizeof(a.salt));
+	memcpy(buf, want, 38);
+	buf[3] = 0; /* the unkeyed datagram */
+	ck_assert_uint_eq(zcs_auth_seal_samples(&a, buf, 38), sizeof(want));
+	ck_assert_mem_eq(buf, want, sizeof(want));
+	ck_assert_int_eq(zcs_auth_verify(&k, want, sizeof(want)), ZCS_AUTH_OK);
+}
+END_TEST
+
 static Suite *auth_suite(void)
 {
 	Suite *s = suite_create("auth");
@@ -179,6 +204,7 @@ static Suite *auth_suite(void)
 	tcase_add_test(tc, test_eos_and_unkeyed);
 	tcase_add_test(tc, test_meta_round_trip);
 	tcase_add_test(tc, test_salts_differ);
+	tcase_add_test(tc, test_golden_vector);
 	suite_add_tcase(s, tc);
 	return s;
 }
