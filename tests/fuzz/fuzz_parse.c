@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "auth.h"
 #include "codec.h"
 #include "proto.h"
 
@@ -82,10 +83,20 @@ static void check_raw_payload(const struct zcs_sample_hdr *h, const uint8_t *pay
 	free(frame);
 }
 
+/* The rewritten base datagram equals the input's first n bytes, except that a keyed input's type
+ * byte also has the AUTH bit. */
+static bool same_base(const uint8_t *again, const uint8_t *data, size_t n, bool keyed)
+{
+	return memcmp(again, data, 3) == 0 &&
+	       again[3] == (keyed ? (data[3] & ~ZCS_AUTH_TYPE_BIT) : data[3]) &&
+	       memcmp(again + 4, data + 4, n - 4) == 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t again[ZCS_PROTO_META_SIZE];
 	struct zcs_dgram d;
+	size_t trailer;
 	int ret;
 
 	ret = zcs_proto_parse(data, size, &d);
@@ -94,6 +105,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(zcs_proto_err_name(ret)[0] != '\0');
 	if (ret < 0)
 		return 0;
+	/* a keyed datagram is its base one plus the trailer its base type sizes */
+	FUZZ_CHECK(d.keyed == ((data[3] & ZCS_AUTH_TYPE_BIT) != 0));
+	trailer = d.keyed ? zcs_auth_trailer_bytes(d.type) : 0;
+	FUZZ_CHECK(!d.keyed || (trailer && size > trailer));
+	FUZZ_CHECK(!d.keyed || memcmp(d.salt, data + size - ZCS_AUTH_SAMPLE_TRAILER, 8) == 0);
+	size -= trailer;
 
 	if (d.type == ZCS_DGRAM_META) {
 		FUZZ_CHECK(size == ZCS_PROTO_META_SIZE);
@@ -102,7 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(strnlen(d.meta.version, sizeof(d.meta.version)) < sizeof(d.meta.version));
 		FUZZ_CHECK(strnlen(d.meta.source, sizeof(d.meta.source)) < ZCS_PROTO_META_SOURCE_LEN);
 		FUZZ_CHECK(zcs_proto_write_meta(again, &d.meta) == size);
-		FUZZ_CHECK(memcmp(again, data, size) == 0);
+		FUZZ_CHECK(same_base(again, data, size, d.keyed));
 		return 0;
 	}
 
@@ -112,7 +129,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(zcs_proto_sample_bytes(&d.hdr) <= ZCS_PROTO_MAX_DGRAM - ZCS_PROTO_SAMPLE_HDR_SIZE);
 	FUZZ_CHECK(d.hdr.samples > 0 || (d.hdr.flags & ZCS_FLAG_EOS));
 	zcs_proto_write_sample_hdr(again, &d.hdr);
-	FUZZ_CHECK(memcmp(again, data, ZCS_PROTO_SAMPLE_HDR_SIZE) == 0);
+	FUZZ_CHECK(same_base(again, data, ZCS_PROTO_SAMPLE_HDR_SIZE, d.keyed));
 	if (d.hdr.flags & ZCS_FLAG_ZSTD) {
 		FUZZ_CHECK(d.hdr.payload_len > 0 && d.hdr.payload_len < zcs_proto_sample_bytes(&d.hdr));
 		check_zstd_payload(&d.hdr, d.payload);

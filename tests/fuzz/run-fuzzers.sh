@@ -8,7 +8,7 @@ set -euo pipefail
 build=${1:?usage: $0 BUILD_DIR [RUNS]}
 runs=${2:-200000}
 src=$(cd "$(dirname "$0")" && pwd)
-targets=(parse reorder sigmf ctl)
+targets=(parse reorder sigmf ctl auth)
 missing=()
 for target in "${targets[@]}"; do
 	[ -x "$build/tests/fuzz/fuzz_$target" ] || missing+=("fuzz_$target")
