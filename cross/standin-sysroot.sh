@@ -9,12 +9,14 @@
 #   libiio 0.24         local backend only, libiio.so.0 + iio.h + libiio.pc, as on the board
 #   liburing 2.3        static only (optional), as docs/board.md says to add it
 #   check 0.15          static only (optional), so the unit suite can run against glibc 2.25
+#   libsodium 1.0.18    static only (SODIUM_SRC=DIR in the environment): zcs-send links it
+#                       statically (meson.build), so the board needs no libsodium of its own
 #
 # Every library is compiled with cross/pluto-sysroot.ini.in's flags against the glibc 2.25 built
 # first, so nothing in the tree was built against the host's glibc.  It runs by hand, not in CI:
 # its sources come from outside Debian.
 #
-#   cross/standin-sysroot.sh OUT GLIBC_SRC HEADERS_SRC LIBIIO_SRC [LIBURING_SRC [CHECK_SRC]]
+#   [SODIUM_SRC=DIR] cross/standin-sysroot.sh OUT GLIBC_SRC HEADERS_SRC LIBIIO_SRC [LIBURING_SRC [CHECK_SRC]]
 #
 # OUT becomes OUT/staging (the sysroot) and OUT/build.  GLIBC_SRC is an unpacked glibc-2.25; the
 # script edits it in place with the four changes a gcc-12 build of 2.25 needs (see glibc_fixups).
@@ -23,7 +25,7 @@
 # 0.15.2 were tested).
 set -euo pipefail
 
-[ $# -ge 4 ] || { sed -n '17p' "$0" | sed 's/^#  *//' >&2; exit 2; }
+[ $# -ge 4 ] || { sed -n '19p' "$0" | sed 's/^#  *//' >&2; exit 2; }
 out=$(realpath -m "$1")
 glibc_src=$(realpath "$2")
 headers_src=$(realpath "$3")
@@ -156,6 +158,23 @@ if [ -n "$liburing_src" ]; then
 		>"$build/liburing-install.log" 2>&1 || { tail -20 "$build/liburing-install.log" >&2; exit 1; }
 fi
 
+# libsodium's release tarball (libsodium-1.0.18.tar.gz, unpacked) has a generated configure.
+# Not run in this tree's CI (its source is not in Debian's binary archive): written to the
+# release's documented autotools build, static only, with the recipe's flags.
+sodium_src=${SODIUM_SRC:+$(realpath "$SODIUM_SRC")}
+if [ -n "$sodium_src" ]; then
+	step "libsodium from $sodium_src (static)"
+	mkdir -p "$build/libsodium"
+	(cd "$build/libsodium" && "$sodium_src/configure" --host=$triplet --prefix=/usr \
+		--disable-shared --enable-static --with-pic CFLAGS="-O2 $sysroot_cflags" \
+		LDFLAGS="$sysroot_ldflags") >"$build/libsodium-configure.log" 2>&1 ||
+		{ tail -20 "$build/libsodium-configure.log" >&2; exit 1; }
+	make -C "$build/libsodium" -j"$jobs" >"$build/libsodium-make.log" 2>&1 ||
+		{ tail -20 "$build/libsodium-make.log" >&2; exit 1; }
+	make -C "$build/libsodium" install DESTDIR="$staging" >"$build/libsodium-install.log" 2>&1 ||
+		{ tail -20 "$build/libsodium-install.log" >&2; exit 1; }
+fi
+
 if [ -n "$check_src" ]; then
 	step "check from $check_src (static)"
 	cmake_build check "$check_src" -DBUILD_SHARED_LIBS=OFF -DCHECK_ENABLE_TESTS=OFF \
@@ -164,9 +183,10 @@ fi
 
 step "done"
 glibc_version=$(sed -n 's/^#define VERSION "\(.*\)"/\1/p' "$glibc_src/version.h")
-printf 'standin: %s: glibc %s, Linux headers %s, libiio %s%s%s\n' "$staging" "$glibc_version" \
+printf 'standin: %s: glibc %s, Linux headers %s, libiio %s%s%s%s\n' "$staging" "$glibc_version" \
 	"$(sed -n 's/^#define LINUX_VERSION_CODE \([0-9]*\)/\1/p' "$staging/usr/include/linux/version.h" |
 		awk '{ printf "%d.%d", int($1 / 65536), int($1 / 256) % 256 }')" \
 	"$(sed -n 's/^Version: //p' "$staging/usr/lib/pkgconfig/libiio.pc")" \
 	"${liburing_src:+, liburing $(sed -n 's/^Version: //p' "$staging/usr/lib/pkgconfig/liburing.pc")}" \
-	"${check_src:+, check $(sed -n 's/^Version: //p' "$staging/usr/lib/pkgconfig/check.pc")}"
+	"${check_src:+, check $(sed -n 's/^Version: //p' "$staging/usr/lib/pkgconfig/check.pc")}" \
+	"${sodium_src:+, libsodium $(sed -n 's/^Version: //p' "$staging/usr/lib/pkgconfig/libsodium.pc")}"
