@@ -31,8 +31,9 @@ for _ in $(seq 100); do [[ -e $work/ready ]] && break; sleep 0.05; done
 run() { # $1 = label, rest = extra options; prints "label cpu_s samples datagrams"
 	local label=$1
 	shift
-	"$send" -q --json -s tone -f p12 --unpaced -n "$samples" "$@" "127.0.0.1:$port" 2>/dev/null |
-		tail -1 | python3 -c "import json, sys
+	# --json lines go to standard error; the summary is the last one
+	"$send" -q --json -s tone -f p12 --unpaced -n "$samples" "$@" "127.0.0.1:$port" 2>&1 \
+		>/dev/null | grep '^{.*"summary"' | tail -1 | python3 -c "import json, sys
 j = json.load(sys.stdin)
 print('$label', j['src_cpu_s'] + j['send_cpu_s'], j['src_cpu_s'], j['samples'], j['datagrams'],
       j['samples_per_dgram'])"
