@@ -86,7 +86,8 @@ stop_server() {
 	wait "$server_pid" 2> /dev/null || true
 	server_pid=""
 }
-trap 'stop_server; fakeboard_down' EXIT
+# fakeboard_down is written for scripts without set -e (a kill of a process gone fails)
+trap 'set +e; stop_server; fakeboard_down' EXIT
 fakeboard_up one-rx
 ip link set lo up
 # SoapySDRServer ends at once without a DNS-SD daemon: a private system bus and avahi-daemon in
