@@ -37,7 +37,8 @@ static const char usage[] =
 "Usage: zcs-ctl [OPTIONS] HOST[:PORT] get\n"
 "       zcs-ctl [OPTIONS] HOST[:PORT] set NAME=VALUE...\n"
 "       zcs-ctl [OPTIONS] HOST[:PORT] watch\n"
-"Tune a zcs-send (started with --control and --key) over its keyed control channel.\n"
+"Tune a zcs-send over its keyed control channel (zcs-send serves it when given a key and a\n"
+"control port).\n"
 "\n"
 "HOST[:PORT] is the board; the default port is 5392.\n"
 "  get                   every setting, what the radio can do, and the stream\n"
@@ -56,9 +57,11 @@ static const char usage[] =
 "Exit status: 0 done, 1 refused by the board or no connection, 2 bad command line.\n"
 "See docs/control.md.\n";
 
+enum { OPT_JSON = 256 };
+
 static const struct option long_opts[] = {
 	{ "key", required_argument, NULL, 'k' },
-	{ "json", no_argument, NULL, 'j' },
+	{ "json", no_argument, NULL, OPT_JSON },
 	{ "timeout", required_argument, NULL, 't' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -78,7 +81,7 @@ static int parse_opts(struct ctl_opts *o, int argc, char **argv, char *err, size
 		case 'k':
 			o->key_path = optarg;
 			break;
-		case 'j':
+		case OPT_JSON:
 			o->json = true;
 			break;
 		case 't':
