@@ -8,6 +8,7 @@
 # that the file: output is byte-exact: the live stream is neither thrown away, nor cut short, nor
 # padded.  The last case is a real outage (no datagram for 10.5 s), zero-filled exactly.
 # Ports 22400-22449.  Usage: test_bounds.py ZCS_RECV ZCS_GENSTREAM
+import json
 import os
 import socket
 import struct
@@ -230,8 +231,20 @@ def spoof_meta(kind, d, relay):
     return [], [], False
 
 
+# ... and a SigMF recording beside the file: keeps one capture at the real rate (a believed
+# change of settings would start a new capture segment)
+SIGMF = os.path.join(WORK, 'spoofed_metadata')
+for x in ('.sigmf-meta', '.sigmf-data'):
+    if os.path.exists(SIGMF + x):
+        os.unlink(SIGMF + x)
 c = case(7, 'spoofed_metadata', spoof_meta, want(unconfirmed=2, sample_rate=RATE,
-                                                  center_freq=433920000))
+                                                  center_freq=433920000),
+         rargs=['-o', 'sigmf:' + SIGMF])
+with open(SIGMF + '.sigmf-meta') as f:
+    sigmf = json.load(f)
+c.eq('SigMF captures', len(sigmf.get('captures', [])), 1)
+c.eq('SigMF sample rate', sigmf.get('global', {}).get('core:sample_rate'), RATE)
+c.eq('SigMF data bytes', os.path.getsize(SIGMF + '.sigmf-data'), (LAST + 1) * SPD * 4)
 checkers.append(c)
 
 
