@@ -511,7 +511,10 @@ static bool jump_plausible(const struct zcs_rx *rx)
 
 	if (rx->now_ns - rx->live_ns >= rx->quiet_ns)
 		return true;
-	if (!rx->have_anchor || ahead < 0 || (uint64_t)ahead - rx->ro.window >= rx->ro.resync_dist)
+	/* backwards, or a resync: only the silence above makes those plausible */
+	if (!rx->have_anchor || ahead < 0 ||
+	    ((uint64_t)ahead >= rx->ro.window &&
+	     (uint64_t)ahead - rx->ro.window >= rx->ro.resync_dist))
 		return false;
 	return continues(rx, c, rx->anchor_seq, rx->anchor_end, rx->live_ns);
 }
@@ -695,7 +698,10 @@ bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t bi, size_t len, const struct so
 	}
 	/* in order with nothing held (the usual case): straight to the gap filler, the header
 	 * read where the parser put it (copying it whole stalls on the parser's narrower stores) */
-	if (!believable(rx, &dg.hdr))
+	/* a jump waits for confirmation: what continues it goes there, even where it could also
+	 * pass for a loss at the old position */
+	if ((rx->cand && continues(rx, &dg.hdr, rx->cand_last, rx->cand_end, 0)) ||
+	    !believable(rx, &dg.hdr))
 		return jump(rx, bi, &dg.hdr, payload);
 	if (zcs_reorder_take(&rx->ro, dg.hdr.seq)) {
 		taken(rx, &dg.hdr, bi);

@@ -266,6 +266,25 @@ START_TEST(burst_loss_in_real_time_filled)
 }
 END_TEST
 
+START_TEST(source_loss_believed_when_time_allows)
+{
+	meta();
+	live(0, 49);
+	/* the sender's source lost 50 ms of samples, but 50 reached us only 100 us after 49: more
+	 * zeros than real time allows yet, so held ... */
+	dgram_of(STREAM, 50, 50 * SPD + 50000, ZCS_FLAG_DISCONT);
+	ck_assert_uint_eq(F.rx.gf.st.samples, 50 * SPD);
+	/* ... and believed when 51 continues it 60 ms later, the old position silent since: the
+	 * zeros now fit real time (the jump is within the window: no silence of 100 ms needed) */
+	F.now += 60 * MS;
+	dgram_of(STREAM, 51, 51 * SPD + 50000, 0);
+	ck_assert_uint_eq(F.rx.st.unconfirmed, 0);
+	ck_assert_uint_eq(F.rx.gf.st.discont_samples, 50000);
+	ck_assert_uint_eq(F.rx.gf.st.samples, 52 * SPD + 50000);
+	ck_assert_uint_eq(F.rx.gf.st.jumps, 0);
+}
+END_TEST
+
 START_TEST(jump_faster_than_time_waits)
 {
 	meta();
@@ -375,6 +394,7 @@ static Suite *suite(void)
 	tcase_add_test(r, forged_jumps_dropped);
 	tcase_add_test(r, outage_believed_and_filled);
 	tcase_add_test(r, burst_loss_in_real_time_filled);
+	tcase_add_test(r, source_loss_believed_when_time_allows);
 	tcase_add_test(r, jump_faster_than_time_waits);
 	tcase_add_test(r, forged_eos_not_believed);
 	tcase_add_test(r, spoofed_settings_not_applied);
