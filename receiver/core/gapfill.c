@@ -63,6 +63,25 @@ static void begin_line(struct zcs_gapfill *g, uint64_t pos)
 	g->line_ns = g->now_ns;
 }
 
+void zcs_gapfill_observe(struct zcs_gapfill *g)
+{
+	const bool clean = g->st.gaps == g->obs_gaps && g->st.jumps == g->obs_jumps;
+	int64_t ahead;
+	double back;
+
+	g->obs_gaps = g->st.gaps;
+	g->obs_jumps = g->st.jumps;
+	if (!clean || !g->have_line || !g->have_pos || g->rate == 0)
+		return;
+	ahead = zcs_seq_diff(g->pos, g->line_pos);
+	if (ahead <= 0)
+		return;
+	/* the stream was at pos by last_ns: it began no later than this */
+	back = (double)ahead * 1e9 / (double)g->rate;
+	if (back < (double)g->last_ns && g->last_ns - (uint64_t)back < g->line_ns)
+		g->line_ns = g->last_ns - (uint64_t)back;
+}
+
 void zcs_gapfill_lost(struct zcs_gapfill *g, uint64_t count)
 {
 	g->lost_dgrams += count;

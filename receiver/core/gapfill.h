@@ -63,6 +63,8 @@ struct zcs_gapfill {
 	bool have_line;           /* the stream began here (the line, above): */
 	uint64_t line_pos;        /* ... at this stream index */
 	uint64_t line_ns;         /* ... at this monotonic time */
+	uint64_t obs_gaps;        /* st.gaps and st.jumps at the last zcs_gapfill_observe() */
+	uint64_t obs_jumps;
 };
 
 void zcs_gapfill_init(struct zcs_gapfill *g, struct zcs_outputs *out, const struct zcs_kernels *k,
@@ -78,6 +80,13 @@ void zcs_gapfill_bound(struct zcs_gapfill *g, uint64_t rate, uint64_t slack);
  * datagram delivered or taken dt_ns ago, is within the bounds above at monotonic time now. */
 bool zcs_gapfill_within(const struct zcs_gapfill *g, uint64_t from, uint64_t to, uint64_t dt_ns,
 			uint64_t now);
+
+/* Once per receive step: when every sample delivered since the last call came from the network
+ * with no gap between (the stream's own evidence, which a forger cannot advance: a forged
+ * datagram in sequence only replaces a real one), the line is moved back to the earliest start
+ * that evidence implies, so that a receiver that read the stream's first datagram late (or a
+ * sender that started with a burst) does not take later real gaps for jumps. */
+void zcs_gapfill_observe(struct zcs_gapfill *g);
 
 /* count datagrams were declared lost before the next one delivered. */
 void zcs_gapfill_lost(struct zcs_gapfill *g, uint64_t count);

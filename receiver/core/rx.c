@@ -482,6 +482,7 @@ int zcs_rx_step(struct zcs_rx *rx, int timeout_ms)
 	r.dgrams = rx->st.datagrams - dg0;
 	if (r.dgrams) {
 		zcs_rx_update_age(rx);
+		zcs_gapfill_observe(&rx->gf);
 		r.bytes = rx->st.bytes - by0;
 		r.samples = rx->gf.st.samples - sa0;
 		if (rx->last_data_ns)

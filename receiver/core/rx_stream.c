@@ -490,9 +490,10 @@ static void taken(struct zcs_rx *rx, const struct zcs_sample_hdr *h, uint32_t cu
 		rx->anchor_seq = h->seq;
 		rx->anchor_first = h->first_sample;
 		rx->anchor_end = h->first_sample + h->samples;
+		/* the live stream went on: the jump claimed meanwhile was not its own (a straggler
+		 * reordered from before it proves nothing: it is not dropped for one) */
+		drop_cand(rx, cur);
 	}
-	/* the live stream went on: the jump claimed meanwhile was not its own */
-	drop_cand(rx, cur);
 	if (rx->eos_pending && zcs_seq_after(h->seq, rx->eos_seq)) {
 		rx->eos_pending = false;
 		rx->st.unconfirmed++;
