@@ -27,6 +27,7 @@ struct ZcsArgs {
 	std::string control;         /* control=: HOST[:PORT] of the board's control channel */
 	size_t window = 0;           /* window=: reorder window in datagrams */
 	int timeout_ms = 3000;       /* timeout=: how long make waits for the stream's metadata */
+	bool strict = false;         /* strict=1: a frequency or rate not applied throws */
 };
 
 ZcsArgs zcs_soapy_args(const SoapySDR::Kwargs &args);
@@ -107,8 +108,9 @@ private:
 	/* Connects to the board's control channel (key= needed) and reads its settings. */
 	void open_control();
 	/* Applies want through the control channel (or, without one, accepts only what the
-	 * stream has); a refusal throws with the board's reason when fatal, else is only logged:
-	 * GQRX ends on any exception, and it sets the bandwidth and gain on its own. */
+	 * stream has); a refusal throws with the board's reason when fatal, else is only logged
+	 * (the default for every setting: GQRX exits on any exception, CubicSDR aborts; strict=1
+	 * makes a frequency or rate refusal throw). */
 	void set_ctl(const struct zcs_ctl_settings &want, uint32_t bit, const std::string &what,
 		     double value, double have, bool fatal = true);
 	/* The board's answer to the last get or set; false without a control channel. */

@@ -379,8 +379,12 @@ void ZcsDevice::setAntenna(const int dir, const size_t ch, const std::string &na
 	struct zcs_ctl_settings w = {};
 
 	check_channel(dir, ch);
-	if (name != "RX1" && name != "RX2")
-		throw std::runtime_error("zcs: no antenna " + name + " (RX1, RX2)");
+	if (name != "RX1" && name != "RX2") {
+		/* CubicSDR sets "" when it has no choice of its own: logged, not thrown */
+		SoapySDR::logf(SOAPY_SDR_WARNING, "zcs: no antenna \"%s\" (RX1, RX2): left as it is",
+			       name.c_str());
+		return;
+	}
 	if (name == getAntenna(dir, ch))
 		return;
 	w.have = ZCS_CTL_CHANNEL;
@@ -510,7 +514,7 @@ void ZcsDevice::setFrequency(const int dir, const size_t ch, const std::string &
 		return;
 	w.have = ZCS_CTL_FREQ;
 	w.freq = (uint64_t)std::llround(frequency);
-	set_ctl(w, ZCS_CTL_FREQ, "the frequency", frequency, have);
+	set_ctl(w, ZCS_CTL_FREQ, "the frequency", frequency, have, args_.strict);
 }
 
 double ZcsDevice::getFrequency(const int dir, const size_t ch) const
@@ -559,7 +563,7 @@ void ZcsDevice::setSampleRate(const int dir, const size_t ch, const double rate)
 		return;
 	w.have = ZCS_CTL_RATE;
 	w.rate = (uint64_t)std::llround(rate);
-	set_ctl(w, ZCS_CTL_RATE, "the sample rate", rate, have);
+	set_ctl(w, ZCS_CTL_RATE, "the sample rate", rate, have, args_.strict);
 }
 
 double ZcsDevice::getSampleRate(const int dir, const size_t ch) const

@@ -49,6 +49,8 @@ ZcsArgs zcs_soapy_args(const SoapySDR::Kwargs &args)
 	}
 	if (!get("window").empty())
 		a.window = parse_num("window", get("window"), 65536);
+	if (!get("strict").empty())
+		a.strict = parse_num("strict", get("strict"), 1) == 1;
 	if (!get("timeout").empty())
 		a.timeout_ms = (int)parse_num("timeout", get("timeout"), 600000);
 	return a;

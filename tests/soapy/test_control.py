@@ -3,7 +3,8 @@
 # given key=, connects to the stream's sender at port 5392 by default, reports the board's
 # ranges (from its get), retunes with setFrequency, and the stream's metadata then announces the
 # new frequency (sensor stream_frequency) while samples keep coming.  A setting the board does
-# not change while streaming, and any change without key=, fail with a message.  Port 22160.
+# not change while streaming, and any change without key=, fail with a message (thrown with
+# strict=1, else logged).  Port 22160.
 # Usage: test_control.py MODULE_DIR ZCS_SEND
 import json
 import os
@@ -24,7 +25,7 @@ import json, sys, time
 import numpy as np
 import SoapySDR
 from SoapySDR import SOAPY_SDR_RX
-args, want = sys.argv[1], float(sys.argv[2])
+args, want, wait = sys.argv[1], float(sys.argv[2]), sys.argv[3] == '1'
 out = {}
 dev = SoapySDR.Device(args)
 out['range'] = [[r.minimum(), r.maximum()] for r in dev.getFrequencyRange(SOAPY_SDR_RX, 0)]
@@ -48,7 +49,7 @@ while time.monotonic() < deadline:
     r = dev.readStream(st, [buf], 16384, timeoutUs=200000)
     if r.ret > 0:
         got += r.ret
-    done = out['set'] != 'ok' or int(dev.readSensor('stream_frequency')) == int(want)
+    done = not wait or out['set'] != 'ok' or int(dev.readSensor('stream_frequency')) == int(want)
     if done and got > 100000:
         break
 out['stream_frequency'] = int(dev.readSensor('stream_frequency'))
@@ -59,12 +60,12 @@ print(json.dumps(out), flush=True)
 '''
 
 
-def run(args, want):
+def run(args, want, wait=False):
     fd, path = tempfile.mkstemp(suffix='.py', prefix='zcs-soapy-ctl-')
     with os.fdopen(fd, 'w') as f:
         f.write(CLIENT)
     try:
-        p = subprocess.run([PY, path, args, str(want)], env=foreign_env(MODULE),
+        p = subprocess.run([PY, path, args, str(want), '1' if wait else '0'], env=foreign_env(MODULE),
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
     finally:
         os.unlink(path)
@@ -83,7 +84,8 @@ def main():
                 extra=('--key', key, '--control', '127.0.0.1:5392'))
     try:
         c = Checker('retune through setFrequency (key=, control by default)')
-        r, err = run(f'driver=zcs,addr=127.0.0.1:{PORT},key={key},timeout=30000', 433.92e6)
+        r, err = run(f'driver=zcs,addr=127.0.0.1:{PORT},key={key},strict=1,timeout=30000',
+                     433.92e6, wait=True)
         if r is None:
             c.true('a result', False)
             print(err[-4000:])
@@ -98,14 +100,24 @@ def main():
             if c.failures:
                 print(err[-4000:])
         checks.append(c)
-        c = Checker('without key=: set* fails with a message')
-        r, err = run(f'driver=zcs,addr=127.0.0.1:{PORT},timeout=30000', 915e6)
+        c = Checker('without key=, strict=1: set* throws with a message')
+        r, err = run(f'driver=zcs,addr=127.0.0.1:{PORT},strict=1,timeout=30000', 915e6)
         if r is None:
             c.true('a result', False)
             print(err[-4000:])
         else:
             c.true('message: ' + r['set'], 'no control channel to the board' in r['set'])
             c.eq('frequency unchanged', r['after'], 433.92e6)
+        checks.append(c)
+        c = Checker('without key=: set* logs its message, does not throw (GUI applications)')
+        r, err = run(f'driver=zcs,addr=127.0.0.1:{PORT},timeout=30000', 915e6)
+        if r is None:
+            c.true('a result', False)
+            print(err[-4000:])
+        else:
+            c.eq('setFrequency returns', r['set'], 'ok')
+            c.true('the message in the log', 'cannot set the frequency to 915000000' in err)
+            c.eq('getFrequency still the stream\'s', r['after'], 433.92e6)
         checks.append(c)
     finally:
         stop(tx)
