@@ -87,19 +87,19 @@ int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_con
 	}
 	ret = zcs_kernels_init(&p->k, ZCS_ISA_BEST);
 	if (ret < 0) {
-		snprintf(err, errlen, "no conversion kernels: %s", strerror(-ret));
+		zcs_err(err, errlen, ret, "no conversion kernels: %s", strerror(-ret));
 		goto fail;
 	}
 	ret = zcs_train_pool_init(&p->pool, ZCS_PIPELINE_SLOTS, seg, dgrams);
 	if (ret < 0) {
-		snprintf(err, errlen, "cannot map %d train slots: %s", ZCS_PIPELINE_SLOTS,
-			 strerror(-ret));
+		zcs_err(err, errlen, ret, "cannot map %d train slots: %s", ZCS_PIPELINE_SLOTS,
+			strerror(-ret));
 		goto fail;
 	}
 	if ((ret = zcs_ring_init(&p->full, ZCS_PIPELINE_SLOTS)) < 0 ||
 	    (ret = zcs_ring_init(&p->free, ZCS_PIPELINE_SLOTS)) < 0 ||
 	    (ret = zcs_doorbell_init(&p->full_db)) < 0 || (ret = zcs_doorbell_init(&p->free_db)) < 0) {
-		snprintf(err, errlen, "pipeline set-up: %s", strerror(-ret));
+		zcs_err(err, errlen, ret, "pipeline set-up: %s", strerror(-ret));
 		goto fail;
 	}
 	for (size_t i = 0; i < p->pool.nslots; i++)
@@ -135,7 +135,7 @@ int zcs_pipeline_start(struct zcs_pipeline *p, char *err, size_t errlen)
 	p->send_started = true;
 	ret = pthread_create(&p->src_thread, NULL, zcs_pipeline_source_main, p);
 	if (ret) {
-		snprintf(err, errlen, "cannot start the source thread: %s", strerror(ret));
+		zcs_err(err, errlen, -ret, "cannot start the source thread: %s", strerror(ret));
 		/* the send thread ends on its own once it sees the source is done */
 		atomic_store(&p->source_done, true);
 		zcs_doorbell_ring(&p->full_db);
@@ -194,14 +194,10 @@ int zcs_pipeline_join(struct zcs_pipeline *p, char *err, size_t errlen)
 	if (p->send_started)
 		pthread_join(p->send_thread, NULL);
 	p->src_started = p->send_started = false;
-	if (p->src_err) {
-		snprintf(err, errlen, "%s", p->src_msg);
-		return p->src_err;
-	}
-	if (p->send_err) {
-		snprintf(err, errlen, "%s", p->send_msg);
-		return p->send_err;
-	}
+	if (p->src_err)
+		return zcs_err(err, errlen, p->src_err, "%s", p->src_msg);
+	if (p->send_err)
+		return zcs_err(err, errlen, p->send_err, "%s", p->send_msg);
 	return 0;
 }
 

@@ -73,9 +73,8 @@ int zcs_sendpath_uring_open(struct zcs_sendpath *sp, char *err, size_t errlen)
 
 	u = calloc(1, sizeof(*u));
 	if (!u || !(u->slot = calloc(sp->pool->nslots, sizeof(*u->slot)))) {
-		snprintf(err, errlen, "io_uring: out of memory");
 		free(u);
-		return -ENOMEM;
+		return zcs_err(err, errlen, -ENOMEM, "io_uring: out of memory");
 	}
 	/* notifications complete through task work: run it when the send thread enters the
 	 * kernel anyway instead of interrupting it for each one (5.19+; older kernels refuse the
@@ -85,7 +84,7 @@ int zcs_sendpath_uring_open(struct zcs_sendpath *sp, char *err, size_t errlen)
 	if (ret == -EINVAL)
 		ret = io_uring_queue_init(URING_ENTRIES, &u->ring, 0);
 	if (ret < 0) {
-		snprintf(err, errlen, "io_uring setup: %s", strerror(-ret));
+		zcs_err(err, errlen, ret, "io_uring setup: %s", strerror(-ret));
 		goto free_u;
 	}
 	probe = io_uring_get_probe_ring(&u->ring);
@@ -97,7 +96,7 @@ int zcs_sendpath_uring_open(struct zcs_sendpath *sp, char *err, size_t errlen)
 	iov.iov_len = sp->pool->mem_bytes;
 	ret = io_uring_register_buffers(&u->ring, &iov, 1);
 	if (ret < 0) {
-		snprintf(err, errlen, "io_uring buffer registration: %s", strerror(-ret));
+		zcs_err(err, errlen, ret, "io_uring buffer registration: %s", strerror(-ret));
 		goto fail;
 	}
 	u->registered = true;
