@@ -30,6 +30,18 @@ struct send_state {
 
 static void flush(struct send_state *s);
 
+/* Sends the side slot's len bytes; a demotion on the way is logged.  Returns like
+ * zcs_sendpath_send_small(). */
+static int send_small(struct send_state *s, size_t len)
+{
+	char line[256] = "";
+	const int ret = zcs_sendpath_send_small(s->p->sp, s->side, len, line, sizeof(line));
+
+	if (line[0])
+		zcs_log(&s->p->cfg.log, "%s", line);
+	return ret;
+}
+
 static void send_meta(struct send_state *s, bool change)
 {
 	struct zcs_pipeline *const p = s->p;
@@ -61,7 +73,7 @@ static void send_meta(struct send_state *s, bool change)
 	len = zcs_proto_write_meta(s->side, &m);
 	if (p->keyed)
 		len = zcs_auth_seal_meta(&p->auth, s->side);
-	if (zcs_sendpath_send_small(p->sp, s->side, len) == 0)
+	if (send_small(s, len) >= 0)
 		s->metas++;
 	s->next_meta_ns = zcs_mono_ns() + META_INTERVAL_NS;
 }
@@ -79,7 +91,7 @@ static void send_eos(struct send_state *s)
 	zcs_proto_write_sample_hdr(s->side, &h);
 	if (p->keyed)
 		len = zcs_auth_seal_samples(&p->auth, s->side, len);
-	zcs_sendpath_send_small(p->sp, s->side, len);
+	send_small(s, len);
 }
 
 static void publish(struct send_state *s)

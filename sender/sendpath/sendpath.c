@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include "clock.h"
+#include "egress.h"
 #include "err.h"
 #include "proto.h"
 #include "sendpath_impl.h"
@@ -86,12 +87,32 @@ int zcs_sendpath_open(struct zcs_sendpath **out, int fd, int want, const struct 
 		goto fail;
 	}
 	sp->zc_mask = table - 1;
+	/* the NIC first: without checksum offload every GSO send (even of one datagram, with
+	 * UDP_SEGMENT set) fails with EIO before Linux 6.10, so a stream would start with a failure
+	 * and a demotion.  Where the kernel cannot tell, that EIO still demotes at run time */
+	sp->egress_csum = -ENODEV;
+	if (zcs_egress_device(fd, sp->egress, sizeof(sp->egress)) == 0)
+		sp->egress_csum = zcs_egress_tx_csum(fd, sp->egress);
 	if (want != ZCS_PATH_AUTO) {
 		ret = path_setup(sp, want, err, errlen);
 		if (ret < 0)
 			goto fail;
 		sp->kind = want;
-		snprintf(log, loglen, "send path: %s (as asked)", zcs_path_name(want));
+		if (sp->egress_csum == 0 && want != ZCS_PATH_PLAIN)
+			snprintf(log, loglen, "send path: %s (as asked; no checksum offload on %s: GSO "
+				 "may fail with EIO, then plain)", zcs_path_name(want), sp->egress);
+		else
+			snprintf(log, loglen, "send path: %s (as asked)", zcs_path_name(want));
+		*out = sp;
+		return 0;
+	}
+	if (sp->egress_csum == 0) {
+		ret = path_setup(sp, ZCS_PATH_PLAIN, err, errlen);
+		if (ret < 0)
+			goto fail;
+		sp->kind = ZCS_PATH_PLAIN;
+		snprintf(log, loglen, "send path: plain (no checksum offload on %s: GSO off)",
+			 sp->egress);
 		*out = sp;
 		return 0;
 	}
@@ -357,24 +378,38 @@ int zcs_sendpath_flush(struct zcs_sendpath *sp, char *log, size_t loglen)
 	return ret;
 }
 
-int zcs_sendpath_send_small(struct zcs_sendpath *sp, const void *buf, size_t len)
+int zcs_sendpath_send_small(struct zcs_sendpath *sp, const void *buf, size_t len, char *log,
+			    size_t loglen)
 {
+	int demoted = 0;
+
 	/* after the trains queued before it (metadata names the next sequence number) */
 	if (sp->uring)
 		zcs_sendpath_uring_submit(sp, true);
-	for (int attempt = 0; attempt < 4; attempt++) {
+	for (int attempt = 0; attempt < 4 + ZCS_PATH_KINDS; attempt++) {
+		int e, to;
+
 		if (send(sp->fd, buf, len, 0) >= 0)
-			return 0;
-		if (errno == EINTR)
+			return demoted;
+		e = errno;
+		if (e == EINTR)
 			continue;
-		if (errno == ECONNREFUSED) {
+		if (e == ECONNREFUSED) {
 			sp->st.refused++; /* see try_send */
 			continue;
 		}
 		sp->st.send_errors++;
-		if (errno != ENOBUFS)
-			return -errno;
-		sp->st.retries++;
+		if (e == ENOBUFS) {
+			sp->st.retries++;
+			continue;
+		}
+		/* with UDP_SEGMENT set even this one datagram goes the GSO way: EIO (no checksum
+		 * offload) names the path, not the datagram.  Demote and send it again on the new
+		 * path: a metadata datagram lost here costs a receiver the stream's first 400 ms */
+		to = demotion_target(sp->kind, e);
+		if (to < 0 || demote(sp, to, e, log, loglen) < 0)
+			return -e;
+		demoted = 1;
 	}
 	return -EIO;
 }

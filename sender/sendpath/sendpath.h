@@ -74,8 +74,12 @@ int zcs_sendpath_send(struct zcs_sendpath *sp, struct zcs_train *t, char *log, s
  * trains and at the end.  Returns like zcs_sendpath_send(). */
 int zcs_sendpath_flush(struct zcs_sendpath *sp, char *log, size_t loglen);
 
-/* Sends a small datagram (metadata, end of stream) by copy.  Returns 0 or -errno (counted). */
-int zcs_sendpath_send_small(struct zcs_sendpath *sp, const void *buf, size_t len);
+/* Sends a small datagram (metadata, end of stream) by copy.  A failure that names the path (EIO:
+ * no checksum offload, with UDP_SEGMENT set) demotes it, as for a train, and the datagram is sent
+ * again on the new path.  Returns 0 when sent, 1 when sent after a demotion (log says to what and
+ * why), -errno when it could not be sent (counted). */
+int zcs_sendpath_send_small(struct zcs_sendpath *sp, const void *buf, size_t len, char *log,
+			    size_t loglen);
 
 /* Collects zero-copy completions without blocking (msg-zc: only once enough sends are out to
  * make the error-queue read worth it; zcs_sendpath_wait() and _drain() always read).  Returns

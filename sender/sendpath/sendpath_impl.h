@@ -45,6 +45,10 @@ struct zcs_sendpath {
 	/* per slot, datagrams of its current train already sent one by one (plain): a
 	 * send failing part-way through a train is resumed, never repeated from its start */
 	uint16_t *partial;
+	/* the device the socket sends through ("" when unknown), and whether it checksums (1), does
+	 * not (0: auto takes plain) or the kernel cannot tell (-errno) */
+	char egress[16];             /* IFNAMSIZ */
+	int egress_csum;
 };
 
 /* The back-ends, called by sendpath.c.  Each returns bytes sent or -errno. */

@@ -31,6 +31,16 @@
 /* the datagram of train FAULT_AT that FAULT_DROP_ONE drops */
 #define DROP_AT 20
 
+/* Counts a failed condition in the caller's `failures`. */
+#define CHECK(cond, ...)                                                                        \
+	do {                                                                                    \
+		if (!(cond)) {                                                                  \
+			printf("FAIL: " __VA_ARGS__);                                           \
+			printf("\n");                                                           \
+			failures++;                                                             \
+		}                                                                               \
+	} while (0)
+
 enum fault { FAULT_RING, FAULT_NOCHECK, FAULT_DROP, FAULT_DROP_ONE };
 
 struct harness {
@@ -248,14 +258,6 @@ static int run(int path, enum fault fault, int want_path, uint64_t want_dropped,
 	zcs_sendpath_drain(h.sp, zcs_mono_ns() + 2 * ZCS_NS_PER_SEC);
 	receive(&h, 300);
 
-#define CHECK(cond, ...)                                                                        \
-	do {                                                                                    \
-		if (!(cond)) {                                                                  \
-			printf("FAIL: " __VA_ARGS__);                                           \
-			printf("\n");                                                           \
-			failures++;                                                             \
-		}                                                                               \
-	} while (0)
 	printf("  received %llu of %llu datagrams, lost %llu, misordered %llu; send errors %llu, "
 	       "retries %llu, demotions %llu, dropped %llu trains (%llu datagrams), path %s\n",
 	       (unsigned long long)h.got, (unsigned long long)seq, (unsigned long long)h.lost,
@@ -300,6 +302,77 @@ static int run(int path, enum fault fault, int want_path, uint64_t want_dropped,
 	return failures;
 }
 
+/* Regression (#16, a NIC without checksum offload loses the stream's first 0.4 s): with
+ * UDP_SEGMENT set even one small datagram goes the GSO way, so the stream's first metadata was
+ * the first send to fail, and it was not sent again.  A metadata and an end-of-stream datagram
+ * refused by GSO (SO_NO_CHECK makes it refuse) must demote the path and go out on plain. */
+static int run_small(int path)
+{
+	struct harness h = { .tx = -1, .rx = -1 };
+	char line[256] = "", err[256] = "";
+	uint8_t meta[ZCS_PROTO_META_SIZE], eos[ZCS_PROTO_SAMPLE_HDR_SIZE], buf[2048];
+	const struct zcs_meta m = { .stream_id = 1, .meta_version = 1, .sample_rate = 1000000,
+				    .format = ZCS_WIRE_I16, .samples_per_dgram = SPD };
+	const struct zcs_sample_hdr e = { .stream_id = 1, .seq = 7, .format = ZCS_WIRE_I16,
+					  .flags = ZCS_FLAG_EOS };
+	const int one = 1;
+	int failures = 0, r1, r2, got_meta = 0, got_eos = 0;
+	size_t mlen;
+
+	printf("%s, metadata and end of stream refused by GSO (SO_NO_CHECK):\n", zcs_path_name(path));
+	if (sockets(&h) < 0 || zcs_train_pool_init(&h.pool, SLOTS, SEG, zcs_train_max_dgrams(SEG)) < 0)
+		return printf("FAIL: set-up: %s\n", strerror(errno)), 1;
+	if (zcs_sendpath_open(&h.sp, h.tx, path, &h.pool, done, &h, line, sizeof(line), err,
+			      sizeof(err)) < 0)
+		return printf("FAIL: %s: %s\n", zcs_path_name(path), err), 1;
+	note(&h, line);
+	if (setsockopt(h.tx, SOL_SOCKET, SO_NO_CHECK, &one, sizeof(one)) < 0)
+		return printf("FAIL: SO_NO_CHECK: %s\n", strerror(errno)), 1;
+	mlen = zcs_proto_write_meta(meta, &m);
+	zcs_proto_write_sample_hdr(eos, &e);
+	line[0] = '\0';
+	r1 = zcs_sendpath_send_small(h.sp, meta, mlen, line, sizeof(line));
+	note(&h, line);
+	line[0] = '\0';
+	r2 = zcs_sendpath_send_small(h.sp, eos, sizeof(eos), line, sizeof(line));
+	note(&h, line);
+	for (;;) {
+		struct pollfd p = { .fd = h.rx, .events = POLLIN };
+		struct zcs_dgram d;
+		ssize_t n;
+
+		if (poll(&p, 1, 1000) <= 0)
+			break;
+		n = recv(h.rx, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n > 0 && zcs_proto_parse(buf, (size_t)n, &d) >= 0) {
+			got_meta += d.type == ZCS_DGRAM_META;
+			got_eos += d.type != ZCS_DGRAM_META && (d.hdr.flags & ZCS_FLAG_EOS);
+		}
+		if (got_meta && got_eos)
+			break;
+	}
+	printf("  send_small: %d then %d; received %d metadata, %d end of stream; send errors %llu, "
+	       "demotions %llu, path %s\n", r1, r2, got_meta, got_eos,
+	       (unsigned long long)h.sp->st.send_errors, (unsigned long long)h.sp->st.demotions,
+	       zcs_path_name(h.sp->kind));
+	CHECK(r1 == (path != ZCS_PATH_PLAIN), "metadata send returned %d", r1);
+	CHECK(r2 == 0, "end-of-stream send returned %d", r2);
+	CHECK(got_meta == 1 && got_eos == 1, "the receiver got %d metadata, %d end of stream",
+	      got_meta, got_eos);
+	CHECK(h.sp->kind == ZCS_PATH_PLAIN, "path %s, not plain", zcs_path_name(h.sp->kind));
+	CHECK(h.sp->st.demotions == (path != ZCS_PATH_PLAIN), "demotions %llu",
+	      (unsigned long long)h.sp->st.demotions);
+	CHECK(h.sp->st.send_errors == (path != ZCS_PATH_PLAIN), "send errors %llu",
+	      (unsigned long long)h.sp->st.send_errors);
+	if (path != ZCS_PATH_PLAIN)
+		CHECK(strstr(h.log, "now plain") != NULL, "no log line naming the demotion");
+	zcs_sendpath_close(h.sp);
+	zcs_train_pool_free(&h.pool);
+	close(h.tx);
+	close(h.rx);
+	return failures;
+}
+
 int main(void)
 {
 	int failures = 0;
@@ -328,6 +401,9 @@ int main(void)
 	failures += run(ZCS_PATH_PLAIN, FAULT_DROP, ZCS_PATH_PLAIN, 1, train);
 	/* one datagram by one: the first DROP_AT went out, the rest of the train is dropped */
 	failures += run(ZCS_PATH_PLAIN, FAULT_DROP_ONE, ZCS_PATH_PLAIN, 1, train - DROP_AT);
+	for (int k = 0; k < ZCS_PATH_KINDS; k++)
+		if (ZCS_HAVE_URING || k != ZCS_PATH_URING_ZC)
+			failures += run_small(k);
 	printf("%d failures\n", failures);
 	return failures ? 1 : 0;
 }
