@@ -141,6 +141,8 @@ static json_t *stats_doc(const struct zcs_recv_snapshot *c, const struct zcs_rec
 	U("filtered", c->rx.filtered);
 	U("foreign", c->rx.foreign);
 	U("pre_meta", c->rx.pre_meta);
+	U("pre_meta_samples", c->rx.pre_meta_samples);
+	U("late_joins", c->rx.late_joins);
 	U("meta", c->rx.meta);
 	U("compressed", c->rx.compressed);
 	U("streams", c->rx.streams);
@@ -233,8 +235,9 @@ int zcs_recv_stats_summary(char *buf, size_t len, const struct zcs_recv_snapshot
 			put(&b, ", %s %" PRIu64, r == ZCS_RX_OVERSIZE ? "oversize" : zcs_proto_err_name(r),
 			    c->rx.invalid_by[r]);
 	put(&b, "; socket drops %" PRIu64 "; other senders %" PRIu64 ", other streams %" PRIu64
-	    ", before metadata %" PRIu64 "\n", c->rx.socket_drops, c->rx.filtered, c->rx.foreign,
-	    c->rx.pre_meta);
+	    ", before metadata %" PRIu64 " (%" PRIu64 " samples), late joins %" PRIu64 "\n",
+	    c->rx.socket_drops, c->rx.filtered, c->rx.foreign, c->rx.pre_meta,
+	    c->rx.pre_meta_samples, c->rx.late_joins);
 	put(&b, "  streams %" PRIu64 ", restarts %" PRIu64 ", ends %" PRIu64 ", discontinuities %"
 	    PRIu64 ", unconfirmed %" PRIu64 ", reorder depth max %" PRIu64 " of %zu",
 	    c->rx.streams, c->rx.restarts, c->rx.eos, c->rx.discont, c->rx.unconfirmed,

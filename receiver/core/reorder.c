@@ -224,6 +224,14 @@ void zcs_reorder_flush(struct zcs_reorder *r)
 		advance(r, r->highest + 1);
 }
 
+void zcs_reorder_skip(struct zcs_reorder *r, uint64_t to)
+{
+	assert(r->ev_pos == r->ev_len);
+	r->ev_len = r->ev_pos = 0;
+	if (r->started && zcs_seq_after(to, r->next))
+		advance(r, to);
+}
+
 static void resync(struct zcs_reorder *r, uint64_t seq)
 {
 	const uint64_t old_next = r->next;

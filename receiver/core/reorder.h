@@ -131,6 +131,12 @@ bool zcs_reorder_take(struct zcs_reorder *r, uint64_t seq);
  * or is being replaced).  Numbers above the highest accepted are not declared lost. */
 void zcs_reorder_flush(struct zcs_reorder *r);
 
+/* Declares every number from the window's start up to `to` (excluded) lost at once, in one LOST
+ * event: numbers known never to come (seen before the stream could be followed, and discarded).
+ * Call it right after zcs_reorder_reset(), before anything is pushed; drain the events as for
+ * push. */
+void zcs_reorder_skip(struct zcs_reorder *r, uint64_t to);
+
 /* Next event, or false when none is left. */
 bool zcs_reorder_pop(struct zcs_reorder *r, struct zcs_reorder_event *ev);
 

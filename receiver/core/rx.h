@@ -95,6 +95,11 @@ struct zcs_rx_stats {
 	 * metadata of a run that began before the one followed, or a metadata number already
 	 * seen (a replay, or a sender whose clock went back) */
 	uint64_t replayed;
+	/* samples the pre_meta datagrams held (when the stream's start was among them, they are
+	 * also counted lost and zero-filled: see docs/receiver.md) */
+	uint64_t pre_meta_samples;
+	uint64_t late_joins;      /* streams followed from mid-stream: their first datagram seen was
+				   * not their datagram 0 (what came before is not counted lost) */
 };
 
 /* One receive buffer; the reorder window holds them by index. */
@@ -144,6 +149,7 @@ struct zcs_rx {
 	bool need_start;          /* reorder window not yet placed for this stream */
 	bool have_pre_meta;       /* sample datagrams came before the metadata ... */
 	uint64_t pre_meta_high;   /* ... the highest of them */
+	uint64_t pre_meta_low;    /* ... and the lowest */
 	bool ended;               /* its end-of-stream datagram was delivered */
 	uint64_t last_rx_ns;      /* monotonic time of its newest datagram */
 	uint64_t last_discont_log_ns;

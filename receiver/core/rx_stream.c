@@ -655,9 +655,12 @@ bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t bi, size_t len, const struct so
 	/* nothing goes out before the rate and format are known */
 	if (!rx->have_meta) {
 		rx->st.pre_meta++;
-		/* remembered so the window starts after them: they were seen, not lost */
+		rx->st.pre_meta_samples += dg.hdr.samples;
+		/* remembered so the window starts at the right place once the metadata comes */
 		if (!rx->have_pre_meta || zcs_seq_after(dg.hdr.seq, rx->pre_meta_high))
 			rx->pre_meta_high = dg.hdr.seq;
+		if (!rx->have_pre_meta || zcs_seq_before(dg.hdr.seq, rx->pre_meta_low))
+			rx->pre_meta_low = dg.hdr.seq;
 		rx->have_pre_meta = true;
 		return false;
 	}
@@ -684,15 +687,37 @@ bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t bi, size_t len, const struct so
 		const int64_t d = zcs_seq_diff(dg.hdr.seq, rx->meta.next_seq);
 		uint64_t start = (d >= 0 && (uint64_t)d < w) ? rx->meta.next_seq : dg.hdr.seq;
 
-		if (rx->have_pre_meta && zcs_seq_after(rx->pre_meta_high + 1, start) &&
-		    !zcs_seq_after(rx->pre_meta_high + 1, dg.hdr.seq))
-			start = rx->pre_meta_high + 1;
+		/* the stream's start (its datagram 0) came before its metadata: those datagrams were
+		 * sent to us and could not be used, so they are lost like any other, at once (they
+		 * will not come again), and zero-filled from sample 0.  Only datagram 0 itself tells:
+		 * a receiver that joined a few datagrams late must not zero-fill what it never had */
+		const bool start_lost = rx->have_pre_meta && rx->pre_meta_low == 0 &&
+					!zcs_seq_after(rx->pre_meta_high + 1, dg.hdr.seq);
 
+		if (start_lost) {
+			start = 0;
+		} else if (rx->have_pre_meta && zcs_seq_after(rx->pre_meta_high + 1, start) &&
+			   !zcs_seq_after(rx->pre_meta_high + 1, dg.hdr.seq)) {
+			/* joined mid-stream: what came before the metadata was seen, not lost */
+			start = rx->pre_meta_high + 1;
+		}
+		if (start != 0) {
+			/* a sender numbers its datagrams from 0: this stream began before we came */
+			rx->st.late_joins++;
+			zcs_log(&rx->opt.log, "stream 0x%08" PRIx32 ": joined late, at datagram %" PRIu64
+				" (%" PRIu64 " samples before its metadata discarded, not counted lost)",
+				rx->stream_id, rx->have_pre_meta ? rx->pre_meta_low : start,
+				rx->st.pre_meta_samples);
+		}
 		zcs_reorder_reset(&rx->ro, start, w);
 		/* farther than a window beyond the window is a jump to confirm (jump()) */
 		zcs_reorder_set_jump(&rx->ro, rx->ro.window);
 		zcs_gapfill_restart(&rx->gf, rx->meta.samples_per_dgram);
 		bound_fill(rx);
+		if (start_lost) {
+			zcs_reorder_skip(&rx->ro, rx->pre_meta_high + 1);
+			drain(rx, bi);
+		}
 		rx->need_start = false;
 		zcs_log(&rx->opt.log, "stream 0x%08" PRIx32 ": starting at datagram %" PRIu64
 			", reorder window %zu datagrams", rx->stream_id, start, rx->ro.window);

@@ -152,16 +152,41 @@ START_TEST(test_pre_meta_samples)
 {
 	struct rig r;
 
-	/* samples before their stream's metadata are held back (and counted), never put out */
+	/* samples before their stream's metadata are held back (and counted), never put out; the
+	 * stream's start among them: sent to us, unusable, so lost at once and zero-filled from
+	 * sample 0 (docs/receiver.md, "Before the metadata") */
 	rig_open(&r, 0, false, 0);
 	sample(&r, 0xa, 0);
 	sample(&r, 0xa, 1);
 	ck_assert_uint_eq(r.rx.st.pre_meta, 2);
+	ck_assert_uint_eq(r.rx.st.pre_meta_samples, 2 * SPD);
 	ck_assert_uint_eq(r.rx.gf.st.samples, 0);
 	meta(&r, 0xa, 2);
 	sample(&r, 0xa, 2);
 	ck_assert_uint_eq(r.rx.gf.st.rx_samples, SPD);
-	ck_assert_uint_eq(r.rx.ro.st.lost, 0); /* seen before the metadata: not lost */
+	ck_assert_uint_eq(r.rx.ro.st.lost, 2);
+	ck_assert_uint_eq(r.rx.gf.st.gap_samples, 2 * SPD);
+	ck_assert_uint_eq(r.rx.gf.st.samples, 3 * SPD);
+	ck_assert_uint_eq(r.rx.st.late_joins, 0);
+	rig_close(&r);
+}
+END_TEST
+
+START_TEST(test_pre_meta_late_join)
+{
+	struct rig r;
+
+	/* joined mid-stream: what came before the metadata was never ours, not lost */
+	rig_open(&r, 0, false, 0);
+	sample(&r, 0xa, 50);
+	sample(&r, 0xa, 51);
+	meta(&r, 0xa, 52);
+	sample(&r, 0xa, 52);
+	ck_assert_uint_eq(r.rx.st.pre_meta, 2);
+	ck_assert_uint_eq(r.rx.gf.st.rx_samples, SPD);
+	ck_assert_uint_eq(r.rx.gf.st.samples, SPD);
+	ck_assert_uint_eq(r.rx.ro.st.lost, 0);
+	ck_assert_uint_eq(r.rx.st.late_joins, 1);
 	rig_close(&r);
 }
 END_TEST
@@ -231,6 +256,7 @@ static Suite *rx_stream_suite(void)
 	tcase_add_test(tc, test_first_stream_followed);
 	tcase_add_test(tc, test_stream_option);
 	tcase_add_test(tc, test_pre_meta_samples);
+	tcase_add_test(tc, test_pre_meta_late_join);
 	tcase_add_test(tc, test_restart_after_silence);
 	tcase_add_test(tc, test_window_rounded);
 	tcase_add_test(tc, test_recv_no_cctx);
