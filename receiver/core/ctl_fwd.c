@@ -32,6 +32,7 @@ struct zcs_ctl_fwd {
 	struct zcs_ctl_settings want; /* merged, not yet sent (want.have == 0: nothing) */
 	uint64_t first_ns, last_ns;   /* the burst's first and latest request */
 	bool have_sender;
+	bool waiting_logged;          /* "a set waits for the stream" said once */
 	struct zcs_addr sender;
 	struct zcs_ctl_fwd_stats st;
 	struct zcs_ctl_client *c;     /* thread only */
@@ -82,6 +83,8 @@ void zcs_ctl_fwd_tune_hook(void *ctx, const struct zcs_ctl_settings *want)
 void zcs_ctl_fwd_set_sender(struct zcs_ctl_fwd *f, const struct zcs_addr *sender)
 {
 	pthread_mutex_lock(&f->mu);
+	if (!f->have_sender)
+		pthread_cond_signal(&f->cv);
 	f->sender = *sender;
 	f->have_sender = true;
 	pthread_mutex_unlock(&f->mu);
@@ -202,17 +205,26 @@ static void *fwd_main(void *arg)
 			pthread_cond_timedwait(&f->cv, &f->mu, &ts);
 			continue;
 		}
+		target(f, to, sizeof(to));
+		if (!to[0]) {
+			/* an application tunes as soon as it connects, which may be before the
+			 * stream (and so its sender) is known: the set waits for it */
+			struct timespec ts;
+			const uint64_t t = now + 100000000ULL;
+
+			if (!f->waiting_logged)
+				zcs_log(&f->log, "control: a set waits for the stream: its sender is "
+					"where it goes (or give --control HOST:PORT)");
+			f->waiting_logged = true;
+			ts.tv_sec = (time_t)(t / ZCS_NS_PER_SEC);
+			ts.tv_nsec = (long)(t % ZCS_NS_PER_SEC);
+			pthread_cond_timedwait(&f->cv, &f->mu, &ts);
+			continue;
+		}
 		want = f->want;
 		f->want.have = 0;
-		target(f, to, sizeof(to));
 		pthread_mutex_unlock(&f->mu);
-		if (to[0]) {
-			send_set(f, &want, to);
-		} else {
-			zcs_log(&f->log, "control: set not sent: no stream yet, so no sender to send "
-				"it to (give --control HOST:PORT)");
-			__atomic_fetch_add(&f->st.failed, 1, __ATOMIC_RELAXED);
-		}
+		send_set(f, &want, to);
 		pthread_mutex_lock(&f->mu);
 	}
 	pthread_mutex_unlock(&f->mu);

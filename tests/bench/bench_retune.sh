@@ -19,8 +19,8 @@ chmod 600 "$key"
 fakeboard_track $!
 fakeboard_wait_feed 1 'reader took'
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; rate $RATE S/s"
-/usr/bin/python3 - "$ZCS_RECV" "$key" "$N" <<'EOF'
-import json, socket, statistics, struct, subprocess, sys, time
+/usr/bin/python3 -u - "$ZCS_RECV" "$key" "$N" <<'EOF'
+import json, select, socket, statistics, struct, subprocess, sys, time
 recv_exe, key, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 p = subprocess.Popen([recv_exe, '--json', '--interval', '0', '--key', key, '--control', '22592',
                       '-o', 'rtl_tcp:127.0.0.1:22512', '-F', 'cu8', '127.0.0.1:22511'],
@@ -43,13 +43,22 @@ for i in range(n):
     f = 400000000 + 1000000 * (i + 1)
     t0 = time.monotonic()
     s.sendall(struct.pack('>BI', 1, f))
-    for line in p.stderr:
+    seen = False
+    while not seen and time.monotonic() - t0 < 10:
+        if not select.select([p.stderr], [], [], 1)[0]:
+            continue
+        line = p.stderr.readline()
         # the forwarder's news: the board's reply (applied, read back, index fixed; its CHANGE
         # metadata leaves before the next datagram)
         if 'the board took freq=%d ' % f in line:
             took.append((time.monotonic() - t0) * 1e3)
         if line.startswith('{') and '"change"' in line and json.loads(line)['center_freq'] == f:
-            break
+            seen = True
+        elif 'control' in line or 'client' in line:
+            print('  zcs-recv: ' + line.rstrip())
+    if not seen:
+        print('retune %2d: no change line within 10 s' % (i + 1))
+        continue
     lat.append((time.monotonic() - t0) * 1e3)
     print('retune %2d: reply %7.1f ms, change believed by zcs-recv %7.1f ms' % (
         i + 1, took[-1] if took else -1, lat[-1]))
