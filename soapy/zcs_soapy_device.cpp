@@ -652,6 +652,8 @@ static const char *const SENSORS[][2] = {
 	{ "invalid", "datagrams refused by the parser" },
 	{ "samples", "samples delivered by the receiver, zero fill included" },
 	{ "restarts", "sender restarts followed" },
+	{ "auth", "datagrams refused by the key (key=): forged, or another key" },
+	{ "unconfirmed", "datagrams whose claims the stream did not confirm (docs/receiver.md)" },
 	{ "stream_frequency", "the centre frequency the stream's metadata announces, Hz" },
 	{ "stream_rate", "the sample rate the stream's metadata announces, S/s" },
 };
@@ -713,6 +715,10 @@ std::string ZcsDevice::readSensor(const std::string &key) const
 		v = c.samples;
 	else if (key == "restarts")
 		v = c.restarts;
+	else if (key == "auth")
+		v = c.auth;
+	else if (key == "unconfirmed")
+		v = c.unconfirmed;
 	else if (key == "stream_frequency")
 		v = meta().center_freq;
 	else if (key == "stream_rate")

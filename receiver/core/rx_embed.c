@@ -13,6 +13,7 @@
 
 #include "clock.h"
 #include "err.h"
+#include "key.h"
 #include "output.h"
 #include "recv_stats.h"
 #include "rx.h"
@@ -24,6 +25,7 @@
 struct zcs_rx_embed {
 	struct zcs_rx rx;
 	struct zcs_rx_opts ropt;
+	struct zcs_key key;        /* key=, for ropt.key */
 	struct zcs_kernels k;
 	struct zcs_outputs *out;
 	struct zcs_reader *rd;
@@ -107,6 +109,12 @@ int zcs_rx_embed_open(struct zcs_rx_embed **ep, const struct zcs_rx_embed_opts *
 	e->ropt.window = o->window;
 	e->ropt.rcvbuf = ZCS_RX_DEFAULT_RCVBUF;
 	e->ropt.type = o->type;
+	if (o->key_file) {
+		ret = zcs_key_load(&e->key, o->key_file, err, errlen);
+		if (ret < 0)
+			goto out;
+		e->ropt.key = &e->key;
+	}
 	e->ropt.log.fn = news;
 	e->ropt.log.ctx = e;
 
@@ -148,10 +156,6 @@ int zcs_rx_embed_open(struct zcs_rx_embed **ep, const struct zcs_rx_embed_opts *
 			 zcs_sample_name(o->type));
 		news(e, msg);
 	}
-	/* the receive core verifies no keys yet: the key serves the control channel only */
-	if (o->key_file)
-		news(e, "the stream's datagrams are not verified with the key (this receiver "
-		     "cannot yet); the key opens the control channel");
 	*ep = e;
 	return 0;
 out:
@@ -173,6 +177,7 @@ void zcs_rx_embed_close(struct zcs_rx_embed *e)
 		zcs_outputs_destroy(e->out, 0);
 	if (e->rx_open)
 		zcs_rx_close(&e->rx);
+	zcs_key_wipe(&e->key);
 	pthread_cond_destroy(&e->cond);
 	pthread_mutex_destroy(&e->mu);
 	free(e);
@@ -310,6 +315,8 @@ void zcs_rx_embed_counters(struct zcs_rx_embed *e, struct zcs_rx_embed_counters 
 	pthread_mutex_lock(&e->mu);
 	c->datagrams = s->rx.datagrams;
 	c->invalid = s->rx.invalid;
+	c->auth = s->rx.invalid_by[ZCS_PERR_AUTH];
+	c->unconfirmed = s->rx.unconfirmed;
 	c->socket_drops = s->rx.socket_drops;
 	c->lost = s->ro.lost;
 	c->late = s->ro.late;

@@ -46,7 +46,7 @@ struct zcs_rx_embed_opts {
 	bool have_stream;         /* --stream */
 	uint32_t stream_id;
 	size_t window;            /* --window datagrams, 0: sized from the rate */
-	const char *key_file;     /* --key, NULL: unkeyed */
+	const char *key_file;     /* --key: datagrams verified with it; NULL: unkeyed */
 	enum zcs_sample_type type;
 	zcs_rx_embed_log_fn log;  /* news, called on the receive thread */
 	void *log_ctx;
@@ -58,6 +58,7 @@ struct zcs_rx_embed_counters {
 	uint64_t lost, late, duplicate, reordered;  /* datagrams, reorder window */
 	uint64_t gaps, gap_samples, samples, rx_samples;
 	uint64_t restarts, overruns, unread;
+	uint64_t auth, unconfirmed;                 /* keyed datagrams refused; claims unconfirmed */
 	bool have_meta;
 };
 

@@ -4,7 +4,8 @@
 # ranges (from its get), retunes with setFrequency, and the stream's metadata then announces the
 # new frequency (sensor stream_frequency) while samples keep coming.  A setting the board does
 # not change while streaming, and any change without key=, fail with a message (thrown with
-# strict=1, else logged).  Port 22160.
+# strict=1, else logged).  The datagrams are verified with the key (no auth refusals); another
+# key admits no stream, and the open fails with a message.  Port 22160.
 # Usage: test_control.py MODULE_DIR ZCS_SEND
 import json
 import os
@@ -54,6 +55,8 @@ while time.monotonic() < deadline:
         break
 out['stream_frequency'] = int(dev.readSensor('stream_frequency'))
 out['samples'] = got
+out['auth'] = int(dev.readSensor('auth'))
+out['invalid'] = int(dev.readSensor('invalid'))
 dev.deactivateStream(st)
 dev.closeStream(st)
 print(json.dumps(out), flush=True)
@@ -95,6 +98,8 @@ def main():
             c.eq('getFrequency after', r['after'], 433.92e6)
             c.eq('announced in the stream', r['stream_frequency'], 433920000)
             c.true(f'samples flowed ({r["samples"]})', r['samples'] > 100000)
+            c.eq('keyed datagrams verified: none refused (auth)', r['auth'], 0)
+            c.eq('invalid', r['invalid'], 0)
             c.true('rate refused with a message: ' + r['rate'],
                    'does not set the sample rate' in r['rate'])
             if c.failures:
@@ -118,6 +123,18 @@ def main():
             c.eq('setFrequency returns', r['set'], 'ok')
             c.true('the message in the log', 'cannot set the frequency to 915000000' in err)
             c.eq('getFrequency still the stream\'s', r['after'], 433.92e6)
+        checks.append(c)
+        c = Checker('another key: the stream is refused, the open fails with a message')
+        other = os.path.join(d, 'other.key')
+        fd = os.open(other, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.write(fd, (os.urandom(32).hex() + '\n').encode())
+        os.close(fd)
+        r, err = run(f'driver=zcs,addr=127.0.0.1:{PORT},key={other},timeout=2000', 915e6)
+        os.unlink(other)
+        c.true('no device opened', r is None)
+        c.true('message: no stream arriving', 'no stream arriving on 127.0.0.1:' in err)
+        if c.failures:
+            print(err[-4000:])
         checks.append(c)
     finally:
         stop(tx)
