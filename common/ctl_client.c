@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The control-channel client (ctl_client.h): TCP connect, the key handshake, sealed requests,
- * replies and change events.  One connection, one fixed receive buffer, no allocation after open. */
+ * replies and change events.  One connection, one fixed receive buffer, no allocation after
+ * open. */
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>

@@ -28,7 +28,8 @@ struct zcs_ctl_client;
  * and runs the handshake, all within timeout_ms.  Errors: -ETIMEDOUT, -ECONNREFUSED and other
  * socket errors, -EACCES when the server does not prove the key (a wrong key on either side),
  * -ECONNRESET when the server closes (it refuses a client without the key or over its limit),
- * -EPROTO for a reply that is not the protocol.  Returns 0 with *out set, or -errno with err set. */
+ * -EPROTO for a reply that is not the protocol.  Returns 0 with *out set, or -errno with err
+ * set. */
 int zcs_ctl_client_open(struct zcs_ctl_client **out, const char *addr, const struct zcs_key *key,
 			int timeout_ms, char *err, size_t errlen);
 void zcs_ctl_client_close(struct zcs_ctl_client *c);

@@ -20,14 +20,16 @@
 #define ZCS_CTL_TAG_BYTES 16          /* XChaCha20-Poly1305 tag */
 #define ZCS_CTL_LEN_BYTES 2           /* u16 LE body length before every frame */
 /* The largest body a frame may announce.  Every message is a few hundred bytes of JSON; a bound
- * this small lets each connection live in one fixed buffer and caps what a peer can make us hold. */
+ * this small lets each connection live in one fixed buffer and caps what a peer can make us
+ * hold. */
 #define ZCS_CTL_MAX_BODY 4096
 #define ZCS_CTL_MAX_PLAIN (ZCS_CTL_MAX_BODY - ZCS_CTL_TAG_BYTES)
 #define ZCS_CTL_MAX_FRAME (ZCS_CTL_LEN_BYTES + ZCS_CTL_MAX_BODY)
 
 /* Handshake bodies: magic "ZC", version, type, then the fields. */
 #define ZCS_CTL_HELLO_SIZE (4 + ZCS_CTL_NONCE_BYTES)                         /* client's nonce */
-#define ZCS_CTL_SHELLO_SIZE (4 + ZCS_CTL_NONCE_BYTES + ZCS_CTL_MAC_BYTES)     /* server's nonce, MAC */
+/* server's nonce, MAC */
+#define ZCS_CTL_SHELLO_SIZE (4 + ZCS_CTL_NONCE_BYTES + ZCS_CTL_MAC_BYTES)
 #define ZCS_CTL_AUTH_SIZE (4 + ZCS_CTL_MAC_BYTES)                            /* client's MAC */
 
 enum zcs_ctl_msg_type {

@@ -231,7 +231,8 @@ static void do_set(struct zcs_ctl_server *s, struct client *c, const struct zcs_
 	r.changed = changed_bits(&t.before, &t.after);
 	r.has_since = since != UINT64_MAX;
 	r.since_sample = since;
-	zcs_log(&s->cfg.log, "control: %s set: %s%s (freq %" PRIu64 ", rate %" PRIu64 ", gain %.3f dB %s)%s",
+	zcs_log(&s->cfg.log, "control: %s set: %s%s (freq %" PRIu64 ", rate %" PRIu64
+		", gain %.3f dB %s)%s",
 	     c->peer, r.ok ? "ok" : "refused: ", r.ok ? "" : r.error, t.after.center_freq,
 	     t.after.sample_rate, t.after.gain_mdb / 1000.0, zcs_ctl_gain_mode_name(t.after.gain_mode),
 	     r.has_since ? "" : " (no index: nothing changed or the stream has ended)");
