@@ -563,6 +563,34 @@ END_TEST
 
 /* ---- rtl_tcp ---- */
 
+/* What each rtl_tcp command asks of the radio, as zcs-recv --control forwards it. */
+START_TEST(test_rtltcp_cmd_settings)
+{
+	struct zcs_ctl_settings w = { 0 };
+
+	ck_assert(zcs_rtltcp_cmd_setting(0x01, 433920000, 0, &w));
+	ck_assert_uint_eq(w.freq, 433920000);
+	ck_assert(zcs_rtltcp_cmd_setting(0x01, 1505032704, 1, &w)); /* 0x56 gave the high bits */
+	ck_assert_uint_eq(w.freq, 5800000000ULL);
+	ck_assert(zcs_rtltcp_cmd_setting(0x02, 2400000, 0, &w));
+	ck_assert_uint_eq(w.rate, 2400000);
+	ck_assert(zcs_rtltcp_cmd_setting(0x04, 300, 0, &w)); /* tenths of dB */
+	ck_assert_int_eq(w.gain_mdb, 30000);
+	ck_assert_int_eq(w.gain_mode, ZCS_GAIN_MANUAL);
+	ck_assert(zcs_rtltcp_cmd_setting(0x03, 0, 0, &w)); /* automatic: the manual value is void */
+	ck_assert_int_eq(w.gain_mode, ZCS_GAIN_SLOW);
+	ck_assert(!(w.have & ZCS_CTL_GAIN));
+	ck_assert(zcs_rtltcp_cmd_setting(0x40, 2000000, 0, &w));
+	ck_assert_uint_eq(w.bw, 2000000);
+	ck_assert_uint_eq(w.have, ZCS_CTL_FREQ | ZCS_CTL_RATE | ZCS_CTL_GAIN_MODE | ZCS_CTL_BW);
+	for (int c = 0; c < 256; c++)
+		if (c != 0x01 && c != 0x02 && c != 0x03 && c != 0x04 && c != 0x40)
+			ck_assert(!zcs_rtltcp_cmd_setting((uint8_t)c, 1, 0, &w));
+	ck_assert_str_eq(zcs_rtltcp_cmd_name(0x40), "set_bandwidth");
+	ck_assert_str_eq(zcs_rtltcp_cmd_name(0x56), "set_tuner_freq_high");
+}
+END_TEST
+
 START_TEST(test_rtltcp_conversion_all_types)
 {
 	for (int v = -2048; v <= 2047; v++) {
@@ -1390,6 +1418,7 @@ static Suite *outputs_suite(void)
 	tcase_add_test(tc, test_tcp_fast_and_slow_client);
 	tcase_add_test(tc, test_tcp_connect_reconnects);
 	tcase_add_test(tc, test_udp_datagram_sizes);
+	tcase_add_test(tc, test_rtltcp_cmd_settings);
 	tcase_add_test(tc, test_rtltcp_conversion_all_types);
 	tcase_add_test(tc, test_rtltcp_greeting_commands_and_cu8);
 	tcase_add_test(tc, test_sigmf_valid_captures_annotations);
