@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: MIT
+# A python3-soapysdr client that retunes the board through driver=zcs: prints the frequency
+# range the board reports, then sets FREQ and reads until the stream's metadata announces it
+# (sensor stream_frequency), as one JSON line.  Usage: soapy_retune.py ARGS FREQ
+import json
+import sys
+import time
+
+import numpy as np
+import SoapySDR
+from SoapySDR import SOAPY_SDR_RX
+
+args, want = sys.argv[1], float(sys.argv[2])
+dev = SoapySDR.Device(args)
+out = dict(range=[[r.minimum(), r.maximum()] for r in dev.getFrequencyRange(SOAPY_SDR_RX, 0)],
+           rates=[[r.minimum(), r.maximum()] for r in dev.getSampleRateRange(SOAPY_SDR_RX, 0)],
+           before=dev.getFrequency(SOAPY_SDR_RX, 0))
+st = dev.setupStream(SOAPY_SDR_RX, 'CS16', [0])
+dev.activateStream(st)
+buf = np.zeros(2 * 16384, dtype=np.int16)
+dev.setFrequency(SOAPY_SDR_RX, 0, want)
+out['after'] = dev.getFrequency(SOAPY_SDR_RX, 0)
+got, deadline = 0, time.monotonic() + 60
+while time.monotonic() < deadline and int(dev.readSensor('stream_frequency')) != int(want):
+    r = dev.readStream(st, [buf], 16384, timeoutUs=200000)
+    got += max(r.ret, 0)
+out['stream_frequency'] = int(dev.readSensor('stream_frequency'))
+out['samples'] = got
+dev.deactivateStream(st)
+dev.closeStream(st)
+print(json.dumps(out), flush=True)
