@@ -314,6 +314,7 @@ static int one_batch(struct zcs_rx *rx)
 	const uint64_t before = zcs_mono_ns();
 	int n;
 
+	rx->look_ns = rx->dry_ns;
 	want_names(rx, zcs_rx_want_from(rx, before));
 	n = recvmmsg(rx->fd, rx->msgs, (unsigned int)rx->opt.batch, MSG_DONTWAIT, NULL);
 	rx->more = n > 0 && (size_t)n == rx->opt.batch;

@@ -200,6 +200,9 @@ struct zcs_rx {
 	bool meta_pending;        /* a change of settings announced, not yet believed: */
 	struct zcs_meta meta_new;
 	uint64_t meta_new_ns;     /* ... monotonic time it was first announced */
+	/* the socket was last seen empty at this time before the batch being handled, whose
+	 * datagrams all arrived after it: silence proven, however late the receiver ran */
+	uint64_t look_ns;
 	/* keyed: the run followed is (stream id, salt); run_start_ns is the newest start
 	 * of any run followed, and no run that began at or before it is followed again */
 	uint8_t salt[8];

@@ -503,14 +503,16 @@ static void taken(struct zcs_rx *rx, const struct zcs_sample_hdr *h, uint32_t cu
 }
 
 /* Whether the jump awaiting confirmation may be believed now that a datagram continued it: the
- * current position fell silent (quiet_ns), or the jump moves forward as a loss would, with no
+ * current position fell silent (quiet_ns, proven by an empty socket), or the jump moves forward as a loss would, with no
  * more zeros than real time allows (continues()). */
 static bool jump_plausible(const struct zcs_rx *rx)
 {
 	const struct zcs_sample_hdr *c = &rx->bufs[rx->cand_buf].hdr;
 	const int64_t ahead = zcs_seq_diff(c->seq, rx->ro.next);
 
-	if (rx->now_ns - rx->live_ns >= rx->quiet_ns)
+	/* silence proven: nothing of the old position came between its newest datagram and the
+	 * last look that found the socket empty (a receiver descheduled meanwhile proves none) */
+	if (rx->look_ns > rx->live_ns && rx->look_ns - rx->live_ns >= rx->quiet_ns)
 		return true;
 	/* backwards, or a resync: only the silence above makes those plausible */
 	if (!rx->have_anchor || ahead < 0 ||
@@ -548,19 +550,13 @@ static bool jump(struct zcs_rx *rx, uint32_t bi, const struct zcs_sample_hdr *h,
 		} else {
 			free_buf(rx, rx->cand_buf, bi);
 		}
-		/* and this datagram, now at the current position */
+		/* and this datagram, now at the current position (it continues the jump; the zeros
+		 * for what was dropped meanwhile stay within gapfill's bound) */
 		b->hdr = *h;
 		b->payload = payload;
-		if (!believable(rx, h)) {
-			rx->st.unconfirmed++;
+		v = zcs_reorder_push_jump(&rx->ro, h->seq, bi);
+		if (v != ZCS_REORDER_ACCEPTED)
 			return false;
-		}
-		v = zcs_reorder_push(&rx->ro, h->seq, bi);
-		if (v != ZCS_REORDER_ACCEPTED) {
-			if (v == ZCS_REORDER_JUMP)
-				rx->st.unconfirmed++;
-			return false;
-		}
 		taken(rx, h, bi);
 		b->held = true;
 		drain(rx, bi);

@@ -137,6 +137,9 @@ static void put(const uint8_t *d, size_t len)
 	static const struct sockaddr_in from = { .sin_family = AF_INET };
 	const uint32_t b = F.rx.slot_buf[0];
 
+	/* each datagram read alone, the socket found empty right after it */
+	F.rx.look_ns = F.rx.dry_ns;
+	F.rx.dry_ns = F.now;
 	F.rx.now_ns = F.now;
 	F.rx.st.datagrams++;
 	memcpy(F.rx.bufs[b].data, d, len);
@@ -295,17 +298,26 @@ START_TEST(jump_faster_than_time_waits)
 	dgram(10101);
 	ck_assert_uint_eq(F.rx.gf.st.samples, 100 * SPD);
 	ck_assert_uint_eq(F.rx.st.unconfirmed, 1);
-	/* ... believed once the old position fell silent (100 ms) and the stream went on */
-	F.now += 200 * MS;
-	dgram(10102);
-	ck_assert_uint_eq(F.rx.st.unconfirmed, 1);
+	/* ... believed once the old position has been silent (100 ms, proven by an empty socket)
+	 * while the stream went on from the new one; what came meanwhile was dropped */
+	{
+		uint64_t s = 10102;
+
+		for (; F.rx.cand && s < 10200; s++) {
+			F.now += 10 * MS;
+			dgram(s);
+		}
+		ck_assert(!F.rx.cand);
+		ck_assert_uint_gt(s, 10102 + 9);
+		ck_assert_uint_eq(F.rx.st.unconfirmed, s - 1 - 10101);
+	}
 	silence(200 * MS);
-	/* 10101 dropped meanwhile: lost like any datagram never delivered (and zero-filled) */
 	ck_assert_uint_eq(F.rx.ro.st.delivered, 102);
 	/* the zeros: only what real time allowed; the 1 s jump was more, so its position is taken
-	 * as is (a jump) rather than filled */
+	 * as is (a jump) rather than filled; the 11 datagrams dropped meanwhile are lost and
+	 * zero-filled (their time did pass) */
 	ck_assert_uint_eq(F.rx.gf.st.jumps, 1);
-	ck_assert_uint_eq(F.rx.gf.st.samples, 103 * SPD);
+	ck_assert_uint_eq(F.rx.gf.st.samples, 102 * SPD + 11 * SPD);
 }
 END_TEST
 
