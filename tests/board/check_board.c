@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* check_board: receives a zcs stream that zcs-send (the command after "--") makes from the
- * emulated board, and checks it: every datagram valid, no sequence or sample-index gap, every
- * pair the board's pattern in order except at datagrams flagged DISCONT, metadata as expected. */
+/* check_board: receives a zcs stream that zcs-send (the command after "--", or one running
+ * elsewhere) makes from the emulated board, and checks it: every datagram valid, no sequence or
+ * sample-index gap, every pair the board's pattern in order except at datagrams flagged DISCONT
+ * (i8: every byte the pattern's, from pair 0), metadata as expected. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -71,6 +73,40 @@ static void on_meta(struct board_check *c, const struct zcs_meta *m)
 		c->freqs[c->nfreqs++] = m->center_freq;
 }
 
+/* i8 keeps a pair's top 8 of 12 bits, too few to read k back: pair n of the stream must be k = n
+ * (a feeder started afresh, at k 0, and no source loss), and its bytes exactly the sender's
+ * packing of that pattern pair. */
+static void on_i8(struct board_check *c, const struct zcs_dgram *d)
+{
+	static int16_t raw[2 * 65536];
+	static uint8_t want[2 * 65536];
+	const struct zcs_sample_hdr *h = &d->hdr;
+	const unsigned int ch = 2 * c->rx;
+
+	if (h->flags & ZCS_FLAG_DISCONT) {
+		bad(c, "i8 datagram %" PRIu64 " flagged DISCONT: k is not known after it", h->seq);
+		return;
+	}
+	for (size_t j = 0; j < h->samples; j++) {
+		const uint32_t kk = (uint32_t)(h->first_sample + j) & IQ_PATTERN_MASK;
+
+		raw[2 * j] = iq_pattern_word(kk, ch);
+		raw[2 * j + 1] = iq_pattern_word(kk, ch + 1);
+	}
+	c->k.pack[ZCS_WIRE_I8](want, raw, h->samples);
+	if (memcmp(want, d->payload, 2 * (size_t)h->samples) != 0)
+		bad(c, "i8 datagram %" PRIu64 ": bytes differ from pairs %" PRIu64 "..%" PRIu64
+		    " of the pattern of rx%u", h->seq, h->first_sample,
+		    h->first_sample + h->samples - 1, c->rx + 1);
+	if (h->samples) {
+		if (!c->have_k)
+			c->first_k = (uint32_t)h->first_sample & IQ_PATTERN_MASK;
+		c->have_k = true;
+		c->last_k = (uint32_t)(h->first_sample + h->samples - 1) & IQ_PATTERN_MASK;
+	}
+	c->pairs += h->samples;
+}
+
 static void on_samples(struct board_check *c, const struct zcs_dgram *d)
 {
 	static int16_t iq[2 * 65536];
@@ -102,8 +138,12 @@ static void on_samples(struct board_check *c, const struct zcs_dgram *d)
 		bad(c, "zstd datagram %" PRIu64 ": not checked here", h->seq);
 		return;
 	}
+	if (h->format == ZCS_WIRE_I8) {
+		on_i8(c, d);
+		return;
+	}
 	if (h->format != ZCS_WIRE_I16 && h->format != ZCS_WIRE_P12) {
-		bad(c, "format %s loses bits: use i16 or p12", zcs_wire_name(h->format));
+		bad(c, "format %s is not checked here: use i8, i16 or p12", zcs_wire_name(h->format));
 		return;
 	}
 	c->k.unpack[h->format][ZCS_SAMPLE_CS16](iq, d->payload, h->samples);
@@ -135,15 +175,20 @@ static void on_samples(struct board_check *c, const struct zcs_dgram *d)
 	c->pairs += h->samples;
 }
 
-static int open_socket(int port)
+static int open_socket(int port, const char *bind_addr)
 {
-	const struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-				       .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	const int big = 64 << 20;
 	const int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 
 	if (fd < 0)
 		return -1;
+	if (bind_addr && inet_pton(AF_INET, bind_addr, &a.sin_addr) != 1) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
 	/* Loopback drops only when this reader falls behind: give it room (root may force it). */
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)) < 0)
 		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
@@ -184,12 +229,54 @@ static void write_summary(const struct board_check *c, int sender_status, FILE *
 	fprintf(f, "]}\n");
 }
 
+static volatile sig_atomic_t stop_listening;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop_listening = 1;
+}
+
+/* No command: the sender runs elsewhere (another machine, a guest under qemu).  Receives until the
+ * end of stream, SIGTERM or the time-out (counted from the start, not from the last datagram: the
+ * sender may be minutes away).  Returns 0 when the stream ended, 1 otherwise. */
+static int listen_only(struct board_check *c, int fd)
+{
+	static uint8_t buf[65536];
+	const struct sigaction sa = { .sa_handler = on_term };
+
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	for (int ms = 0; ms < c->timeout_s * 1000 && !stop_listening && !c->eos; ms += 100) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct zcs_dgram d;
+		ssize_t n;
+		int e;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		while ((n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+			e = zcs_proto_parse(buf, (size_t)n, &d);
+			if (e < 0)
+				bad(c, "bad datagram: %s (len %zd)", zcs_proto_err_name(-e), n);
+			else if (d.type == ZCS_DGRAM_META)
+				on_meta(c, &d.meta);
+			else
+				on_samples(c, &d);
+		}
+	}
+	return c->eos ? 0 : 1;
+}
+
 static int run(struct board_check *c, int fd, char **cmd)
 {
 	static uint8_t buf[65536];
 	int status = -1, waited = 0;
-	pid_t pid = fork();
+	pid_t pid;
 
+	if (!cmd[0])
+		return listen_only(c, fd);
+	pid = fork();
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
@@ -244,9 +331,11 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "port", required_argument, NULL, 'p' }, { "rx", required_argument, NULL, 'r' },
 		{ "out", required_argument, NULL, 'o' }, { "timeout", required_argument, NULL, 't' },
-		{ "stop-after-freqs", required_argument, NULL, 's' }, { NULL, 0, NULL, 0 },
+		{ "stop-after-freqs", required_argument, NULL, 's' },
+		{ "bind", required_argument, NULL, 'b' }, { NULL, 0, NULL, 0 },
 	};
 	struct board_check c = { .timeout_s = 30 };
+	const char *bind_addr = NULL;
 	FILE *f;
 	int o, fd, status;
 
@@ -257,15 +346,17 @@ int main(int argc, char **argv)
 		case 'o': c.out = optarg; break;
 		case 't': c.timeout_s = atoi(optarg); break;
 		case 's': c.stop_freqs = (unsigned int)atoi(optarg); break;
+		case 'b': bind_addr = optarg; break;
 		default: return 2;
 		}
 	}
-	if (optind >= argc || c.port <= 0 || !c.out) {
-		fprintf(stderr, "usage: check_board --port P --out FILE [--rx rx1|rx2] "
-			"[--timeout S] [--stop-after-freqs N] -- zcs-send ARGS...\n");
+	if (c.port <= 0 || !c.out) {
+		fprintf(stderr, "usage: check_board --port P --out FILE [--rx rx1|rx2] [--bind ADDR] "
+			"[--timeout S] [--stop-after-freqs N] [-- zcs-send ARGS...]\n"
+			"  without a command: receive until the end of stream, SIGTERM or the time-out\n");
 		return 2;
 	}
-	if (zcs_kernels_init(&c.k, ZCS_ISA_SCALAR) < 0 || (fd = open_socket(c.port)) < 0) {
+	if (zcs_kernels_init(&c.k, ZCS_ISA_SCALAR) < 0 || (fd = open_socket(c.port, bind_addr)) < 0) {
 		perror("check_board: set-up");
 		return 1;
 	}
