@@ -13,7 +13,7 @@ BUILD_PKGS=(build-essential meson ninja-build pkg-config libiio-dev liburing-dev
 TEST_PKGS=(clang llvm libclang-rt-14-dev libiio-utils iiod iproute2 nftables ethtool
            python3 python3-numpy python3-jsonschema busybox groff-base procps
            gnuradio gr-osmosdr rtl-433 strace
-           qemu-system-arm libsoapysdr-dev soapysdr-tools python3-soapysdr
+           qemu-system-arm cpio libsoapysdr-dev soapysdr-tools python3-soapysdr
            soapyremote-server soapysdr0.8-module-remote avahi-daemon dbus)
 
 need_root() {

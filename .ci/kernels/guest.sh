@@ -1,0 +1,109 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Inside the ARM guest (.ci/kernels.sh boots it; /init runs this with bash-static): brings up the
+# two NICs and the emulated board (fakeboard.sh's IIO tree, the armhf feed_iq on a FIFO), runs
+# every case of cases.txt for this kernel with the armhf zcs-send, and reports each on the second
+# serial port (ttyAMA1), one line per fact, for the host to judge:
+#   @kernel RELEASE | @case NAME rc=N | @log NAME LINE | @json NAME {...} |
+#   @recvjson NAME {...} | @sha NAME HEX | @done
+# Nothing is judged here: the host knows what each kernel must show.
+set -u
+export PATH=/zcs:/bin:/sbin
+out=/dev/ttyAMA1
+say() { printf '%s\n' "$*" >"$out"; }
+N=200000
+TONE=(-r 1000000 --tone 123456 --amplitude 0.7 --seed 5)
+COMMON=(--json -q --cpus none -n "$N")
+
+kver=$(uname -r)
+say "@kernel $kver"
+ip link set lo up
+# eth0 is the NIC with checksum offload, eth1 the csum=off one, by their MACs (kernels.sh): the
+# order the virtio-mmio transports probe in is not the command line's
+for dev in $(ip -o link | sed -n 's/^[0-9]*: \(eth[0-9]*\):.*/\1/p'); do
+	ip link set "$dev" name "tmp-$dev"
+done
+for dev in $(ip -o link | sed -n 's/^[0-9]*: \(tmp-eth[0-9]*\):.*/\1/p'); do
+	case $(ip -o link show "$dev") in
+	*52:54:00:00:90:02*) ip link set "$dev" name eth0 ;;
+	*52:54:00:00:91:02*) ip link set "$dev" name eth1 ;;
+	esac
+done
+ip addr add 198.18.90.2/24 dev eth0 && ip link set eth0 up || say "@error eth0 set-up"
+ip addr add 198.18.91.2/24 dev eth1 && ip link set eth1 up || say "@error eth1 set-up"
+# the neighbours resolved first: a GSO train queued behind an unresolved ARP entry may be dropped
+# by the neighbour queue, a loss that no counter of ours would see
+ping -c 1 -W 10 198.18.90.1 >/dev/null 2>&1 || say "@error no answer from 198.18.90.1"
+ping -c 1 -W 10 198.18.91.1 >/dev/null 2>&1 || say "@error no answer from 198.18.91.1"
+
+# The emulated board: the same IIO tree as the native board tests, laid straight into the
+# initramfs's /sys (no sysfs is mounted: nothing here needs the real one), and a FIFO as the
+# buffer's device node.  libiio's local backend falls back to read() on it, as it does natively.
+# shellcheck source=../../tests/board/fakeboard.sh
+. /zcs/fakeboard.sh
+mkdir -p "$FB_SYS"
+fb_phy
+fb_lpc 4
+mkfifo /dev/iio:device1 || say "@error mkfifo"
+
+i=0
+while read -r name kernels check net args; do
+	case $name in '#'* | '') continue ;; esac
+	i=$((i + 1))
+	port=$((25000 + i))
+	case $kernels in
+	all) ;;
+	6.1) case $kver in 6.1.*) ;; *) continue ;; esac ;;
+	*) say "@error $name: kernels '$kernels'"; continue ;;
+	esac
+	case $net in
+	eth0) dest=198.18.90.1 ;;
+	eth1) dest=198.18.91.1 ;;
+	mcast) dest=239.18.90.1 ;;
+	lo) dest=127.0.0.1 ;;
+	esac
+	# shellcheck disable=SC2206  # the case's arguments are words
+	argv=($args)
+	extra=()
+	feeder=
+	case $check in
+	board:*)
+		# a feeder started afresh for each stream: pair 0 is k 0 (check_board's i8 check)
+		feed_iq "$FB_LPC" /dev/iio:device1 2>/tmp/feed.log &
+		feeder=$!
+		;;
+	*) extra=("${TONE[@]}") ;;
+	esac
+	rpid=
+	if [ "$net" = lo ]; then
+		rm -f /tmp/lo.out
+		zcs-recv --json -F cs16 -o file:/tmp/lo.out --exit-on-eos "127.0.0.1:$port" \
+			2>/tmp/lo.log &
+		rpid=$!
+		for _ in $(seq 400); do
+			grep -q 'listening on' /tmp/lo.log && break
+			sleep 0.05
+		done
+	fi
+	zcs-send "${COMMON[@]}" "${extra[@]}" "${argv[@]}" "$dest:$port" >/tmp/send.json \
+		2>/tmp/send.log
+	rc=$?
+	say "@case $name rc=$rc"
+	while IFS= read -r line; do say "@log $name $line"; done </tmp/send.log
+	say "@json $name $(grep '^{' /tmp/send.json | tail -n 1)"
+	if [ -n "$rpid" ]; then
+		for _ in $(seq 600); do
+			kill -0 "$rpid" 2>/dev/null || break
+			sleep 0.05
+		done
+		kill "$rpid" 2>/dev/null
+		wait "$rpid"
+		say "@recvjson $name $(grep '^{"type":"summary"' /tmp/lo.log | tail -n 1)"
+		say "@sha $name $(sha256sum </tmp/lo.out | cut -d' ' -f1)"
+	fi
+	if [ -n "$feeder" ]; then
+		kill "$feeder" 2>/dev/null
+		wait "$feeder" 2>/dev/null
+	fi
+done </zcs/cases.txt
+say "@done"
