@@ -28,6 +28,7 @@ struct ZcsArgs {
 	size_t window = 0;           /* window=: reorder window in datagrams */
 	int timeout_ms = 3000;       /* timeout=: how long make waits for the stream's metadata */
 	bool strict = false;         /* strict=1: a frequency or rate not applied throws */
+	bool from_start = false;     /* from_start=1: samples kept from the open, not the activation */
 };
 
 ZcsArgs zcs_soapy_args(const SoapySDR::Kwargs &args);

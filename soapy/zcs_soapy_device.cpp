@@ -215,6 +215,10 @@ struct zcs_rx_embed *zcs_soapy_open(const ZcsArgs &args, enum zcs_sample_type t)
 		SoapySDR::log(SOAPY_SDR_ERROR, msg);
 		throw std::runtime_error(msg);
 	}
+	/* from_start=1: everything from now on is kept for the first activation (up to the
+	 * reader's 256 blocks), so a stream that starts now is read from its first sample */
+	if (args.from_start)
+		zcs_rx_embed_activate(e);
 	return e;
 }
 

@@ -49,6 +49,8 @@ ZcsArgs zcs_soapy_args(const SoapySDR::Kwargs &args)
 	}
 	if (!get("window").empty())
 		a.window = parse_num("window", get("window"), 65536);
+	if (!get("from_start").empty())
+		a.from_start = parse_num("from_start", get("from_start"), 1) == 1;
 	if (!get("strict").empty())
 		a.strict = parse_num("strict", get("strict"), 1) == 1;
 	if (!get("timeout").empty())

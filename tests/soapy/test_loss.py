@@ -3,6 +3,9 @@
 # seeded impairment relay (drops and burst drops only, so the same seed removes the same
 # datagrams in every run) once into zcs-recv and once into a python3-soapysdr client.  Samples
 # read, zero fill, gaps (one OVERFLOW each), lost datagrams and every output byte must be equal.
+# from_start=1: the module keeps the samples from its open, not from the activation, as zcs-recv
+# delivers from its start (otherwise what comes between the metadata and activateStream is not
+# read, by design, and that span depends on the machine's timing).
 # Ports 22120-22139.
 # Usage: test_loss.py MODULE_DIR ZCS_RECV ZCS_SEND ZCS_IMPAIR
 import os
@@ -60,7 +63,8 @@ def main():
         r.stop()
     # 2: the module, same relay seed, same stream
     rl = relay(7, tmp)
-    cl = Client(MODULE, [f'driver=zcs,addr=127.0.0.1:{RX_PORT},timeout=60000', 'CS16', '0', sfile,
+    cl = Client(MODULE, [f'driver=zcs,addr=127.0.0.1:{RX_PORT},from_start=1,timeout=60000', 'CS16',
+                         '0', sfile,
                          '3'])
     try:
         run_send()
