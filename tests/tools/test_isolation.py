@@ -15,7 +15,7 @@ MARKERS = ('unshare', 'ip netns add', 'isolate()', 'fakeboard_enter', 'lab_up ')
 # Suites and tests without any socket: the fuzz corpus replays, the man page checks, the
 # kernel-header check, this check.
 NO_NETWORK_SUITES = {'fuzz'}
-NO_NETWORK_TESTS = {'manpage_zcs_send', 'manpage_zcs_recv', 'board-kernel-compat',
+NO_NETWORK_TESTS = {'manpage_zcs_send', 'manpage_zcs_recv', 'manpage_zcs_ctl', 'board-kernel-compat',
                     'tests_isolated'}
 
 
