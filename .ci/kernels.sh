@@ -188,7 +188,8 @@ ip -n "$ns" tuntap add dev tap0 mode tap && ip -n "$ns" tuntap add dev tap1 mode
 	die "tuntap (needs /dev/net/tun)"
 ip -n "$ns" addr add 198.18.90.1/24 dev tap0 && ip -n "$ns" addr add 198.18.91.1/24 dev tap1 &&
 	ip -n "$ns" link set tap0 up && ip -n "$ns" link set tap1 up || die "tap set-up"
-inns() { ip netns exec "$ns" "$@"; }
+# receivers are started with ip netns exec itself, not through a function: $! must be the
+# receiver (ip netns exec execs it), or cleanup would stop a subshell and leave it running
 
 N=200000
 RATE=1000000 TONE=123456 AMP=0.7 SEED=5
@@ -218,20 +219,20 @@ start_receivers() { # KV DIR
 		case $net in eth0 | mcast) host=198.18.90.1 ;; eth1) host=198.18.91.1 ;; *) host= ;; esac
 		case $check in
 		tone:*)
-			inns "$native/receiver/zcs-recv" --json -F cs16 -o "file:$dir/$name.cs16" \
+			ip netns exec "$ns" "$native/receiver/zcs-recv" --json -F cs16 -o "file:$dir/$name.cs16" \
 				--exit-on-eos "$host:$port" 2>"$dir/$name.recv.log" &
 			rpids+=($!)
 			logs+=("$dir/$name.recv.log")
 			;;
 		board:*)
-			inns "$native/tests/board/check_board" --bind "$host" --port "$port" \
+			ip netns exec "$ns" "$native/tests/board/check_board" --bind "$host" --port "$port" \
 				--out "$dir/$name.board.json" --timeout 1200 2>"$dir/$name.board.log" &
 			rpids+=($!)
 			;;
 		mcast:*)
 			local r
 			for r in a b; do
-				inns "$native/receiver/zcs-recv" --json -F cs16 -o "file:$dir/$name.$r.cs16" \
+				ip netns exec "$ns" "$native/receiver/zcs-recv" --json -F cs16 -o "file:$dir/$name.$r.cs16" \
 					--exit-on-eos --iface tap0 "239.18.90.1:$port" \
 					2>"$dir/$name.$r.recv.log" &
 				rpids+=($!)
