@@ -24,11 +24,13 @@
 /* Longest pacing sleep between two looks at the stop flag (zcs-send's watch loop ticks at 100 ms
  * too, so a stop is noticed within about two ticks). */
 #define PACE_SLICE_NS (100 * 1000000ULL)
-/* A paced source sleeps at most once per this much stream time: a train due within it of now goes
- * out at once (early by up to that much).  Sleeping for each train woke both threads once per
- * train, 1400 times a second at 30.72 MS/s of p12 (a 64 KB train is 0.7 ms of it), and the
- * wake-ups, not the samples, were most of a paced tone's cost (docs/performance.md, "The board's
- * budget").  5 ms bursts are gentler than a radio's: the board's DMA hands over 50 ms blocks. */
+/* A paced source sleeps at most once per this much stream time: it sleeps until a train is due
+ * plus this much, and the trains falling due meanwhile go out at once when it wakes: late by up
+ * to that much, never early, as a radio's samples can never leave before they were taken.
+ * Sleeping for each train woke both threads once per train, 1400 times a second at 30.72 MS/s of
+ * p12 (a 64 KB train is 0.7 ms of it), and the wake-ups, not the samples, were most of a paced
+ * tone's cost (docs/performance.md, "The board's budget").  5 ms bursts are gentler than a
+ * radio's: the board's DMA hands over 50 ms blocks. */
 #define PACE_BATCH_NS (5 * 1000000ULL)
 
 struct src_state {
@@ -212,11 +214,11 @@ static int fill_train(struct src_state *s, struct zcs_train *t)
 	return ret;
 }
 
-/* Sleeps until the train's last sample is due, when it is due more than PACE_BATCH_NS from now;
- * trains due sooner go out at once.  Absolute times, so errors never accumulate.  The trains
- * pushed so far go to the send thread before the sleep (one wake-up per batch).  The sleep is
- * cut into slices that look at the stop flag: at a low rate one datagram spans minutes (480 p12
- * samples at -r 1), and a stop must not wait for it; the train then goes out early. */
+/* When the train's last sample is not yet due, sleeps until PACE_BATCH_NS after it is; a train
+ * already due goes out at once.  Absolute times, so errors never accumulate.  The trains pushed
+ * so far go to the send thread before the sleep (one wake-up per batch).  The sleep is cut into
+ * slices that look at the stop flag: at a low rate one datagram spans minutes (480 p12 samples
+ * at -r 1), and a stop must not wait for it; the train then goes out early. */
 static void pace(struct src_state *s, uint64_t t0, uint64_t samples_end)
 {
 	struct zcs_pipeline *const p = s->p;
@@ -228,8 +230,9 @@ static void pace(struct src_state *s, uint64_t t0, uint64_t samples_end)
 	/* no overflow: samples_end / r is seconds of stream, centuries away from 2^64 ns */
 	due = t0 + samples_end / r * ZCS_NS_PER_SEC + samples_end % r * ZCS_NS_PER_SEC / r;
 	now = zcs_mono_ns();
-	if (due <= now + PACE_BATCH_NS)
+	if (due <= now)
 		return;
+	due += PACE_BATCH_NS;
 	ring_full(s);
 	while (!atomic_load(&p->stop)) {
 		if (now >= due)
