@@ -63,12 +63,19 @@ def main():
                                                 for l in recv.lines))
             got = []
             for freq in (433920000, 868000000):
-                for _ in range(200):
+                # the control port opens when zcs-send has started: under a sanitizer on a
+                # loaded machine that can take many seconds, so retry until a deadline
+                r, last, end = None, None, time.monotonic() + 90
+                while r is None and time.monotonic() < end:
                     try:
                         r = ctl(key, 'set', 'freq=%d' % freq)
-                        break
-                    except AssertionError:
-                        time.sleep(0.05)
+                    except AssertionError as e:
+                        last = e
+                        if send.poll() is not None:
+                            raise AssertionError('zcs-send ended (%s): %s' % (
+                                send.returncode, send.stderr.read().decode(errors='replace')))
+                        time.sleep(0.1)
+                assert r is not None, 'zcs-ctl never succeeded: %s' % last
                 assert r['ok'] and r['settings']['freq'] == freq, r
                 got.append((freq, r['since_sample']))
                 print('ok: set freq=%d holds from sample %d' % (freq, r['since_sample']))
