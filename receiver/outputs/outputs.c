@@ -263,7 +263,7 @@ static int add_kind(struct zcs_outputs *o, const struct zcs_out_ops *ops, const 
 	return 0;
 out:
 	if (ret == -ENOMEM || ret == -EMFILE)
-		snprintf(err, errlen, "%s: %s", spec, strerror(-ret));
+		ret = zcs_err(err, errlen, ret, "%s: %s", spec, strerror(-ret));
 	out_free(out);
 	return ret;
 }

@@ -130,7 +130,7 @@ int zcs_sendpath_open(struct zcs_sendpath **out, int fd, int want, const struct 
 		*out = sp;
 		return 0;
 	}
-	snprintf(err, errlen, "no send path works: %s", why[ZCS_PATH_PLAIN]);
+	ret = zcs_err(err, errlen, ret, "no send path works: %s", why[ZCS_PATH_PLAIN]);
 fail:
 	zcs_sendpath_close(sp);
 	return ret;

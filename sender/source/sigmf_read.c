@@ -155,7 +155,7 @@ int zcs_sigmf_read(const char *data_path, struct zcs_sigmf_info *info, char *err
 		char why[256];
 
 		snprintf(why, sizeof(why), "%s", err);
-		snprintf(err, errlen, "%s: %s", info->meta_path, why);
+		ret = zcs_err(err, errlen, ret, "%s: %s", info->meta_path, why);
 	}
 out:
 	free(text);

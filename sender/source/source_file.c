@@ -108,15 +108,12 @@ static int file_open(struct zcs_source *s, const struct zcs_source_config *cfg, 
 	} else {
 		p->fd = open(cfg->path, O_RDONLY | O_CLOEXEC);
 		if (p->fd < 0) {
-			ret = -errno;
-			snprintf(err, errlen, "cannot open %s: %s", cfg->path, strerror(errno));
+			ret = zcs_err_errno(err, errlen, "cannot open %s", cfg->path);
 			goto fail;
 		}
 		/* a FIFO or a device cannot be rewound: refuse now, not after one pass */
 		if (p->loop && lseek(p->fd, 0, SEEK_CUR) < 0) {
-			ret = -errno;
-			snprintf(err, errlen, "--loop: %s cannot be rewound: %s", cfg->path,
-				 strerror(errno));
+			ret = zcs_err_errno(err, errlen, "--loop: %s cannot be rewound", cfg->path);
 			goto fail;
 		}
 	}
@@ -165,7 +162,7 @@ static ssize_t file_read(struct zcs_source *s, const int16_t **pairs, size_t max
 		n = fill_raw(p, want_pairs * p->pair_bytes - p->have);
 		if (n < 0) {
 			if (n != -EAGAIN)
-				snprintf(err, errlen, "read: %s", strerror((int)-n));
+				return zcs_err(err, errlen, (int)n, "read: %s", strerror((int)-n));
 			return n;
 		}
 		if (n == 0) {

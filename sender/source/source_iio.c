@@ -92,15 +92,14 @@ static int open_context(struct iio_src *p, const char *uri, char *err, size_t er
 	/* ENOSYS first: a libiio built without the network backend fails ip: that way, and
 	 * "cannot connect to iiod" would send the user looking for a server */
 	if (e == ENOSYS)
-		snprintf(err, errlen, "libiio has no backend for URI '%s'", uri);
-	else if (!strncmp(uri, "local:", 6))
-		snprintf(err, errlen, "no local IIO devices (%s): %s; is this the radio board?",
-			 uri, strerror(e));
-	else if (!strncmp(uri, "ip:", 3))
-		snprintf(err, errlen, "cannot connect to iiod at '%s': %s", uri + 3, strerror(e));
-	else
-		snprintf(err, errlen, "cannot open libiio context '%s': %s", uri, strerror(e));
-	return -e;
+		return zcs_err(err, errlen, -e, "libiio has no backend for URI '%s'", uri);
+	if (!strncmp(uri, "local:", 6))
+		return zcs_err(err, errlen, -e, "no local IIO devices (%s): %s; is this the radio "
+			       "board?", uri, strerror(e));
+	if (!strncmp(uri, "ip:", 3))
+		return zcs_err(err, errlen, -e, "cannot connect to iiod at '%s': %s", uri + 3,
+			       strerror(e));
+	return zcs_err(err, errlen, -e, "cannot open libiio context '%s': %s", uri, strerror(e));
 }
 
 static struct iio_device *find_dev(struct iio_src *p, const char *name, const char *uri,
@@ -111,8 +110,8 @@ static struct iio_device *find_dev(struct iio_src *p, const char *name, const ch
 
 	if (!d) {
 		list_devices(p->ctx, have, sizeof(have));
-		snprintf(err, errlen, "IIO device %s not found at %s (devices there: %s)", name,
-			 uri, have);
+		(void)zcs_err(err, errlen, -ENODEV, "IIO device %s not found at %s (devices there: %s)",
+			      name, uri, have);
 	}
 	return d;
 }
@@ -168,8 +167,8 @@ static int set_ll(struct iio_channel *c, const char *attr, long long v, const ch
 	const int ret = c ? iio_channel_attr_write_longlong(c, attr, v) : -ENOENT;
 
 	if (ret < 0)
-		snprintf(err, errlen, "cannot set %s %lld on %s: %s", what, v, PHY_DEV,
-			 strerror(-ret));
+		return zcs_err(err, errlen, ret, "cannot set %s %lld on %s: %s", what, v, PHY_DEV,
+			       strerror(-ret));
 	return ret;
 }
 
@@ -257,14 +256,14 @@ static size_t block_pairs_for(uint64_t rate)
 	return (size_t)(n + 1023) / 1024 * 1024;
 }
 
-static void buffer_error(int e, char *err, size_t errlen)
+/* Returns -e with the message for a buffer libiio could not create (or rebuild). */
+static int buffer_error(int e, char *err, size_t errlen)
 {
 	if (e == EBUSY)
-		snprintf(err, errlen, "%s: Device or resource busy: another program is streaming "
-			 "from the radio (iio_readdev, an iiod client, another zcs-send); stop it "
-			 "first", RX_DEV);
-	else
-		snprintf(err, errlen, "cannot create the %s buffer: %s", RX_DEV, strerror(e));
+		return zcs_err(err, errlen, -e, "%s: Device or resource busy: another program is "
+			       "streaming from the radio (iio_readdev, an iiod client, another "
+			       "zcs-send); stop it first", RX_DEV);
+	return zcs_err(err, errlen, -e, "cannot create the %s buffer: %s", RX_DEV, strerror(e));
 }
 
 static int create_buffer(struct iio_src *p, char *err, size_t errlen)
@@ -272,20 +271,18 @@ static int create_buffer(struct iio_src *p, char *err, size_t errlen)
 	p->left = 0;
 	p->buf = iio_device_create_buffer(p->rx, p->buf_pairs, false);
 	if (!p->buf) {
-		const int e = errno ? errno : EIO;
-
-		buffer_error(e, err, errlen);
-		return -e;
+		return buffer_error(errno ? errno : EIO, err, errlen);
 	}
 	/* Pairs go out by pointer: the pair must be I,Q int16 side by side, 4 bytes a sample. */
 	if (iio_buffer_step(p->buf) != 4 ||
 	    (const char *)iio_buffer_first(p->buf, p->ch_q) -
 	    (const char *)iio_buffer_first(p->buf, p->ch_i) != 2) {
-		snprintf(err, errlen, "%s: unexpected buffer layout (step %zd)", RX_DEV,
-			 (ssize_t)iio_buffer_step(p->buf));
+		const ssize_t step = iio_buffer_step(p->buf);
+
 		iio_buffer_destroy(p->buf);
 		p->buf = NULL;
-		return -ENOTSUP;
+		return zcs_err(err, errlen, -ENOTSUP, "%s: unexpected buffer layout (step %zd)",
+			       RX_DEV, step);
 	}
 	return 0;
 }
@@ -342,11 +339,9 @@ static int refill(struct zcs_source *s, struct iio_src *p, char *err, size_t err
 		why = got < 0 ? (int)got : -EIO;
 	}
 	if (why == -EBUSY)
-		buffer_error(EBUSY, err, errlen);
-	else
-		snprintf(err, errlen, "%s: refill failed and %d rebuilds of the buffer failed: %s",
-			 RX_DEV, REBUILD_TRIES, strerror(-why));
-	return why;
+		return buffer_error(EBUSY, err, errlen);
+	return zcs_err(err, errlen, why, "%s: refill failed and %d rebuilds of the buffer failed: "
+		       "%s", RX_DEV, REBUILD_TRIES, strerror(-why));
 }
 
 static void iio_close(struct zcs_source *s)
@@ -385,7 +380,7 @@ static int iio_open(struct zcs_source *s, const struct zcs_source_config *cfg, c
 	if ((ret = apply_settings(p, cfg, err, errlen)) < 0)
 		goto out;
 	if ((ret = zcs_iio_read_info(p, (uint8_t)cfg->channel, &s->info)) < 0) {
-		snprintf(err, errlen, "cannot read the sampling_frequency of %s", PHY_DEV);
+		ret = zcs_err(err, errlen, ret, "cannot read the sampling_frequency of %s", PHY_DEV);
 		goto out;
 	}
 	p->buf_pairs = block_pairs_for(s->info.sample_rate);
