@@ -197,7 +197,7 @@ struct zcs_rx {
 	uint64_t cand_end;        /* ... and the sample index after that one */
 	bool eos_pending;         /* an end-of-stream datagram was delivered, not yet believed */
 	uint64_t eos_seq;
-	bool meta_pending;        /* a change of settings announced, not yet believed: */
+	bool meta_pending;        /* unkeyed: a change of settings announced, not yet believed: */
 	struct zcs_meta meta_new;
 	uint64_t meta_new_ns;     /* ... monotonic time it was first announced */
 	/* the socket was last seen empty at this time before the batch being handled, whose

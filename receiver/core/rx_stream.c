@@ -29,9 +29,10 @@
  * stream): a live stream sends far more often, so a forger cannot make the silence, while a
  * sender that really moved or stopped makes it at once. */
 #define QUIET_MIN_NS (100ULL * 1000 * 1000)
-/* A change of settings is believed once announced for this long with no metadata of the old
- * settings in between: the protocol has the sender repeat its metadata at least every 500 ms,
- * so a spoofed change is contradicted within this time (docs/protocol.md). */
+/* Unkeyed, a change of settings is believed once announced for this long with no metadata of
+ * the old settings in between: the protocol has the sender repeat its metadata at least every
+ * 500 ms, so a spoofed change is contradicted within this time (docs/protocol.md).  Keyed, it
+ * is believed at once (meta_confirmed). */
 #define META_CONFIRM_NS (500ULL * 1000 * 1000)
 /* A source discontinuity longer than this is not a gap (as gapfill.c's MAX_SOURCE_GAP). */
 #define MAX_SOURCE_GAP (1ULL << 32)
@@ -300,11 +301,14 @@ static void bound_fill(struct zcs_rx *rx)
 }
 
 /* Whether metadata m may change the settings now.  The first metadata is taken (the stream was
- * chosen by it); a change only once announced for META_CONFIRM_NS with nothing contradicting it
- * (zcs_rx_datagram: a sample datagram of the old format; here: metadata of other settings). */
+ * chosen by it).  With --key, m has verified (zcs_rx_datagram) and is newer than every metadata
+ * of its run (select_keyed: run and meta_seq), so only the sender can have said it: a change is
+ * taken at once.  Unkeyed, anyone can say it: a change only once announced for META_CONFIRM_NS
+ * with nothing contradicting it (zcs_rx_datagram: a sample datagram of the old format; here:
+ * metadata of other settings). */
 static bool meta_confirmed(struct zcs_rx *rx, const struct zcs_meta *m)
 {
-	if (!rx->have_meta)
+	if (!rx->have_meta || rx->opt.key)
 		return true;
 	if (same_settings(&rx->meta, m)) {
 		/* the stream repeats its settings: a change announced meanwhile was not its own */
@@ -337,9 +341,9 @@ static void apply_meta(struct zcs_rx *rx, const struct zcs_meta *m)
 	uint64_t dgram_ns;
 
 	rx->st.meta++;
-	/* a retune announced with its index (CHANGE) and believed only once confirmed still
-	 * holds from that index: the announcement, not the datagram that confirmed it, says
-	 * where the outputs (a SigMF capture) and the news put it */
+	/* a retune announced with its index (CHANGE) and believed only once confirmed (unkeyed)
+	 * still holds from that index: the announcement, not the datagram that confirmed it,
+	 * says where the outputs (a SigMF capture) and the news put it */
 	eff = rx->meta_pending ? rx->meta_new : *m;
 	if (!meta_confirmed(rx, m))
 		return;

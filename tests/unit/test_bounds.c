@@ -4,14 +4,16 @@
  * rules, driven datagram by datagram through zcs_rx_datagram with the clock in the test's hand:
  * a jump is believed only when the stream continues it while it is plausible, the live stream
  * going on drops it (counted unconfirmed), a real outage is believed, an end of stream waits for
- * silence, a change of settings for 500 ms unopposed, and a lone datagram sent first does not
- * capture the receiver. */
+ * silence, a change of settings for 500 ms unopposed (unkeyed; keyed and verified, at once, from
+ * its index), and a lone datagram sent first does not capture the receiver. */
 #include <check.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "auth.h"
 #include "gapfill.h"
+#include "key.h"
 #include "output.h"
 #include "proto.h"
 #include "reorder.h"
@@ -102,26 +104,60 @@ struct fix {
 	struct zcs_outputs *out;
 	struct zcs_kernels k;
 	uint64_t now;
+	/* keyed: the receiver's --key, and the sender's run that seals with it */
+	bool keyed;
+	struct zcs_key key;
+	struct zcs_auth auth;
+	/* what the receiver reported as a change (rx_opts.on_change) */
+	unsigned int changes;
+	uint64_t change_since, change_freq;
+	bool change_exact;
 };
 
 static struct fix F;
 
-static void setup(void)
+static void on_change(void *ctx, const struct zcs_meta *m, uint64_t since, bool exact)
+{
+	(void)ctx;
+	F.changes++;
+	F.change_since = since;
+	F.change_freq = m->center_freq;
+	F.change_exact = exact;
+}
+
+static void open_rx(bool keyed)
 {
 	struct zcs_rx_opts o = {
 		/* never sent to: the datagrams are handed in by put() */
 		.listen = "127.0.0.1:22499", .window = 8, .rcvbuf = 1 << 20,
 		.max_dgram = 2048, .batch = 4, .no_gro = true, .type = ZCS_SAMPLE_CS16,
+		.on_change = on_change,
 	};
 	char err[256];
 
 	memset(&F, 0, sizeof(F));
+	if (keyed) {
+		F.keyed = true;
+		memset(F.key.bytes, 0x5a, sizeof(F.key.bytes));
+		o.key = &F.key;
+		ck_assert_msg(zcs_auth_init(&F.auth, &F.key, 1000, err, sizeof(err)) == 0, "%s", err);
+	}
 	zcs_kernels_init(&F.k, ZCS_ISA_SCALAR);
 	ck_assert_int_eq(zcs_outputs_create(&F.out, ZCS_SAMPLE_CS16), 0);
 	ck_assert_int_eq(zcs_outputs_add(F.out, "file:/dev/null", err, sizeof(err)), 0);
 	ck_assert_int_eq(zcs_outputs_start(F.out), 0);
 	ck_assert_msg(zcs_rx_open(&F.rx, &o, F.out, &F.k, err, sizeof(err)) == 0, "%s", err);
 	F.now = 1000 * MS;
+}
+
+static void setup(void)
+{
+	open_rx(false);
+}
+
+static void setup_keyed(void)
+{
+	open_rx(true);
 }
 
 static void teardown(void)
@@ -147,18 +183,42 @@ static void put(const uint8_t *d, size_t len)
 		F.rx.slot_buf[0] = F.rx.free_list[--F.rx.nfree];
 }
 
+/* Metadata m as the sender writes it (sealed when keyed) into buf; returns its length. */
+static size_t write_meta(uint8_t *buf, struct zcs_meta *m)
+{
+	size_t len;
+
+	strcpy(m->sender, "unit");
+	strcpy(m->version, "t");
+	strcpy(m->source, "tone");
+	len = zcs_proto_write_meta(buf, m);
+	return F.keyed ? zcs_auth_seal_meta(&F.auth, buf) : len;
+}
+
 static void meta_of(uint32_t stream, uint64_t rate, uint8_t format)
 {
 	struct zcs_meta m = {
 		.stream_id = stream, .meta_version = 1, .sample_rate = rate, .center_freq = 1000000,
 		.format = format, .samples_per_dgram = SPD, .gain_mode = ZCS_GAIN_MANUAL,
 	};
-	uint8_t buf[ZCS_PROTO_META_SIZE];
+	uint8_t buf[ZCS_PROTO_META_SIZE + ZCS_AUTH_META_TRAILER];
 
-	strcpy(m.sender, "unit");
-	strcpy(m.version, "t");
-	strcpy(m.source, "tone");
-	put(buf, zcs_proto_write_meta(buf, &m));
+	put(buf, write_meta(buf, &m));
+}
+
+/* A retune to freq announced as the sender does (CHANGE, holding from sample since); the
+ * datagram is left in buf (for a replay) and its length returned. */
+static size_t retune_in(uint8_t *buf, uint64_t freq, uint64_t since)
+{
+	struct zcs_meta m = {
+		.stream_id = STREAM, .meta_version = 2, .sample_rate = RATE, .center_freq = freq,
+		.format = ZCS_WIRE_I16, .samples_per_dgram = SPD, .gain_mode = ZCS_GAIN_MANUAL,
+		.flags = ZCS_META_FLAG_CHANGE, .ref_sample = since,
+	};
+	const size_t len = write_meta(buf, &m);
+
+	put(buf, len);
+	return len;
 }
 
 static void meta(void)
@@ -169,15 +229,18 @@ static void meta(void)
 /* Sample datagram seq of stream id, its first sample given, 100 i16 pairs. */
 static void dgram_of(uint32_t stream, uint64_t seq, uint64_t first, uint8_t flags)
 {
-	uint8_t buf[ZCS_PROTO_SAMPLE_HDR_SIZE + SPD * 4];
+	uint8_t buf[ZCS_PROTO_SAMPLE_HDR_SIZE + SPD * 4 + ZCS_AUTH_SAMPLE_TRAILER];
 	const struct zcs_sample_hdr h = {
 		.stream_id = stream, .seq = seq, .first_sample = first, .samples = SPD,
 		.payload_len = SPD * 4, .format = ZCS_WIRE_I16, .flags = flags,
 	};
+	size_t len = ZCS_PROTO_SAMPLE_HDR_SIZE + SPD * 4;
 
 	memset(buf, 0, sizeof(buf));
 	zcs_proto_write_sample_hdr(buf, &h);
-	put(buf, sizeof(buf));
+	if (F.keyed)
+		len = zcs_auth_seal_samples(&F.auth, buf, len);
+	put(buf, len);
 }
 
 static void dgram(uint64_t seq)
@@ -369,6 +432,69 @@ START_TEST(spoofed_settings_not_applied)
 }
 END_TEST
 
+START_TEST(unkeyed_retune_waits)
+{
+	uint8_t buf[ZCS_PROTO_META_SIZE];
+
+	meta();
+	live(0, 9);
+	/* unkeyed, even the sender's own announcement waits for its 500 ms unopposed */
+	retune_in(buf, 2000000, 1000);
+	live(10, 10);
+	ck_assert_uint_eq(F.rx.meta.center_freq, 1000000);
+	ck_assert_uint_eq(F.changes, 0);
+	F.now += 500 * MS;
+	retune_in(buf, 2000000, 1000);
+	ck_assert_uint_eq(F.rx.meta.center_freq, 2000000);
+	/* and still holds from the index the first announcement gave */
+	ck_assert_uint_eq(F.changes, 1);
+	ck_assert_uint_eq(F.change_since, 1000);
+	ck_assert(F.change_exact);
+}
+END_TEST
+
+START_TEST(keyed_retune_at_once)
+{
+	uint8_t first[ZCS_PROTO_META_SIZE + ZCS_AUTH_META_TRAILER];
+	uint8_t buf[ZCS_PROTO_META_SIZE + ZCS_AUTH_META_TRAILER];
+	size_t first_len;
+
+	meta();
+	live(0, 9);
+	ck_assert_uint_eq(F.rx.st.streams, 1);
+	/* a verified announcement is believed as it comes, the clock not moved: a change from
+	 * its index, with nothing waiting */
+	first_len = retune_in(first, 2000000, 1000);
+	ck_assert_uint_eq(F.rx.meta.center_freq, 2000000);
+	ck_assert_uint_eq(F.changes, 1);
+	ck_assert_uint_eq(F.change_since, 1000);
+	ck_assert_uint_eq(F.change_freq, 2000000);
+	ck_assert(F.change_exact);
+	ck_assert(!F.rx.meta_pending);
+	/* its second copy is the same description again: no second change */
+	retune_in(buf, 2000000, 1000);
+	ck_assert_uint_eq(F.changes, 1);
+	live(10, 10);
+	/* another retune straight after, then the end of the stream: each reported */
+	retune_in(buf, 3000000, 1100);
+	ck_assert_uint_eq(F.rx.meta.center_freq, 3000000);
+	ck_assert_uint_eq(F.changes, 2);
+	ck_assert_uint_eq(F.change_since, 1100);
+	/* a replay of the first announcement verifies, but is older than what the run has said:
+	 * refused (replayed), the settings stay */
+	put(first, first_len);
+	ck_assert_uint_eq(F.rx.meta.center_freq, 3000000);
+	ck_assert_uint_eq(F.changes, 2);
+	ck_assert_uint_eq(F.rx.st.replayed, 1);
+	ck_assert_uint_eq(F.rx.st.unconfirmed, 0);
+	/* unkeyed metadata is not even read by a keyed receiver */
+	F.keyed = false;
+	meta_of(STREAM, 2 * RATE, ZCS_WIRE_I16);
+	ck_assert_uint_eq(F.rx.meta.sample_rate, RATE);
+	ck_assert_uint_eq(F.rx.st.invalid_by[ZCS_PERR_AUTH], 1);
+}
+END_TEST
+
 START_TEST(lone_datagram_first_does_not_capture)
 {
 	/* a forger sends first: one sample datagram, one metadata datagram of its own stream */
@@ -396,6 +522,7 @@ static Suite *suite(void)
 	TCase *t = tcase_create("reorder");
 	TCase *g = tcase_create("gapfill");
 	TCase *r = tcase_create("rx");
+	TCase *k = tcase_create("rx_keyed");
 
 	tcase_add_test(t, reorder_jump_changes_nothing);
 	suite_add_tcase(s, t);
@@ -410,8 +537,12 @@ static Suite *suite(void)
 	tcase_add_test(r, jump_faster_than_time_waits);
 	tcase_add_test(r, forged_eos_not_believed);
 	tcase_add_test(r, spoofed_settings_not_applied);
+	tcase_add_test(r, unkeyed_retune_waits);
 	tcase_add_test(r, lone_datagram_first_does_not_capture);
 	suite_add_tcase(s, r);
+	tcase_add_checked_fixture(k, setup_keyed, teardown);
+	tcase_add_test(k, keyed_retune_at_once);
+	suite_add_tcase(s, k);
 	return s;
 }
 
