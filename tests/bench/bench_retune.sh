@@ -20,7 +20,7 @@ fakeboard_track $!
 fakeboard_wait_feed 1 'reader took'
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; rate $RATE S/s"
 /usr/bin/python3 -u - "$ZCS_RECV" "$key" "$N" <<'EOF'
-import json, select, socket, statistics, struct, subprocess, sys, time
+import json, socket, statistics, struct, subprocess, sys, time
 recv_exe, key, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 p = subprocess.Popen([recv_exe, '--json', '--interval', '0', '--key', key, '--control', '22592',
                       '-o', 'rtl_tcp:127.0.0.1:22512', '-F', 'cu8', '127.0.0.1:22511'],
@@ -38,30 +38,39 @@ s.recv(12)
 # drain what the rtl_tcp output streams, so the client is not dropped for not reading
 import threading
 threading.Thread(target=lambda: [s.recv(1 << 16) for _ in iter(int, 1)], daemon=True).start()
+# zcs-recv's lines through a queue: the reply and a keyed receiver's change line come together,
+# and a select() on the pipe does not see a line already in the file object's buffer
+import queue
+lines = queue.Queue()
+threading.Thread(target=lambda: [lines.put(l) for l in p.stderr], daemon=True).start()
 lat, took = [], []
 for i in range(n):
     f = 400000000 + 1000000 * (i + 1)
     t0 = time.monotonic()
     s.sendall(struct.pack('>BI', 1, f))
-    seen = False
-    while not seen and time.monotonic() - t0 < 10:
-        if not select.select([p.stderr], [], [], 1)[0]:
+    seen = replied = False
+    # both lines, in either order: a keyed receiver may believe the announcement before the
+    # forwarder has read the board's reply
+    while not (seen and replied) and time.monotonic() - t0 < 10:
+        try:
+            line = lines.get(timeout=1)
+        except queue.Empty:
             continue
-        line = p.stderr.readline()
         # the forwarder's news: the board's reply (applied, read back, index fixed; its CHANGE
         # metadata leaves before the next datagram)
         if 'the board took freq=%d ' % f in line:
             took.append((time.monotonic() - t0) * 1e3)
+            replied = True
         if line.startswith('{') and '"change"' in line and json.loads(line)['center_freq'] == f:
+            lat.append((time.monotonic() - t0) * 1e3)
             seen = True
         elif 'control' in line or 'client' in line:
             print('  zcs-recv: ' + line.rstrip())
-    if not seen:
-        print('retune %2d: no change line within 10 s' % (i + 1))
+    if not (seen and replied):
+        print('retune %2d: no %s within 10 s' % (i + 1, 'reply' if seen else 'change line'))
         continue
-    lat.append((time.monotonic() - t0) * 1e3)
     print('retune %2d: reply %7.1f ms, change believed by zcs-recv %7.1f ms' % (
-        i + 1, took[-1] if took else -1, lat[-1]))
+        i + 1, took[-1], lat[-1]))
     time.sleep(0.2)
 p.terminate()
 p.wait()
