@@ -68,7 +68,9 @@ while read -r name kernels check net args; do
 	feeder=
 	case $check in
 	board:*)
-		# a feeder started afresh for each stream: pair 0 is k 0 (check_board's i8 check)
+		# a feeder started afresh for each stream: pair 0 is k 0 (check_board's i8 check).
+		# Unpaced (no --rate) and so never dropping (no --overrun-ms): it only waits for the
+		# reader, which under TCG is far slower than a radio; nothing here times the sender.
 		feed_iq "$FB_LPC" /dev/iio:device1 2>/tmp/feed.log &
 		feeder=$!
 		;;
@@ -104,6 +106,8 @@ while read -r name kernels check net args; do
 	if [ -n "$feeder" ]; then
 		kill "$feeder" 2>/dev/null
 		wait "$feeder" 2>/dev/null
+		# the feeder's own account (enables, drains, stalls): what a failed case is read by
+		while IFS= read -r line; do say "@log $name $line"; done </tmp/feed.log
 	fi
 done </zcs/cases.txt
 say "@done"
