@@ -4,7 +4,8 @@
 # Stages: native -Werror build (all suites), ASan+UBSan build (all suites), the parse, reorder
 # and SigMF fuzzers for a fixed number of runs, a build with libiio, io_uring and zstd disabled
 # (suites unit, fuzz and minimal), a TSan build of the threaded suites (unit, send, recv), and
-# the armhf cross build under qemu-arm with the glibc and kernel-header checks.
+# the armhf cross build under qemu-arm with the glibc and kernel-header checks, then that build's
+# zcs-send on Debian's armhf Linux 6.1 and 5.10 booted under qemu-system-arm (.ci/kernels.sh).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -80,6 +81,14 @@ if [ -x .ci/armhf.sh ]; then
 	ZCS_NATIVE_BUILD="${B}ci" .ci/armhf.sh "${B}armhf" || STAGE_FAIL=1
 	[ -f "${B}armhf/meson-logs/testlog.json" ] && LOGS+=("${B}armhf/meson-logs/testlog.json")
 	LOGS+=("${B}armhf/board-cross.json")
+	# the same armhf programs on the boards' own kernels (6.1, 5.10) booted under
+	# qemu-system-arm; only when the armhf stage built them (a failed build failed above)
+	if [ -x .ci/kernels.sh ] && [ -x "${B}armhf/sender/zcs-send" ] &&
+		[ -x "${B}armhf/tests/board/feed_iq" ]; then
+		stage "armhf kernels 6.1 and 5.10 under qemu-system-arm"
+		ZCS_NATIVE_BUILD="${B}ci" .ci/kernels.sh "${B}armhf" || STAGE_FAIL=1
+		LOGS+=("${B}armhf/kernels.json")
+	fi
 fi
 
 stage "summary"
