@@ -160,6 +160,22 @@ static void follow(struct zcs_rx *rx, uint32_t id, const struct sockaddr *from)
 	zcs_log(&rx->opt.log, "stream 0x%08" PRIx32 " from %s: waiting for its metadata", id, a);
 }
 
+/* The stream followed ends (its window flushed, its outputs told) and stream id begins: a
+ * sender restarted, went silent, or (keyed) a later run replaced it.  why and what say which. */
+static void restart_to(struct zcs_rx *rx, uint32_t id, const struct sockaddr *from,
+		       const char *why, const char *what)
+{
+	const uint32_t old = rx->stream_id;
+
+	flush_window(rx, UINT32_MAX);
+	if (!rx->ended)
+		zcs_outputs_eos(rx->out);
+	rx->st.restarts++;
+	zcs_log(&rx->opt.log, "sender restart: stream 0x%08" PRIx32 " %s, stream 0x%08" PRIx32
+		"%s begins", old, why, id, what);
+	follow(rx, id, from);
+}
+
 /* Whether a valid datagram of stream id is to be handled (switching streams when due). */
 static bool select_stream(struct zcs_rx *rx, uint32_t id, bool is_meta,
 			  const struct sockaddr *from)
@@ -184,15 +200,7 @@ static bool select_stream(struct zcs_rx *rx, uint32_t id, bool is_meta,
 	if (rx->eos_pending && rx->now_ns - rx->last_rx_ns >= rx->quiet_ns)
 		end_stream(rx);
 	if (rx->ended || rx->now_ns - rx->last_rx_ns > SILENCE_NS) {
-		const uint32_t old = rx->stream_id;
-
-		flush_window(rx, UINT32_MAX);
-		if (!rx->ended)
-			zcs_outputs_eos(rx->out);
-		rx->st.restarts++;
-		zcs_log(&rx->opt.log, "sender restart: stream 0x%08" PRIx32 " %s, stream 0x%08"
-			PRIx32 " begins", old, rx->ended ? "ended" : "went silent", id);
-		follow(rx, id, from);
+		restart_to(rx, id, from, rx->ended ? "ended" : "went silent", "");
 		return true;
 	}
 	return false;
@@ -236,17 +244,10 @@ static int select_keyed(struct zcs_rx *rx, const struct zcs_dgram *dg, uint32_t 
 		}
 		return -1;
 	}
-	if (rx->locked) {
-		const uint32_t old = rx->stream_id;
-
-		flush_window(rx, UINT32_MAX);
-		if (!rx->ended)
-			zcs_outputs_eos(rx->out);
-		rx->st.restarts++;
-		zcs_log(&rx->opt.log, "sender restart: stream 0x%08" PRIx32 " %s, stream 0x%08"
-			PRIx32 " (a later run) begins", old, rx->ended ? "ended" : "replaced", id);
-	}
-	follow(rx, id, from);
+	if (rx->locked)
+		restart_to(rx, id, from, rx->ended ? "ended" : "replaced", " (a later run)");
+	else
+		follow(rx, id, from);
 	memcpy(rx->salt, dg->salt, sizeof(rx->salt));
 	rx->have_run = true;
 	rx->run_start_ns = dg->run_start_ns;
