@@ -91,6 +91,9 @@ struct zcs_tune_pending {
 };
 bool zcs_pipeline_tune_take(struct zcs_pipeline *p, struct zcs_tune_pending *t, uint64_t pos,
 			    struct zcs_radio_info *info);
+/* A copy of the source's settings, taken under the tuning lock: the control thread may be
+ * writing them (docs/protocol.md, "Retunes"). */
+void zcs_pipeline_info_now(struct zcs_pipeline *p, struct zcs_radio_info *info);
 int zcs_pipeline_tune_init(struct zcs_pipeline *p);
 void zcs_pipeline_tune_fini(struct zcs_pipeline *p);
 

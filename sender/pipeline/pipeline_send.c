@@ -169,9 +169,10 @@ static struct zcs_train *next_train(struct send_state *s)
 void *zcs_pipeline_send_main(void *arg)
 {
 	struct zcs_pipeline *const p = arg;
-	struct send_state s = { .p = p, .info = p->cfg.src->info, .meta_version = 1 };
+	struct send_state s = { .p = p, .meta_version = 1 };
 	char line[256];
 
+	zcs_pipeline_info_now(p, &s.info);
 	zcs_pipeline_pin(p, p->cfg.cpu_send, "send");
 	s.ref_time_ns = zcs_wall_ns();
 	send_meta(&s, false); /* before any sample, so a receiver knows the stream from its first datagram */

@@ -107,8 +107,11 @@ static int next_block(struct src_state *s, uint64_t left)
 		s->read_end += (uint64_t)n;
 		atomic_store(&p->read_end, s->read_end);
 		s->events |= ev;
-		if ((ev & ZCS_SRC_RETUNED) && src->ops->poll_info)
+		if ((ev & ZCS_SRC_RETUNED) && src->ops->poll_info) {
+			pthread_mutex_lock(&p->tune_mu);
 			src->ops->poll_info(src, &s->info);
+			pthread_mutex_unlock(&p->tune_mu);
+		}
 	}
 	return 0;
 }
@@ -265,11 +268,12 @@ static struct zcs_train *get_free(struct src_state *s)
 void *zcs_pipeline_source_main(void *arg)
 {
 	struct zcs_pipeline *const p = arg;
-	struct src_state s = { .p = p, .info = p->cfg.src->info };
+	struct src_state s = { .p = p };
 	struct zcs_train *spare = NULL;
 	uint64_t t0;
 	int ret = 0;
 
+	zcs_pipeline_info_now(p, &s.info);
 	zcs_pipeline_pin(p, p->cfg.cpu_src, "source");
 	s.next_poll_ns = zcs_mono_ns() + POLL_INFO_NS;
 	t0 = zcs_mono_ns();

@@ -40,6 +40,13 @@ void zcs_pipeline_tune_fini(struct zcs_pipeline *p)
 	p->tune_init = false;
 }
 
+void zcs_pipeline_info_now(struct zcs_pipeline *p, struct zcs_radio_info *info)
+{
+	pthread_mutex_lock(&p->tune_mu);
+	*info = p->cfg.src->info;
+	pthread_mutex_unlock(&p->tune_mu);
+}
+
 static bool same_info(const struct zcs_radio_info *a, const struct zcs_radio_info *b)
 {
 	return a->sample_rate == b->sample_rate && a->center_freq == b->center_freq &&
