@@ -181,6 +181,15 @@ int zcs_cli_opt_double(const char *name, const char *arg, double min, double max
 	return ret < 0 ? opt_fail(name, arg, ret, hint, err, errlen) : 0;
 }
 
+int zcs_cli_opt_path(const char *name, const char *arg, const char **out, char *err,
+		     size_t errlen)
+{
+	if (!arg[0])
+		return zcs_err(err, errlen, -EINVAL, "%s '': empty file name", name);
+	*out = arg;
+	return 0;
+}
+
 /* The long option in argv element s ("--name" or "--name=value") as typed, without the value. */
 static const char *long_typed(const char *s, char *buf, size_t len)
 {

@@ -25,6 +25,10 @@ int zcs_cli_opt_u64(const char *name, const char *arg, uint64_t min, uint64_t ma
 		    const char *hint, uint64_t *out, char *err, size_t errlen);
 int zcs_cli_opt_double(const char *name, const char *arg, double min, double max,
 		       const char *hint, double *out, char *err, size_t errlen);
+/* An option's file name: 0 with *out = arg, or -EINVAL with err "NAME '': empty file name"
+ * (an empty name would otherwise reach open() as "" and fail there with a vaguer ENOENT). */
+int zcs_cli_opt_path(const char *name, const char *arg, const char **out, char *err,
+		     size_t errlen);
 
 /* The one option loop of both programs: getopt_long over argv (shortopts without a leading ':';
  * no permutation games: options and operands may mix as GNU getopt allows), fn called for each

@@ -437,10 +437,7 @@ static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *
 		o->json = true;
 		return 0;
 	case OPT_KEY:
-		if (!arg[0])
-			return zcs_err(err, errlen, -EINVAL, "--key '': empty file name");
-		o->key_path = arg;
-		return 0;
+		return zcs_cli_opt_path("--key", arg, &o->key_path, err, errlen);
 	case OPT_CONTROL:
 		if (!arg[0])
 			return zcs_err(err, errlen, -EINVAL, "--control '': expected [ADDR:]PORT "
@@ -453,10 +450,7 @@ static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *
 		o->control_clients = ret < 0 ? o->control_clients : (size_t)v;
 		return ret;
 	case OPT_GEN_KEY:
-		if (!arg[0])
-			return zcs_err(err, errlen, -EINVAL, "--gen-key '': empty file name");
-		o->gen_key = arg;
-		return 0;
+		return zcs_cli_opt_path("--gen-key", arg, &o->gen_key, err, errlen);
 	case 'q':
 		o->quiet = true;
 		return 0;

@@ -237,10 +237,7 @@ static int parse_one(struct zcs_recv_opts *o, int c, const char *arg, bool *eos_
 	case OPT_HOLD:
 		return number(c, arg, 1, 3600000, "milliseconds", &o->rx.hold_ms, err, errlen);
 	case OPT_KEY:
-		if (!arg[0])
-			return zcs_err(err, errlen, -EINVAL, "--key '': empty file name");
-		o->key_path = arg;
-		return 0;
+		return zcs_cli_opt_path("--key", arg, &o->key_path, err, errlen);
 	case OPT_CONTROL:
 		o->control = arg;
 		return 0;

@@ -170,6 +170,15 @@ START_TEST(test_opt_messages)
 					    sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "--amplitude '1.5': out of range (0..1)");
 	ck_assert(d == -100000.0);
+	{
+		const char *path = "kept";
+
+		ck_assert_int_eq(zcs_cli_opt_path("--key", "", &path, err, sizeof(err)), -EINVAL);
+		ck_assert_str_eq(err, "--key '': empty file name");
+		ck_assert_str_eq(path, "kept");
+		ck_assert_int_eq(zcs_cli_opt_path("--key", "k.key", &path, err, sizeof(err)), 0);
+		ck_assert_str_eq(path, "k.key");
+	}
 	ck_assert_int_eq(zcs_err(err, sizeof(err), -EINVAL, "--x '%s': %s", "y",
 				 zcs_cli_why(-ERANGE)), -EINVAL);
 	ck_assert_str_eq(err, "--x 'y': out of range");
