@@ -45,7 +45,8 @@ static const char usage[] =
 "  set NAME=VALUE...     change settings, all in one request: freq=433.92M, rate=2.4M,\n"
 "                        bw=1.5M, gain=40 (dB, manual mode), gain_mode=manual|slow|fast|\n"
 "                        hybrid, channel=rx1|rx2, format=i8|p12|i16\n"
-"  watch                 print every change other clients make, until interrupted\n"
+"  watch                 print every change other clients or programs make, until\n"
+"                        interrupted\n"
 "\n"
 "Options:\n"
 "  -k, --key FILE        the stream key (the file zcs-send --key reads)\n"
@@ -228,8 +229,9 @@ static int watch(struct zcs_ctl_client *c, const struct ctl_opts *o, char *err, 
 			if (o->json) {
 				print_json(&r);
 			} else {
-				printf("changed by another client:\n");
+				printf("changed by another client or program:\n");
 				print_reply(&r);
+				fflush(stdout);
 			}
 		}
 		if (ret < 0)

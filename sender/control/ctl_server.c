@@ -48,6 +48,11 @@ struct zcs_ctl_server {
 	struct client *cl;
 	struct pollfd *pfd;
 	uint64_t fails_logged;
+	/* the settings clients last heard of (a reply, an event): what another program's change
+	 * is told against; and how many such changes the pipeline had posted then */
+	struct zcs_radio_info seen;
+	bool radio;
+	uint64_t ext_gen;
 	struct zcs_ctl_server_stats st;  /* written by the thread with __atomic, read by stats */
 	uint8_t frame[ZCS_CTL_MAX_FRAME];
 	uint8_t plain[ZCS_CTL_MAX_PLAIN];
@@ -236,10 +241,37 @@ static void do_set(struct zcs_ctl_server *s, struct client *c, const struct zcs_
 	     c->peer, r.ok ? "ok" : "refused: ", r.ok ? "" : r.error, t.after.center_freq,
 	     t.after.sample_rate, t.after.gain_mdb / 1000.0, zcs_ctl_gain_mode_name(t.after.gain_mode),
 	     r.has_since ? "" : " (no index: nothing changed or the stream has ended)");
+	s->seen = t.after;
 	if (!send_msg(s, c, &r))
 		c = NULL;
 	if (r.changed)
 		broadcast(s, c, &r);
+}
+
+/* Another program changed the radio (the source thread noticed and announced it in the
+ * stream): every ready client gets an event with the settings now, what changed since they last
+ * heard, and the index the stream announced them from.  One event for however many changes
+ * came since the last look: the pipeline keeps only the newest, so nothing here grows. */
+static void on_ext_change(struct zcs_ctl_server *s)
+{
+	struct zcs_ctl_reply r = { .ok = true };
+	struct zcs_radio_info now;
+	uint64_t since;
+
+	if (!zcs_pipeline_ext_take(s->cfg.pl, &s->ext_gen, &now, &since))
+		return;
+	settings_of(&now, s->cfg.format, s->radio, &r.now);
+	r.changed = changed_bits(&s->seen, &now);
+	r.has_since = true;
+	r.since_sample = since;
+	s->seen = now;
+	if (!r.changed)
+		return;
+	zcs_log(&s->cfg.log, "control: the radio was changed by another program (freq %" PRIu64
+		", rate %" PRIu64 ", gain %.3f dB %s) from sample %" PRIu64 ": telling the clients",
+		now.center_freq, now.sample_rate, now.gain_mdb / 1000.0,
+		zcs_ctl_gain_mode_name(now.gain_mode), since);
+	broadcast(s, NULL, &r);
 }
 
 /* ---- frames ---- */
@@ -378,14 +410,19 @@ static void *server_main(void *arg)
 {
 	struct zcs_ctl_server *s = arg;
 	const size_t n = s->cfg.max_clients;
+	struct snap sn;
 
+	(void)zcs_pipeline_locked(s->cfg.pl, take_snap, &sn);
+	s->seen = sn.info;
+	s->radio = sn.radio;
 	for (;;) {
 		const uint64_t now = zcs_mono_ns();
 		int timeout = 1000;
-		size_t k = 2;
+		size_t k = 3;
 
 		s->pfd[0] = (struct pollfd){ .fd = s->stop_fd, .events = POLLIN };
 		s->pfd[1] = (struct pollfd){ .fd = s->lfd, .events = POLLIN };
+		s->pfd[2] = (struct pollfd){ .fd = zcs_pipeline_ext_fd(s->cfg.pl), .events = POLLIN };
 		for (size_t i = 0; i < n; i++) {
 			struct client *c = &s->cl[i];
 
@@ -401,10 +438,16 @@ static void *server_main(void *arg)
 			if ((int)((c->deadline - now) / 1000000) + 1 < timeout)
 				timeout = (int)((c->deadline - now) / 1000000) + 1;
 		}
+		/* armed before the poll, then one look: a change posted in between is not missed */
+		zcs_pipeline_ext_arm(s->cfg.pl);
+		on_ext_change(s);
 		if (poll(s->pfd, k + n, timeout) < 0 && errno != EINTR)
 			break;
+		zcs_pipeline_ext_disarm(s->cfg.pl);
 		if (s->pfd[0].revents)
 			break;
+		if (s->pfd[2].revents)
+			on_ext_change(s);
 		/* clients first: a slot whose peer left is free before the next one is accepted */
 		for (size_t i = 0; i < n; i++)
 			if (s->cl[i].stage != ST_FREE && s->pfd[k + i].fd == s->cl[i].fd &&
@@ -452,7 +495,7 @@ int zcs_ctl_server_start(struct zcs_ctl_server **out, const struct zcs_ctl_serve
 		goto fail;
 	}
 	s->cl = calloc(cfg->max_clients, sizeof(*s->cl));
-	s->pfd = calloc(cfg->max_clients + 2, sizeof(*s->pfd));
+	s->pfd = calloc(cfg->max_clients + 3, sizeof(*s->pfd));
 	if (!s->cl || !s->pfd) {
 		ret = zcs_err(err, errlen, -ENOMEM, "out of memory");
 		goto fail;

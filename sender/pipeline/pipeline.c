@@ -50,7 +50,7 @@ int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_con
 	if (!p)
 		return zcs_err(err, errlen, -ENOMEM, "out of memory");
 	p->cfg = *cfg;
-	p->full_db.fd = p->free_db.fd = -1;
+	p->full_db.fd = p->free_db.fd = p->ext_db.fd = -1;
 	atomic_init(&p->stop, false);
 	atomic_init(&p->source_done, false);
 	atomic_init(&p->send_done, false);

@@ -91,4 +91,18 @@ int zcs_pipeline_retune(struct zcs_pipeline *p, int (*apply)(void *ctx, struct z
 int zcs_pipeline_locked(struct zcs_pipeline *p, int (*fn)(void *ctx, struct zcs_source *src),
 			void *ctx);
 
+/* Settings changed on the radio by another program (iio_attr, another libiio client through
+ * iiod): the source thread notices them (poll_info, about once a second) and announces them in
+ * the stream; these let a thread that serves control clients hear of it too.  The doorbell is
+ * an eventfd: arm, then look once with zcs_pipeline_ext_take (a change posted just before
+ * arming is not missed), then poll zcs_pipeline_ext_fd, then disarm. */
+int zcs_pipeline_ext_fd(const struct zcs_pipeline *p);
+void zcs_pipeline_ext_arm(struct zcs_pipeline *p);
+void zcs_pipeline_ext_disarm(struct zcs_pipeline *p);
+/* True when changes were posted since *gen (which it advances): *info gets the newest settings
+ * and *since the sample index they hold from.  Several changes between two looks come as one,
+ * the newest.  Any thread; takes the tuning lock briefly. */
+bool zcs_pipeline_ext_take(struct zcs_pipeline *p, uint64_t *gen, struct zcs_radio_info *info,
+			   uint64_t *since);
+
 #endif

@@ -73,6 +73,14 @@ struct zcs_pipeline {
 	uint64_t tune_at;             /* the index the source thread chose */
 	uint64_t tune_asked, tune_answered; /* requests posted and given an index */
 	_Atomic uint64_t read_end;    /* index past the last pair the source has read */
+	/* Settings changed by another program (poll_info noticed them), for the control server:
+	 * the source thread writes the newest under tune_mu and rings ext_db; one slot, so a
+	 * burst of changes costs nothing and the reader sees the latest (with every change
+	 * counted in ext_gen). */
+	struct zcs_doorbell ext_db;
+	uint64_t ext_gen;             /* under tune_mu: changes published */
+	uint64_t ext_at;              /* under tune_mu: the index the newest holds from */
+	struct zcs_radio_info ext_info; /* under tune_mu: the newest settings */
 	/* keyed: the source thread seals sample datagrams (reading key and salt only), the send
 	 * thread metadata and the end of stream (it alone writes meta_seq) */
 	bool keyed;
@@ -94,6 +102,10 @@ bool zcs_pipeline_tune_take(struct zcs_pipeline *p, struct zcs_tune_pending *t, 
 /* A copy of the source's settings, taken under the tuning lock: the control thread may be
  * writing them (docs/protocol.md, "Retunes"). */
 void zcs_pipeline_info_now(struct zcs_pipeline *p, struct zcs_radio_info *info);
+/* Source thread: settings another program changed hold from index at (their metadata goes
+ * out there); publishes them for zcs_pipeline_ext_take and rings the doorbell. */
+void zcs_pipeline_ext_post(struct zcs_pipeline *p, const struct zcs_radio_info *info,
+			   uint64_t at);
 int zcs_pipeline_tune_init(struct zcs_pipeline *p);
 void zcs_pipeline_tune_fini(struct zcs_pipeline *p);
 

@@ -46,6 +46,7 @@ struct src_state {
 	unsigned unrung;        /* trains pushed since the send thread's doorbell was last rung */
 	uint64_t read_end;      /* index past the last pair read from the source */
 	struct zcs_tune_pending tune; /* a retune waiting for its index */
+	bool ext;               /* the RETUNED in events is (also) another program's change */
 };
 
 static uint64_t remaining(const struct src_state *s)
@@ -85,8 +86,10 @@ static int next_block(struct src_state *s, uint64_t left)
 			s->next_poll_ns = zcs_mono_ns() + POLL_INFO_NS;
 			/* not while the control thread writes settings: it announces them itself */
 			pthread_mutex_lock(&p->tune_mu);
-			if (src->ops->poll_info(src, &s->info) == 1)
+			if (src->ops->poll_info(src, &s->info) == 1) {
 				s->events |= ZCS_SRC_RETUNED;
+				s->ext = true;
+			}
 			pthread_mutex_unlock(&p->tune_mu);
 		}
 		/* a radio's read waits for its buffer: what is done goes out first */
@@ -111,6 +114,7 @@ static int next_block(struct src_state *s, uint64_t left)
 			pthread_mutex_lock(&p->tune_mu);
 			src->ops->poll_info(src, &s->info);
 			pthread_mutex_unlock(&p->tune_mu);
+			s->ext = true;
 		}
 	}
 	return 0;
@@ -183,6 +187,11 @@ static int fill_train(struct src_state *s, struct zcs_train *t)
 				if (s->events & ZCS_SRC_RETUNED) {
 					t->meta_changed = true;
 					t->info = s->info;
+					/* the control server tells its clients (it told them of its
+					 * own changes already) */
+					if (s->ext)
+						zcs_pipeline_ext_post(p, &s->info, s->sample);
+					s->ext = false;
 				}
 				s->events = 0;
 			}

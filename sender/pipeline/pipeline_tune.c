@@ -25,6 +25,11 @@ int zcs_pipeline_tune_init(struct zcs_pipeline *p)
 		pthread_cond_destroy(&p->tune_cv);
 		return -ret;
 	}
+	if ((ret = zcs_doorbell_init(&p->ext_db)) < 0) {
+		pthread_mutex_destroy(&p->tune_mu);
+		pthread_cond_destroy(&p->tune_cv);
+		return ret;
+	}
 	atomic_init(&p->tune_posted, false);
 	atomic_init(&p->read_end, 0);
 	p->tune_init = true;
@@ -37,6 +42,7 @@ void zcs_pipeline_tune_fini(struct zcs_pipeline *p)
 		return;
 	pthread_mutex_destroy(&p->tune_mu);
 	pthread_cond_destroy(&p->tune_cv);
+	zcs_doorbell_close(&p->ext_db);
 	p->tune_init = false;
 }
 
@@ -45,6 +51,48 @@ void zcs_pipeline_info_now(struct zcs_pipeline *p, struct zcs_radio_info *info)
 	pthread_mutex_lock(&p->tune_mu);
 	*info = p->cfg.src->info;
 	pthread_mutex_unlock(&p->tune_mu);
+}
+
+void zcs_pipeline_ext_post(struct zcs_pipeline *p, const struct zcs_radio_info *info,
+			   uint64_t at)
+{
+	pthread_mutex_lock(&p->tune_mu);
+	p->ext_info = *info;
+	p->ext_at = at;
+	p->ext_gen++;
+	pthread_mutex_unlock(&p->tune_mu);
+	zcs_doorbell_ring(&p->ext_db);
+}
+
+int zcs_pipeline_ext_fd(const struct zcs_pipeline *p)
+{
+	return p->ext_db.fd;
+}
+
+void zcs_pipeline_ext_arm(struct zcs_pipeline *p)
+{
+	zcs_doorbell_arm(&p->ext_db);
+}
+
+void zcs_pipeline_ext_disarm(struct zcs_pipeline *p)
+{
+	zcs_doorbell_disarm(&p->ext_db);
+}
+
+bool zcs_pipeline_ext_take(struct zcs_pipeline *p, uint64_t *gen, struct zcs_radio_info *info,
+			   uint64_t *since)
+{
+	bool news;
+
+	pthread_mutex_lock(&p->tune_mu);
+	news = p->ext_gen != *gen;
+	if (news) {
+		*gen = p->ext_gen;
+		*info = p->ext_info;
+		*since = p->ext_at;
+	}
+	pthread_mutex_unlock(&p->tune_mu);
+	return news;
 }
 
 static bool same_info(const struct zcs_radio_info *a, const struct zcs_radio_info *b)
