@@ -246,22 +246,10 @@ SoapySDR::Stream *ZcsDevice::setupStream(const int dir, const std::string &forma
 	}
 	if (setup_)
 		throw std::runtime_error("zcs: the stream is already set up");
-	if (t != type_ || !rx_) {
-		/* the receive path converts into one type: open it again for this one (what
-		 * arrives meanwhile is not read; nothing is read before activation anyway) */
-		struct zcs_rx_embed *old;
-		{
-			std::lock_guard<std::mutex> lock(mu_);
-			old = rx_;
-			if (old)
-				zcs_rx_embed_meta(old, &meta_);
-			rx_ = nullptr;
-		}
-		zcs_rx_embed_close(old);
-		struct zcs_rx_embed *e = zcs_soapy_open(args_, t);
-		std::lock_guard<std::mutex> lock(mu_);
-		rx_ = e;
-	}
+	if (!rx_)
+		throw std::runtime_error("zcs: no receive path");
+	/* only the conversion of what is read changes: the socket and the stream's state stay */
+	zcs_rx_embed_set_type(rx_, t);
 	type_ = t;
 	pair_bytes_ = pb;
 	setup_ = true;

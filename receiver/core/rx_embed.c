@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* zcs-recv's receive path on a thread of its own, read back in-process (rx_embed.h): the core
  * (zcs_rx_step) feeds an outputs set whose one output is a reader; the caller's thread takes
- * converted blocks and events from it and turns them into samples and one event per gap. */
+ * blocks of the wire's bytes and events from it and turns them into samples of the type it asks
+ * for (converted as they are read, with the same kernels) and one event per gap. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -52,6 +53,7 @@ struct zcs_rx_embed {
 	uint64_t next_sample;      /* the index the next data should start at */
 	bool have_meta;
 	struct zcs_meta meta;      /* of the samples being read */
+	enum zcs_sample_type type; /* what reads convert to */
 };
 
 static void news(void *ctx, const char *msg)
@@ -108,7 +110,10 @@ int zcs_rx_embed_open(struct zcs_rx_embed **ep, const struct zcs_rx_embed_opts *
 	e->ropt.stream_id = o->stream_id;
 	e->ropt.window = o->window;
 	e->ropt.rcvbuf = ZCS_RX_DEFAULT_RCVBUF;
-	e->ropt.type = o->type;
+	/* the wire's bytes, converted when read: a change of the reader's type (setupStream's
+	 * format) keeps the socket, the stream's state and what is queued */
+	e->ropt.type = ZCS_SAMPLE_NATIVE;
+	e->type = o->type;
 	if (o->key_file) {
 		ret = zcs_key_load(&e->key, o->key_file, err, errlen);
 		if (ret < 0)
@@ -118,7 +123,7 @@ int zcs_rx_embed_open(struct zcs_rx_embed **ep, const struct zcs_rx_embed_opts *
 	e->ropt.log.fn = news;
 	e->ropt.log.ctx = e;
 
-	ret = zcs_outputs_create(&e->out, o->type);
+	ret = zcs_outputs_create(&e->out, ZCS_SAMPLE_NATIVE);
 	if (ret < 0) {
 		zcs_err(err, errlen, ret, "outputs: out of memory");
 		e->out = NULL;
@@ -150,7 +155,7 @@ int zcs_rx_embed_open(struct zcs_rx_embed **ep, const struct zcs_rx_embed_opts *
 	{
 		char msg[160];
 
-		snprintf(msg, sizeof(msg), "listening on %s, receive buffer %d bytes%s, %s",
+		snprintf(msg, sizeof(msg), "listening on %s, receive buffer %d bytes%s, read as %s",
 			 o->listen && *o->listen ? o->listen : "every address, port 5391",
 			 zcs_rx_rcvbuf(&e->rx), zcs_rx_gro(&e->rx) ? ", UDP GRO" : "",
 			 zcs_sample_name(o->type));
@@ -196,6 +201,20 @@ void zcs_rx_embed_deactivate(struct zcs_rx_embed *e)
 	zcs_reader_detach(e->rd);
 }
 
+void zcs_rx_embed_set_type(struct zcs_rx_embed *e, enum zcs_sample_type t)
+{
+	e->type = t;
+}
+
+/* The wire format of a native block, from its pair size (each format's is distinct); 0: none. */
+static int wire_of(size_t pair_bytes)
+{
+	for (int f = 1; f <= ZCS_WIRE_MAX; f++)
+		if (zcs_wire_pair_bytes(f) == pair_bytes)
+			return f;
+	return 0;
+}
+
 /* A META item: what changed for the samples after it. */
 static enum zcs_rx_embed_event meta_event(struct zcs_rx_embed *e, const struct zcs_meta *m)
 {
@@ -214,7 +233,7 @@ static enum zcs_rx_embed_event meta_event(struct zcs_rx_embed *e, const struct z
 	return ev;
 }
 
-/* Copies what the DATA item in hand still holds, up to max_pairs. */
+/* Converts what the DATA item in hand still holds, up to max_pairs, into the reader's type. */
 static long copy_out(struct zcs_rx_embed *e, void *buf, size_t max_pairs, struct zcs_rx_embed_read *r)
 {
 	const struct zcs_reader_item *it = &e->it;
@@ -224,7 +243,10 @@ static long copy_out(struct zcs_rx_embed *e, void *buf, size_t max_pairs, struct
 
 	if (n > max_pairs)
 		n = max_pairs;
-	memcpy(buf, it->data + e->off, n * pb);
+	if (e->type == ZCS_SAMPLE_NATIVE)
+		memcpy(buf, it->data + e->off, n * pb);
+	else
+		e->k.unpack[wire_of(pb)][e->type](buf, it->data + e->off, n);
 	r->first_sample = it->first_sample + done;
 	r->meta = e->meta;
 	r->have_meta = e->have_meta;
@@ -243,7 +265,8 @@ static bool take_item(struct zcs_rx_embed *e, struct zcs_rx_embed_read *r)
 
 	switch (it->kind) {
 	case ZCS_READER_DATA:
-		if (it->pairs == 0 || it->len == 0)
+		/* whole pairs of one wire format: what gapfill commits, checked before converting */
+		if (it->pairs == 0 || it->len % it->pairs || !wire_of((size_t)(it->len / it->pairs)))
 			return false;
 		e->have_item = true;
 		e->off = 0;

@@ -47,7 +47,7 @@ struct zcs_rx_embed_opts {
 	uint32_t stream_id;
 	size_t window;            /* --window datagrams, 0: sized from the rate */
 	const char *key_file;     /* --key: datagrams verified with it; NULL: unkeyed */
-	enum zcs_sample_type type;
+	enum zcs_sample_type type;  /* what reads convert to (zcs_rx_embed_set_type changes it) */
 	zcs_rx_embed_log_fn log;  /* news, called on the receive thread */
 	void *log_ctx;
 };
@@ -92,6 +92,10 @@ void zcs_rx_embed_close(struct zcs_rx_embed *e);
 /* Start / stop handing samples to the reader (the socket stays open and read meanwhile). */
 void zcs_rx_embed_activate(struct zcs_rx_embed *e);
 void zcs_rx_embed_deactivate(struct zcs_rx_embed *e);
+
+/* The type the next reads convert to.  The receive path keeps the wire's bytes, so the socket,
+ * the stream's state and what is queued stay as they are.  The reader's thread only. */
+void zcs_rx_embed_set_type(struct zcs_rx_embed *e, enum zcs_sample_type t);
 
 /* Copies up to max_pairs converted pairs to buf, waiting up to timeout_ms for them.  Returns the
  * pairs copied (> 0, all in one contiguous run from r->first_sample), or 0 with r->event set

@@ -35,10 +35,8 @@ def case(port, wire, fmt):
     out_type, dtype, scale = TYPES[fmt]
     fd, path = tempfile.mkstemp(prefix='zcs-soapy-tone-')
     os.close(fd)
-    # the stream runs before the application opens it, as a board's does: the device opens its
-    # receive path in CS16 and setupStream opens it again for another format, so a stream that
-    # began between the two would have sent its first metadata to the socket that went away
-    # and its start would count as lost (docs/howto-soapy.md)
+    # the stream runs before the application opens it, as a board's does (a stream that starts
+    # after the open: test_start_between.py)
     tx = sender(SEND, f'127.0.0.1:{port}', wire, RATE, TONE, AMP, SEED)
     try:
         cl = Client(MODULE, [f'driver=zcs,addr=127.0.0.1:{port}', fmt, str(N), path])
