@@ -321,11 +321,20 @@ int ZcsDevice::readStream(SoapySDR::Stream *, void *const *buffs, const size_t n
 	switch (r.event) {
 	case ZCS_RX_EMBED_NONE:
 		return SOAPY_SDR_TIMEOUT;
-	case ZCS_RX_EMBED_GAP:
-		/* the zeros standing in for the lost samples were in the reads before this one */
+	case ZCS_RX_EMBED_GAP: {
+		/* once, before the zeros standing in for the lost samples (the next reads return
+		 * them), as SoapyRTLSDR returns its OVERFLOW before the samples after the drop; with
+		 * the time of the first of them */
+		const uint64_t t = r.have_meta ? zcs_rx_embed_time_ns(&r.meta, r.first_sample) : 0;
+
+		if (t) {
+			flags |= SOAPY_SDR_HAS_TIME;
+			timeNs = (long long)t;
+		}
 		SoapySDR::logf(SOAPY_SDR_DEBUG, "zcs: %llu samples lost from index %llu (zero-filled)",
 			       (unsigned long long)r.pairs, (unsigned long long)r.first_sample);
 		return SOAPY_SDR_OVERFLOW;
+	}
 	case ZCS_RX_EMBED_JUMP:
 		SoapySDR::logf(SOAPY_SDR_WARNING, "zcs: %llu samples from index %llu not read "
 			       "(the application fell behind, or the stream jumped)",

@@ -135,16 +135,16 @@ static uint64_t put(struct zcs_gapfill *g, uint64_t first, uint64_t pairs, int f
 /* Puts out `pairs` zero samples from stream index first (or only reports them with --gap drop). */
 static uint64_t fill(struct zcs_gapfill *g, uint64_t first, uint64_t pairs, int wire_format)
 {
-	uint64_t done;
-
 	g->st.gaps++;
 	if (g->drop) {
 		zcs_outputs_gap(g->out, first, pairs, false);
 		return 0;
 	}
-	done = put(g, first, pairs, wire_format, NULL, NULL);
-	zcs_outputs_gap(g->out, first, done, true);
-	return done;
+	/* the event before its zeros: a consumer learns of the discontinuity at its first sample
+	 * (the SoapySDR module's OVERFLOW comes before the zeros, as applications expect), and
+	 * the zeros start a block of their own */
+	zcs_outputs_gap(g->out, first, room(g, pairs), true);
+	return put(g, first, pairs, wire_format, NULL, NULL);
 }
 
 /* Accounts for and fills the stretch between the expected position and hdr->first_sample. */

@@ -288,6 +288,11 @@ static bool take_item(struct zcs_rx_embed *e, struct zcs_rx_embed_read *r)
 		r->have_meta = true;
 		return r->event != ZCS_RX_EMBED_NONE;
 	case ZCS_READER_GAP:
+		/* the settings of the zeros to come: their time */
+		if (!e->have_meta)
+			e->have_meta = zcs_reader_last_meta(e->rd, &e->meta);
+		r->meta = e->meta;
+		r->have_meta = e->have_meta;
 		r->event = ZCS_RX_EMBED_GAP;
 		r->first_sample = it->first_sample;
 		r->pairs = it->pairs;

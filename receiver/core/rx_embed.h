@@ -100,7 +100,8 @@ void zcs_rx_embed_set_type(struct zcs_rx_embed *e, enum zcs_sample_type t);
 /* Copies up to max_pairs converted pairs to buf, waiting up to timeout_ms for them.  Returns the
  * pairs copied (> 0, all in one contiguous run from r->first_sample), or 0 with r->event set
  * (NONE: nothing came in time), or -errno when the receive thread failed.  One event per gap,
- * reported after the zeros that stand in for it were read. */
+ * reported before the zeros that stand in for it (r->first_sample: the first of them), which the
+ * next reads return. */
 long zcs_rx_embed_read(struct zcs_rx_embed *e, void *buf, size_t max_pairs, int timeout_ms,
 		       struct zcs_rx_embed_read *r);
 

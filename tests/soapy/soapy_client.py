@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # A python3-soapysdr client of the zcs module, as an application would be: makes the device from
 # its arguments, sets up a stream in FORMAT, reads COUNT samples (or to the end of the stream with
-# COUNT 0) into OUT, and prints one JSON line: samples read, OVERFLOW returns, timeouts, sensors.
+# COUNT 0) into OUT, and prints one JSON line: samples read, OVERFLOW returns, timeouts, sensors,
+# and every read that was not a timeout as [samples read before it, ret, flags, timeNs].
 # Usage: soapy_client.py ARGS FORMAT COUNT OUT [IDLE_S]
 import json
 import sys
@@ -24,12 +25,14 @@ def main():
     mtu = dev.getStreamMTU(st)
     buf = np.zeros(2 * mtu, dtype=DTYPE[fmt])
     dev.activateStream(st)
-    got, overflows, timeouts, first_time = 0, 0, 0, None
+    got, overflows, timeouts, first_time, reads = 0, 0, 0, None, []
     last_data = time.monotonic()
     with open(out, 'wb') as f:
         while count == 0 or got < count:
             want = mtu if count == 0 else min(mtu, count - got)
             r = dev.readStream(st, [buf], want, timeoutUs=200000)
+            if r.ret != SOAPY_SDR_TIMEOUT:
+                reads.append([got, r.ret, r.flags, r.timeNs])
             if r.ret > 0:
                 if first_time is None:
                     first_time = r.timeNs
@@ -49,7 +52,7 @@ def main():
     sensors = {k: int(dev.readSensor(k)) for k in dev.listSensors()}
     dev.closeStream(st)
     print(json.dumps(dict(info, samples=got, overflows=overflows, timeouts=timeouts, mtu=mtu,
-                          first_time=first_time, sensors=sensors)), flush=True)
+                          first_time=first_time, sensors=sensors, reads=reads)), flush=True)
 
 
 if __name__ == '__main__':

@@ -3,6 +3,8 @@
 # seeded impairment relay (drops and burst drops only, so the same seed removes the same
 # datagrams in every run) once into zcs-recv and once into a python3-soapysdr client.  Samples
 # read, zero fill, gaps (one OVERFLOW each), lost datagrams and every output byte must be equal.
+# Each OVERFLOW comes before its gap's zeros (docs/howto-soapy.md): returned when the samples
+# read so far end where a run of zeros begins, with that run's first time.
 # from_start=1: the module keeps the samples from its open, not from the activation, as zcs-recv
 # delivers from its start (otherwise what comes between the metadata and activateStream is not
 # read, by design, and that span depends on the machine's timing).
@@ -13,6 +15,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import numpy as np
+from SoapySDR import SOAPY_SDR_HAS_TIME, SOAPY_SDR_OVERFLOW
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from soapylib import Checker, Client, finish_suite, isolate, sender, stop  # noqa: E402
@@ -83,6 +88,23 @@ def main():
     c.eq('socket drops', sens['socket_drops'], 0)
     c.eq('overruns', sens['overruns'], 0)
     c.same_bytes('samples, zero fill included', open(sfile, 'rb').read(), open(rfile, 'rb').read())
+    # where the zeros are in zcs-recv's output (the tone is never 0, 0): runs of zero pairs
+    iq = np.fromfile(rfile, dtype=np.int16).reshape(-1, 2)
+    zero = np.concatenate(([0], ((iq[:, 0] == 0) & (iq[:, 1] == 0)).astype(np.int8), [0]))
+    edges = np.flatnonzero(np.diff(zero))
+    starts, ends = edges[0::2], edges[1::2]
+    c.eq('zero-filled samples (the runs of zeros)', int((ends - starts).sum()), s['gap_samples'])
+    reads = res['reads']
+    over = [r for r in reads if r[1] == SOAPY_SDR_OVERFLOW]
+    c.eq('each OVERFLOW where its zeros begin (samples read before it)', [r[0] for r in over],
+         [int(x) for x in starts])
+    # its time is that of the first zero: the time the next read (the zeros) carries
+    nxt = [reads[i + 1] if i + 1 < len(reads) else None for i, r in enumerate(reads)
+           if r[1] == SOAPY_SDR_OVERFLOW]
+    c.true('each OVERFLOW has its time (SOAPY_SDR_HAS_TIME)',
+           all(r[2] & SOAPY_SDR_HAS_TIME for r in over))
+    c.eq('the OVERFLOW\'s time is its first zero\'s', [r[3] for r in over],
+         [n[3] if n else None for n in nxt])
     if c.failures:
         print(''.join(cl.err)[-4000:])
     for f in os.listdir(tmp):

@@ -251,6 +251,64 @@ START_TEST(test_count_mid_gap)
 }
 END_TEST
 
+/* A gap's event comes before its zeros, so a reader (the SoapySDR module's OVERFLOW) learns of
+ * the discontinuity at its first sample, not after the last zero (regression: it came after). */
+START_TEST(test_gap_event_before_zeros)
+{
+	struct zcs_outputs *out;
+	struct zcs_reader *rd;
+	struct zcs_reader_item it;
+	struct zcs_kernels k;
+	struct zcs_gapfill g;
+	uint8_t payload[SPD * 4];
+	char err[256];
+	const struct zcs_sample_hdr h1 = {
+		.stream_id = 1, .first_sample = 1000, .samples = SPD,
+		.payload_len = SPD * 4, .format = ZCS_WIRE_I16,
+	};
+	const struct zcs_sample_hdr h2 = {
+		.stream_id = 1, .first_sample = 1000 + 3 * SPD, .samples = SPD,
+		.payload_len = SPD * 4, .format = ZCS_WIRE_I16,
+	};
+
+	for (size_t i = 0; i < 2 * SPD; i++)
+		zcs_put_le16(payload + 2 * i, VAL);
+	ck_assert_int_eq(zcs_kernels_init(&k, ZCS_ISA_SCALAR), 0);
+	ck_assert_int_eq(zcs_outputs_create(&out, ZCS_SAMPLE_CS16), 0);
+	ck_assert_int_eq(zcs_outputs_add_reader(out, "test", &rd, err, sizeof(err)), 0);
+	ck_assert_int_eq(zcs_outputs_start(out), 0);
+	zcs_reader_attach(rd);
+	zcs_gapfill_init(&g, out, &k, ZCS_SAMPLE_CS16, false, 0);
+	zcs_gapfill_restart(&g, SPD);
+	ck_assert_uint_eq(zcs_gapfill_data(&g, &h1, payload), SPD);
+	zcs_gapfill_lost(&g, 2);
+	ck_assert_uint_eq(zcs_gapfill_data(&g, &h2, payload), 3 * SPD);
+	zcs_outputs_flush(out);
+
+	ck_assert_int_eq(zcs_reader_next(rd, 1000, &it), 1);
+	ck_assert_int_eq(it.kind, ZCS_READER_DATA);
+	ck_assert_uint_eq(it.first_sample, 1000);
+	ck_assert_uint_eq(it.pairs, SPD);
+	ck_assert_int_eq(zcs_reader_next(rd, 1000, &it), 1);
+	ck_assert_int_eq(it.kind, ZCS_READER_GAP);
+	ck_assert_uint_eq(it.first_sample, 1000 + SPD);
+	ck_assert_uint_eq(it.pairs, 2 * SPD);
+	ck_assert(it.filled);
+	/* then the zeros, and the samples after them */
+	ck_assert_int_eq(zcs_reader_next(rd, 1000, &it), 1);
+	ck_assert_int_eq(it.kind, ZCS_READER_DATA);
+	ck_assert_uint_eq(it.first_sample, 1000 + SPD);
+	ck_assert_uint_eq(it.pairs, 3 * SPD);
+	for (size_t i = 0; i < 2 * 3 * SPD; i++) {
+		const int16_t v = (int16_t)zcs_get_le16(it.data + 2 * i);
+
+		ck_assert_int_eq(v, i < 2 * 2 * SPD ? 0 : VAL << 4);
+	}
+	zcs_reader_detach(rd);
+	zcs_outputs_destroy(out, 0);
+}
+END_TEST
+
 static Suite *gapfill_suite(void)
 {
 	Suite *s = suite_create("gapfill");
@@ -263,6 +321,7 @@ static Suite *gapfill_suite(void)
 	tcase_add_test(tc, test_jumps);
 	tcase_add_test(tc, test_count_mid_datagram);
 	tcase_add_test(tc, test_count_mid_gap);
+	tcase_add_test(tc, test_gap_event_before_zeros);
 	suite_add_tcase(s, tc);
 	return s;
 }
