@@ -5,8 +5,10 @@
  * --control forwards them to the board's control channel); without one they are logged and
  * counted only. */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "bytes.h"
@@ -23,6 +25,9 @@ struct rtltcp_client {
 	size_t have;
 	uint64_t ncmds;          /* commands this client sent so far */
 	uint32_t freq_high;      /* the last set_tuner_freq_high (0x56) */
+	/* commands not forwarded, by code (the last slot: codes without a name), reported by name
+	 * when the client leaves: past CMDS_LOGGED they are not logged one by one */
+	uint64_t ignored[0x57 + 1];
 	uint8_t cu8[ZCS_BLOCK_BYTES];  /* conversion buffer: cu8 is no larger than any type */
 };
 
@@ -35,17 +40,30 @@ static const char *const cmd_names[] = {
 	[0x40] = "set_bandwidth",   [0x56] = "set_tuner_freq_high",
 };
 
+#define NCMD_NAMES (sizeof(cmd_names) / sizeof(cmd_names[0]))
+_Static_assert(NCMD_NAMES + 1 == sizeof(((struct rtltcp_client *)0)->ignored) / sizeof(uint64_t),
+	       "a tally slot per named code, and one for the rest");
+
 const char *zcs_rtltcp_cmd_name(uint8_t cmd)
 {
-	if (cmd < sizeof(cmd_names) / sizeof(cmd_names[0]) && cmd_names[cmd])
+	if (cmd < NCMD_NAMES && cmd_names[cmd])
 		return cmd_names[cmd];
 	return "unknown";
 }
+
+/* The R820T's gains in tenths of dB, in the order its driver lists them: what rtl_tcp's
+ * set_gain_by_index (0x0d) indexes, and what SDR++ sends instead of set_gain.  The greeting
+ * claims this tuner with ZCS_RTLTCP_R820T_GAINS steps, so a client's index means these. */
+static const uint16_t r820t_gains[ZCS_RTLTCP_R820T_GAINS] = {
+	0, 9, 14, 27, 37, 77, 87, 125, 144, 157, 166, 197, 207, 229, 254,
+	280, 297, 328, 338, 364, 372, 386, 402, 421, 434, 439, 445, 480, 496,
+};
 
 /* set_tuner_freq_high: the high 32 bits of the next set_freq (rtl_tcp forks' extension for
  * tuners above 4.29 GHz) */
 #define CMD_FREQ_HIGH 0x56
 #define CMD_SET_BANDWIDTH 0x40
+#define CMD_GAIN_BY_INDEX 0x0d
 
 bool zcs_rtltcp_cmd_setting(uint8_t cmd, uint32_t param, uint32_t freq_high,
 			    struct zcs_ctl_settings *want)
@@ -71,6 +89,11 @@ bool zcs_rtltcp_cmd_setting(uint8_t cmd, uint32_t param, uint32_t freq_high,
 		want->gain_mode = ZCS_GAIN_MANUAL;
 		want->have |= ZCS_CTL_GAIN | ZCS_CTL_GAIN_MODE;
 		return true;
+	case CMD_GAIN_BY_INDEX:
+		/* rtl_tcp itself indexes its table unchecked; an index past it asks for nothing */
+		if (param >= ZCS_RTLTCP_R820T_GAINS)
+			return false;
+		return zcs_rtltcp_cmd_setting(0x04, r820t_gains[param], freq_high, want);
 	case CMD_SET_BANDWIDTH:
 		want->bw = param;
 		want->have |= ZCS_CTL_BW;
@@ -178,6 +201,7 @@ static void on_cmd(struct zcs_sink *s, struct rtltcp_client *cl, const uint8_t *
 				   zcs_rtltcp_cmd_name(c[0]), param);
 		return;
 	}
+	cl->ignored[c[0] < NCMD_NAMES && cmd_names[c[0]] ? c[0] : NCMD_NAMES]++;
 	if (!logged)
 		return;
 	if (set->tune) {
@@ -195,6 +219,35 @@ static void on_cmd(struct zcs_sink *s, struct rtltcp_client *cl, const uint8_t *
 	zcs_log_as(&set->log, s->out->name,
 		   "client %s: %s %u ignored (tuning stays with the board without zcs-recv "
 		   "--control)", s->peer, zcs_rtltcp_cmd_name(c[0]), param);
+}
+
+/* Logs what a client's commands were not forwarded, by name ("set_freq_correction 1,
+ * set_bias_tee 2"), and starts the tally again: when it leaves, and at close for one still
+ * attached. */
+static void report_ignored(struct zcs_sink *s, struct rtltcp_client *cl)
+{
+	char list[512];
+	size_t len = 0;
+	uint64_t total = 0;
+
+	list[0] = 0;
+	for (size_t i = 0; i <= NCMD_NAMES; i++) {
+		if (!cl->ignored[i])
+			continue;
+		total += cl->ignored[i];
+		if (len < sizeof(list)) {
+			const int n = snprintf(list + len, sizeof(list) - len, "%s%s %" PRIu64,
+					       len ? ", " : "",
+					       i < NCMD_NAMES ? cmd_names[i] : "unknown",
+					       cl->ignored[i]);
+
+			len += n > 0 ? (size_t)n : 0;
+		}
+		cl->ignored[i] = 0;
+	}
+	if (total)
+		zcs_log_as(&s->out->set->log, s->out->name, "client %s: %" PRIu64 " commands "
+			   "ignored: %s", s->peer, total, list);
 }
 
 /* Collects the 5-byte commands in what the client sent, one possibly split across reads. */
@@ -219,6 +272,7 @@ static int rtltcp_greet(struct zcs_sink *s)
 	c->have = 0;
 	c->ncmds = 0;
 	c->freq_high = 0;
+	memset(c->ignored, 0, sizeof(c->ignored));
 	zcs_rtltcp_greeting(g);
 	s->is_socket = true;
 	return zcs_out_write_all(s, s->fd, g, sizeof(g));
@@ -226,7 +280,8 @@ static int rtltcp_greet(struct zcs_sink *s)
 
 static void rtltcp_idle(struct zcs_sink *s)
 {
-	zcs_out_tcp_check(s, take_cmds);
+	if (!zcs_out_tcp_check(s, take_cmds))
+		report_ignored(s, s->kpriv);
 }
 
 static long rtltcp_write(struct zcs_sink *s, const struct zcs_block *b)
@@ -240,6 +295,7 @@ static long rtltcp_write(struct zcs_sink *s, const struct zcs_block *b)
 		/* The client left: the check detached it (and logged), so the framework no longer
 		 * counts this block; it is unread like the rest of the queue detach discarded. */
 		atomic_fetch_add(&s->out->unread, 1);
+		report_ignored(s, c);
 		return -ENOTCONN;
 	}
 	if (s->out->type != ZCS_SAMPLE_CU8) {
@@ -247,7 +303,17 @@ static long rtltcp_write(struct zcs_sink *s, const struct zcs_block *b)
 		src = c->cu8;
 	}
 	ret = zcs_out_write_all(s, s->fd, src, 2 * b->pairs);
+	if (ret < 0 && ret != -ECANCELED)
+		report_ignored(s, c);   /* gone: the framework detaches it */
 	return ret < 0 ? ret : (long)(2 * b->pairs);
+}
+
+/* Clients still attached at the end: their tallies too. */
+static void rtltcp_close(struct zcs_out *out)
+{
+	for (size_t i = 0; out->sinks && i < out->nsinks; i++)
+		if (out->sinks[i].kpriv)
+			report_ignored(&out->sinks[i], out->sinks[i].kpriv);
 }
 
 const struct zcs_out_ops zcs_out_rtltcp_ops = {
@@ -258,4 +324,5 @@ const struct zcs_out_ops zcs_out_rtltcp_ops = {
 	.idle = rtltcp_idle,
 	.greet = rtltcp_greet,
 	.write = rtltcp_write,
+	.close = rtltcp_close,
 };

@@ -239,8 +239,9 @@ void zcs_rtltcp_greeting(uint8_t out[ZCS_RTLTCP_GREETING_LEN]);
 const char *zcs_rtltcp_cmd_name(uint8_t cmd);
 /* The control-channel setting a command asks for, merged into *want: true for set_freq (with
  * freq_high, the last 0x56's high 32 bits), set_sample_rate, set_gain_mode (0 = automatic:
- * slow attack AGC, 1 = manual), set_gain (tenths of dB, manual mode), set_bandwidth (0x40);
- * false for every other command (not forwarded). */
+ * slow attack AGC, 1 = manual), set_gain (tenths of dB, manual mode), set_gain_by_index (0x0d:
+ * the R820T's gain of that index, as set_gain; false past its 29), set_bandwidth (0x40); false
+ * for every other command (not forwarded). */
 bool zcs_rtltcp_cmd_setting(uint8_t cmd, uint32_t param, uint32_t freq_high,
 			    struct zcs_ctl_settings *want);
 /* Converts pairs pairs of type t (pair_bytes each, which tells a native stream's wire format)

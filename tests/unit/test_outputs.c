@@ -583,8 +583,21 @@ START_TEST(test_rtltcp_cmd_settings)
 	ck_assert(zcs_rtltcp_cmd_setting(0x40, 2000000, 0, &w));
 	ck_assert_uint_eq(w.bw, 2000000);
 	ck_assert_uint_eq(w.have, ZCS_CTL_FREQ | ZCS_CTL_RATE | ZCS_CTL_GAIN_MODE | ZCS_CTL_BW);
+	/* SDR++ sets its gain by index only: the R820T's table, as set_gain */
+	w = (struct zcs_ctl_settings){ 0 };
+	ck_assert(zcs_rtltcp_cmd_setting(0x0d, 0, 0, &w));
+	ck_assert_int_eq(w.gain_mdb, 0);
+	ck_assert(zcs_rtltcp_cmd_setting(0x0d, 14, 0, &w));
+	ck_assert_int_eq(w.gain_mdb, 25400);
+	ck_assert(zcs_rtltcp_cmd_setting(0x0d, 28, 0, &w));
+	ck_assert_int_eq(w.gain_mdb, 49600);
+	ck_assert_int_eq(w.gain_mode, ZCS_GAIN_MANUAL);
+	ck_assert_uint_eq(w.have, ZCS_CTL_GAIN | ZCS_CTL_GAIN_MODE);
+	ck_assert(!zcs_rtltcp_cmd_setting(0x0d, 29, 0, &w));   /* past the table: nothing */
+	ck_assert(!zcs_rtltcp_cmd_setting(0x0d, 0xffffffffu, 0, &w));
+	ck_assert_str_eq(zcs_rtltcp_cmd_name(0x0d), "set_gain_by_index");
 	for (int c = 0; c < 256; c++)
-		if (c != 0x01 && c != 0x02 && c != 0x03 && c != 0x04 && c != 0x40)
+		if (c != 0x01 && c != 0x02 && c != 0x03 && c != 0x04 && c != 0x0d && c != 0x40)
 			ck_assert(!zcs_rtltcp_cmd_setting((uint8_t)c, 1, 0, &w));
 	ck_assert_str_eq(zcs_rtltcp_cmd_name(0x40), "set_bandwidth");
 	ck_assert_str_eq(zcs_rtltcp_cmd_name(0x56), "set_tuner_freq_high");

@@ -50,7 +50,7 @@ int zcs_outputs_add(struct zcs_outputs *o, const char *spec, char *err, size_t e
  * thread-safe.  Without one the outputs are silent. */
 void zcs_outputs_set_log(struct zcs_outputs *o, struct zcs_log log);
 /* Appended: where the rtl_tcp: output sends what its clients ask the radio to do (set_freq,
- * set_sample_rate, set_gain_mode, set_gain, set_bandwidth), as settings to merge into the next
+ * set_sample_rate, set_gain_mode, set_gain or set_gain_by_index, set_bandwidth), as settings to merge into the next
  * control-channel set (zcs-recv --control).  fn is called on the writer threads and must not
  * block.  Without it (the default) the commands are ignored and counted.  Before start. */
 void zcs_outputs_set_tune(struct zcs_outputs *o,
