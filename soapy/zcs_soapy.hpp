@@ -103,7 +103,11 @@ public:
 
 private:
 	struct zcs_meta meta() const;
-	void check_channel(const int dir, const size_t ch) const;
+	/* Applications ask about TX and other channels too (CubicSDR lists TX antennas): a
+	 * query about a channel that is not there gets SoapySDR's own empty answer, a setting
+	 * for one is logged (set_rx0 false); neither throws. */
+	static bool is_rx0(const int dir, const size_t ch);
+	bool set_rx0(const int dir, const size_t ch, const char *what) const;
 	/* Without a control channel a setting can only be what the stream already has. */
 	void no_control(const std::string &what, double want, double have, bool fatal) const;
 	/* Connects to the board's control channel (key= needed) and reads its settings. */

@@ -106,9 +106,12 @@ void ZcsDevice::set_ctl(const struct zcs_ctl_settings &want, uint32_t bit, const
 	memset(&r, 0, sizeof(r));
 	ret = zcs_ctl_client_set(ctl_, &want, &r, 5000, err, sizeof(err));
 	if (ret < 0) {
-		const std::string msg = "zcs: control channel: " + std::string(err);
+		const std::string msg = "zcs: control channel: " + std::string(err) + ": " + what +
+			" left as it is";
 		SoapySDR::log(SOAPY_SDR_ERROR, msg);
-		throw std::runtime_error(msg);
+		if (fatal)
+			throw std::runtime_error(msg);
+		return;
 	}
 	if (!r.ok) {
 		const std::string msg = "zcs: the board refused " + what + " " + std::to_string(value) +
@@ -132,10 +135,18 @@ struct zcs_meta ZcsDevice::meta() const
 	return m;
 }
 
-void ZcsDevice::check_channel(const int dir, const size_t ch) const
+bool ZcsDevice::is_rx0(const int dir, const size_t ch)
 {
-	if (dir != SOAPY_SDR_RX || ch != 0)
-		throw std::runtime_error("zcs: one receive channel only (RX 0)");
+	return dir == SOAPY_SDR_RX && ch == 0;
+}
+
+bool ZcsDevice::set_rx0(const int dir, const size_t ch, const char *what) const
+{
+	if (is_rx0(dir, ch))
+		return true;
+	SoapySDR::logf(SOAPY_SDR_ERROR, "zcs: cannot set %s of %s channel %zu: one receive "
+		       "channel only (RX 0)", what, dir == SOAPY_SDR_RX ? "RX" : "TX", ch);
+	return false;
 }
 
 void ZcsDevice::no_control(const std::string &what, double want, double have, bool fatal) const
@@ -180,14 +191,14 @@ size_t ZcsDevice::getNumChannels(const int dir) const
 
 std::vector<std::string> ZcsDevice::getStreamFormats(const int dir, const size_t ch) const
 {
-	check_channel(dir, ch);
+	if (!is_rx0(dir, ch))
+		return {};
 	return { SOAPY_SDR_CS16, SOAPY_SDR_CF32, SOAPY_SDR_CS8 };
 }
 
-std::string ZcsDevice::getNativeStreamFormat(const int dir, const size_t ch, double &fullScale) const
+std::string ZcsDevice::getNativeStreamFormat(const int, const size_t, double &fullScale) const
 {
-	check_channel(dir, ch);
-	/* zcs-recv's cs16: the 12-bit value << 4 */
+	/* zcs-recv's cs16: the 12-bit value << 4 (for any channel, as SoapySDR's default) */
 	fullScale = 32768;
 	return SOAPY_SDR_CS16;
 }
@@ -362,7 +373,8 @@ std::vector<std::string> ZcsDevice::listAntennas(const int dir, const size_t ch)
 {
 	struct zcs_ctl_reply r;
 
-	check_channel(dir, ch);
+	if (!is_rx0(dir, ch))
+		return {};
 	if (ctl_state(r) && r.caps.channels) {
 		std::vector<std::string> v;
 
@@ -379,7 +391,8 @@ void ZcsDevice::setAntenna(const int dir, const size_t ch, const std::string &na
 {
 	struct zcs_ctl_settings w = {};
 
-	check_channel(dir, ch);
+	if (!set_rx0(dir, ch, "the antenna"))
+		return;
 	if (name != "RX1" && name != "RX2") {
 		/* CubicSDR sets "" when it has no choice of its own: logged, not thrown */
 		SoapySDR::logf(SOAPY_SDR_WARNING, "zcs: no antenna \"%s\" (RX1, RX2): left as it is",
@@ -397,7 +410,8 @@ std::string ZcsDevice::getAntenna(const int dir, const size_t ch) const
 {
 	struct zcs_ctl_reply r;
 
-	check_channel(dir, ch);
+	if (!is_rx0(dir, ch))
+		return "";
 	if (ctl_state(r))
 		return r.now.channel ? "RX2" : "RX1";
 	return meta().channel ? "RX2" : "RX1";
@@ -405,7 +419,8 @@ std::string ZcsDevice::getAntenna(const int dir, const size_t ch) const
 
 std::vector<std::string> ZcsDevice::listGains(const int dir, const size_t ch) const
 {
-	check_channel(dir, ch);
+	if (!is_rx0(dir, ch))
+		return {};
 	return { "PGA" };
 }
 
@@ -413,7 +428,8 @@ bool ZcsDevice::hasGainMode(const int dir, const size_t ch) const
 {
 	struct zcs_ctl_reply r;
 
-	check_channel(dir, ch);
+	if (!is_rx0(dir, ch))
+		return false;
 	if (ctl_state(r))
 		return (r.caps.gain_modes & ~(1u << ZCS_GAIN_MANUAL)) != 0;
 	return true;
@@ -424,7 +440,8 @@ void ZcsDevice::setGainMode(const int dir, const size_t ch, const bool automatic
 	struct zcs_ctl_settings w = {};
 	struct zcs_ctl_reply r;
 
-	check_channel(dir, ch);
+	if (!set_rx0(dir, ch, "the gain mode"))
+		return;
 	if (automatic == getGainMode(dir, ch))
 		return;
 	w.have = ZCS_CTL_GAIN_MODE;
@@ -443,7 +460,8 @@ bool ZcsDevice::getGainMode(const int dir, const size_t ch) const
 {
 	struct zcs_ctl_reply r;
 
-	check_channel(dir, ch);
+	if (!is_rx0(dir, ch))
+		return false;
 	if (ctl_state(r))
 		return r.now.gain_mode != ZCS_GAIN_MANUAL;
 	return meta().gain_mode != ZCS_GAIN_MANUAL;
@@ -454,11 +472,17 @@ void ZcsDevice::setGain(const int dir, const size_t ch, const double value)
 	setGain(dir, ch, "PGA", value);
 }
 
-void ZcsDevice::setGain(const int dir, const size_t ch, const std::string &, const double value)
+void ZcsDevice::setGain(const int dir, const size_t ch, const std::string &name, const double value)
 {
 	struct zcs_ctl_settings w = {};
 
-	check_channel(dir, ch);
+	if (!set_rx0(dir, ch, "the gain"))
+		return;
+	if (name != "PGA") {
+		SoapySDR::logf(SOAPY_SDR_ERROR, "zcs: no gain element \"%s\" (PGA): left as it is",
+			       name.c_str());
+		return;
+	}
 	w.have = ZCS_CTL_GAIN;
 	w.gain_mdb = (int32_t)std::lround(value * 1000.0);
 	set_ctl(w, ZCS_CTL_GAIN, "the gain", value, getGain(dir, ch), false);
@@ -468,30 +492,33 @@ double ZcsDevice::getGain(const int dir, const size_t ch) const
 {
 	struct zcs_ctl_reply r;
 
-	check_channel(dir, ch);
+	if (!is_rx0(dir, ch))
+		return 0;
 	if (ctl_state(r))
 		return r.now.gain_mdb / 1000.0;
 	return meta().gain_mdb / 1000.0;
 }
 
-double ZcsDevice::getGain(const int dir, const size_t ch, const std::string &) const
+double ZcsDevice::getGain(const int dir, const size_t ch, const std::string &name) const
 {
-	return getGain(dir, ch);
+	return name == "PGA" ? getGain(dir, ch) : 0;
 }
 
 SoapySDR::Range ZcsDevice::getGainRange(const int dir, const size_t ch) const
 {
 	struct zcs_ctl_reply r;
 
+	if (!is_rx0(dir, ch))
+		return SoapySDR::Range();
 	if (ctl_state(r) && r.caps.gain_max_mdb > r.caps.gain_min_mdb)
 		return SoapySDR::Range(r.caps.gain_min_mdb / 1000.0, r.caps.gain_max_mdb / 1000.0);
 	const double g = getGain(dir, ch);
 	return SoapySDR::Range(g, g);
 }
 
-SoapySDR::Range ZcsDevice::getGainRange(const int dir, const size_t ch, const std::string &) const
+SoapySDR::Range ZcsDevice::getGainRange(const int dir, const size_t ch, const std::string &name) const
 {
-	return getGainRange(dir, ch);
+	return name == "PGA" ? getGainRange(dir, ch) : SoapySDR::Range();
 }
 
 void ZcsDevice::setFrequency(const int dir, const size_t ch, const double frequency,
@@ -506,11 +533,22 @@ void ZcsDevice::setFrequency(const int dir, const size_t ch, const std::string &
 	struct zcs_ctl_settings w = {};
 	const double have = getFrequency(dir, ch);
 
-	check_channel(dir, ch);
-	if (name != "RF")
-		throw std::runtime_error("zcs: no frequency element " + name + " (RF)");
-	if (frequency < 0)
-		throw std::runtime_error("zcs: negative frequency");
+	if (!set_rx0(dir, ch, "the frequency"))
+		return;
+	if (name != "RF") {
+		/* CubicSDR sets "CORR" (ppm) where listFrequencies offers it; others may anyway */
+		SoapySDR::logf(SOAPY_SDR_ERROR, "zcs: no frequency element \"%s\" (RF): left as it is",
+			       name.c_str());
+		return;
+	}
+	if (frequency < 0) {
+		const std::string msg = "zcs: cannot set the frequency to " +
+			std::to_string(frequency) + ": negative";
+		SoapySDR::log(SOAPY_SDR_ERROR, msg);
+		if (args_.strict)
+			throw std::runtime_error(msg);
+		return;
+	}
 	if (std::llround(frequency) == std::llround(have))
 		return;
 	w.have = ZCS_CTL_FREQ;
@@ -522,20 +560,22 @@ double ZcsDevice::getFrequency(const int dir, const size_t ch) const
 {
 	struct zcs_ctl_reply r;
 
-	check_channel(dir, ch);
+	if (!is_rx0(dir, ch))
+		return 0;
 	if (ctl_state(r))
 		return (double)r.now.freq;
 	return (double)meta().center_freq;
 }
 
-double ZcsDevice::getFrequency(const int dir, const size_t ch, const std::string &) const
+double ZcsDevice::getFrequency(const int dir, const size_t ch, const std::string &name) const
 {
-	return getFrequency(dir, ch);
+	return name == "RF" ? getFrequency(dir, ch) : 0;
 }
 
 std::vector<std::string> ZcsDevice::listFrequencies(const int dir, const size_t ch) const
 {
-	check_channel(dir, ch);
+	if (!is_rx0(dir, ch))
+		return {};
 	return { "RF" };
 }
 
@@ -543,14 +583,19 @@ SoapySDR::RangeList ZcsDevice::getFrequencyRange(const int dir, const size_t ch)
 {
 	struct zcs_ctl_reply r;
 
+	if (!is_rx0(dir, ch))
+		return {};
 	if (ctl_state(r) && r.caps.freq_max)
 		return { SoapySDR::Range((double)r.caps.freq_min, (double)r.caps.freq_max) };
 	const double f = getFrequency(dir, ch);
 	return { SoapySDR::Range(f, f) };
 }
 
-SoapySDR::RangeList ZcsDevice::getFrequencyRange(const int dir, const size_t ch, const std::string &) const
+SoapySDR::RangeList ZcsDevice::getFrequencyRange(const int dir, const size_t ch,
+						 const std::string &name) const
 {
+	if (name != "RF")
+		return {};
 	return getFrequencyRange(dir, ch);
 }
 
@@ -559,7 +604,8 @@ void ZcsDevice::setSampleRate(const int dir, const size_t ch, const double rate)
 	struct zcs_ctl_settings w = {};
 	const double have = getSampleRate(dir, ch);
 
-	check_channel(dir, ch);
+	if (!set_rx0(dir, ch, "the sample rate"))
+		return;
 	if (std::llround(rate) == std::llround(have))
 		return;
 	w.have = ZCS_CTL_RATE;
@@ -571,7 +617,8 @@ double ZcsDevice::getSampleRate(const int dir, const size_t ch) const
 {
 	struct zcs_ctl_reply r;
 
-	check_channel(dir, ch);
+	if (!is_rx0(dir, ch))
+		return 0;
 	if (ctl_state(r) && r.now.rate)
 		return (double)r.now.rate;
 	return (double)meta().sample_rate;
@@ -581,6 +628,8 @@ std::vector<double> ZcsDevice::listSampleRates(const int dir, const size_t ch) c
 {
 	struct zcs_ctl_reply r;
 
+	if (!is_rx0(dir, ch))
+		return {};
 	if (ctl_state(r) && r.caps.rate_max > r.caps.rate_min) {
 		/* applications offer a list: the usual rates the board's range holds, and its ends */
 		static const double usual[] = { 1e6, 2e6, 2.4e6, 2.5e6, 3.2e6, 5e6, 6e6, 8e6, 10e6,
@@ -600,6 +649,8 @@ SoapySDR::RangeList ZcsDevice::getSampleRateRange(const int dir, const size_t ch
 {
 	struct zcs_ctl_reply r;
 
+	if (!is_rx0(dir, ch))
+		return {};
 	if (ctl_state(r) && r.caps.rate_max)
 		return { SoapySDR::Range((double)r.caps.rate_min, (double)r.caps.rate_max) };
 	const double v = getSampleRate(dir, ch);
@@ -611,7 +662,8 @@ void ZcsDevice::setBandwidth(const int dir, const size_t ch, const double bw)
 	struct zcs_ctl_settings w = {};
 	const double have = getBandwidth(dir, ch);
 
-	check_channel(dir, ch);
+	if (!set_rx0(dir, ch, "the bandwidth"))
+		return;
 	/* 0 is "leave it" to several applications */
 	if (bw == 0 || std::llround(bw) == std::llround(have))
 		return;
@@ -624,7 +676,8 @@ double ZcsDevice::getBandwidth(const int dir, const size_t ch) const
 {
 	struct zcs_ctl_reply r;
 
-	check_channel(dir, ch);
+	if (!is_rx0(dir, ch))
+		return 0;
 	if (ctl_state(r) && r.now.bw)
 		return (double)r.now.bw;
 	return (double)meta().bandwidth;
@@ -634,6 +687,8 @@ SoapySDR::RangeList ZcsDevice::getBandwidthRange(const int dir, const size_t ch)
 {
 	struct zcs_ctl_reply r;
 
+	if (!is_rx0(dir, ch))
+		return {};
 	if (ctl_state(r) && r.caps.bw_max)
 		return { SoapySDR::Range((double)r.caps.bw_min, (double)r.caps.bw_max) };
 	const double b = getBandwidth(dir, ch);
@@ -682,7 +737,8 @@ SoapySDR::ArgInfo ZcsDevice::getSensorInfo(const std::string &key) const
 			return info;
 		}
 	}
-	throw std::runtime_error("zcs: no sensor " + key);
+	SoapySDR::logf(SOAPY_SDR_ERROR, "zcs: no sensor \"%s\"", key.c_str());
+	return SoapySDR::ArgInfo();
 }
 
 std::string ZcsDevice::readSensor(const std::string &key) const
@@ -724,7 +780,9 @@ std::string ZcsDevice::readSensor(const std::string &key) const
 		v = meta().center_freq;
 	else if (key == "stream_rate")
 		v = meta().sample_rate;
-	else
-		throw std::runtime_error("zcs: no sensor " + key);
+	else {
+		SoapySDR::logf(SOAPY_SDR_ERROR, "zcs: no sensor \"%s\"", key.c_str());
+		return "";
+	}
 	return std::to_string(v);
 }
