@@ -94,6 +94,10 @@ static int find_streams(const ZcsArgs &a, int timeout_ms, bool first_only,
 	return n;
 }
 
+/* The device arguments find() passes on from its hint into each stream it lists. */
+static const char *const PASSED_ON[] = { "iface", "key", "control", "window", "timeout",
+					 "from_start", "strict" };
+
 static SoapySDR::KwargsList find_zcs(const SoapySDR::Kwargs &args)
 {
 	struct zcs_rx_found found[FIND_MAX];
@@ -131,6 +135,14 @@ static SoapySDR::KwargsList find_zcs(const SoapySDR::Kwargs &args)
 			k["source"] = host;
 		if (a.have_stream)
 			k["stream"] = id;
+		/* what the hint says about how to open, not which stream: applications open the
+		 * result, not the hint (CubicSDR's manual entry driver=zcs,key=... lost its key) */
+		for (const char *const o : PASSED_ON) {
+			const auto it = args.find(o);
+
+			if (it != args.end())
+				k[o] = it->second;
+		}
 		list.push_back(k);
 	}
 	return list;

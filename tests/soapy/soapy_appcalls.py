@@ -8,6 +8,7 @@
 # CubicSDR and GQRX end on an exception from their input.  Samples are read before and after.
 # With 'wait' as the third argument, it prints 'waiting' on stderr after the calls and reads a
 # line from stdin (the test stops the sender meanwhile), then sets the frequency once more.
+# The device is made from what enumerate(ARGS) lists first, as CubicSDR makes it.
 # Prints one JSON line.  Usage: soapy_appcalls.py ARGS FREQ [wait]
 import json
 import sys
@@ -49,8 +50,14 @@ def read(dev, st, want, timeout_us):
     return got
 
 
-dev = SoapySDR.Device(args)
-# SDREnumerator: the device made, its hardware info and settings read
+# SDREnumerator: the device made from what enumerate() lists for the arguments (CubicSDR's
+# manual entry "driver=zcs,key=..." too), its hardware info and settings read
+found = [dict(k) for k in SoapySDR.Device.enumerate(args)]
+values['enumerate'] = found
+if not found:
+    print(json.dumps(dict(calls=calls, values=values)), flush=True)
+    sys.exit(1)
+dev = SoapySDR.Device(found[0])
 call('getHardwareInfo', lambda: dict(dev.getHardwareInfo()))
 call('getSettingInfo', lambda: list(dev.getSettingInfo()))
 # SDRDevicesDialog: the antennas and the stream arguments it offers

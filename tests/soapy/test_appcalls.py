@@ -7,7 +7,8 @@
 # frequency, unknown sensors).  Queries about a channel that is not there get SoapySDR's empty
 # answers, refused settings are logged, and the stream still delivers samples after all of it.
 # Without key= (read-only settings), and with key= and the control channel, where the retune
-# lands and a board that goes away while the application runs is logged, not thrown.
+# lands and a board that goes away while the application runs is logged, not thrown.  The
+# device is made from enumerate()'s result, as CubicSDR does: it must keep key=.
 # Port 22200.  Usage: test_appcalls.py MODULE_DIR ZCS_SEND
 import json
 import os
@@ -51,14 +52,16 @@ class AppClient:
         self.proc.stdin.flush()
 
     def result(self, timeout=180.0):
+        # not communicate(): it would read stderr too, racing the thread for its lines; the
+        # one JSON line on stdout fits in the pipe
         try:
-            out, _ = self.proc.communicate(timeout=timeout)
+            self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
             return None
-        self.t.join(5)
-        lines = [x for x in out.decode().splitlines() if x.startswith('{')]
+        self.t.join(10)
+        lines = [x for x in self.proc.stdout.read().decode().splitlines() if x.startswith('{')]
         return json.loads(lines[-1]) if lines else None
 
     def kill(self):
@@ -129,6 +132,7 @@ def main():
             c.true('a result', False)
         else:
             common_checks(c, r, log)
+            c.eq('enumerate() passes key= on', r['values']['enumerate'][0].get('key'), key)
             c.true('control connected', 'control channel 127.0.0.1:5392: connected' in log)
             c.eq('getFrequency(RX) after the retune', r['values']['getFrequency(RX)'], FREQ)
             c.true('the board\'s refusal of the rate logged',
