@@ -4,6 +4,7 @@
 #ifndef ZCS_SOAPY_HPP
 #define ZCS_SOAPY_HPP
 
+#include <atomic>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -62,6 +63,11 @@ public:
 	int deactivateStream(SoapySDR::Stream *stream, const int flags, const long long timeNs) override;
 	int readStream(SoapySDR::Stream *stream, void *const *buffs, const size_t numElems, int &flags,
 		       long long &timeNs, const long timeoutUs) override;
+
+	/* The stream's clock: the announced time of the sample after the last one read (before
+	 * the first read, of the metadata's reference sample); 0 when the sender announces none. */
+	bool hasHardwareTime(const std::string &what = "") const override;
+	long long getHardwareTime(const std::string &what = "") const override;
 
 	std::vector<std::string> listAntennas(const int dir, const size_t ch) const override;
 	void setAntenna(const int dir, const size_t ch, const std::string &name) override;
@@ -130,6 +136,7 @@ private:
 	size_t pair_bytes_ = 4;
 	bool active_ = false;
 	bool setup_ = false;
+	std::atomic<long long> hw_time_{0}; /* readStream's next sample's time, for any thread */
 	mutable std::mutex ctl_mu_;   /* the client is not thread-safe */
 	struct zcs_ctl_client *ctl_ = nullptr;
 	struct zcs_ctl_reply ctl_last_; /* settings and capabilities from the board */

@@ -322,6 +322,7 @@ int ZcsDevice::readStream(SoapySDR::Stream *, void *const *buffs, const size_t n
 		if (t) {
 			flags |= SOAPY_SDR_HAS_TIME;
 			timeNs = (long long)t;
+			hw_time_ = (long long)zcs_rx_embed_time_ns(&r.meta, r.first_sample + (uint64_t)ret);
 		}
 		return (int)ret;
 	}
@@ -341,6 +342,7 @@ int ZcsDevice::readStream(SoapySDR::Stream *, void *const *buffs, const size_t n
 		if (t) {
 			flags |= SOAPY_SDR_HAS_TIME;
 			timeNs = (long long)t;
+			hw_time_ = (long long)t;
 		}
 		SoapySDR::logf(SOAPY_SDR_DEBUG, "zcs: %llu samples lost from index %llu (zero-filled)",
 			       (unsigned long long)r.pairs, (unsigned long long)r.first_sample);
@@ -365,6 +367,28 @@ int ZcsDevice::readStream(SoapySDR::Stream *, void *const *buffs, const size_t n
 		return SOAPY_SDR_TIMEOUT;
 	}
 	return SOAPY_SDR_TIMEOUT;
+}
+
+bool ZcsDevice::hasHardwareTime(const std::string &what) const
+{
+	/* one clock: the stream's sample index with its announced time */
+	return what.empty() && meta().ref_time_ns != 0;
+}
+
+long long ZcsDevice::getHardwareTime(const std::string &what) const
+{
+	const long long t = hw_time_;
+
+	if (!what.empty()) {
+		/* logged, not thrown, as every query the module cannot answer (GUIs abort on it) */
+		SoapySDR::logf(SOAPY_SDR_WARNING, "zcs: no time source \"%s\" (only the stream's)",
+			       what.c_str());
+		return 0;
+	}
+	if (t)
+		return t;
+	const struct zcs_meta m = meta();
+	return (long long)zcs_rx_embed_time_ns(&m, m.ref_sample);
 }
 
 /* ---- settings: the board's through the control channel, else the stream's metadata ---- */

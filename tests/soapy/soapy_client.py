@@ -2,7 +2,8 @@
 # A python3-soapysdr client of the zcs module, as an application would be: makes the device from
 # its arguments, sets up a stream in FORMAT, reads COUNT samples (or to the end of the stream with
 # COUNT 0) into OUT, and prints one JSON line: samples read, OVERFLOW returns, timeouts, sensors,
-# and every read that was not a timeout as [samples read before it, ret, flags, timeNs].
+# and every read that was not a timeout as [samples read before it, ret, flags, timeNs,
+# getHardwareTime() after it].
 # Usage: soapy_client.py ARGS FORMAT COUNT OUT [IDLE_S]
 import json
 import sys
@@ -20,7 +21,7 @@ def main():
     idle = float(sys.argv[5]) if len(sys.argv) > 5 else 5.0
     dev = SoapySDR.Device(args)
     info = dict(rate=dev.getSampleRate(SOAPY_SDR_RX, 0), freq=dev.getFrequency(SOAPY_SDR_RX, 0),
-                formats=list(dev.getStreamFormats(SOAPY_SDR_RX, 0)))
+                formats=list(dev.getStreamFormats(SOAPY_SDR_RX, 0)), hw_time=dev.hasHardwareTime())
     st = dev.setupStream(SOAPY_SDR_RX, fmt, [0])
     mtu = dev.getStreamMTU(st)
     buf = np.zeros(2 * mtu, dtype=DTYPE[fmt])
@@ -32,7 +33,7 @@ def main():
             want = mtu if count == 0 else min(mtu, count - got)
             r = dev.readStream(st, [buf], want, timeoutUs=200000)
             if r.ret != SOAPY_SDR_TIMEOUT:
-                reads.append([got, r.ret, r.flags, r.timeNs])
+                reads.append([got, r.ret, r.flags, r.timeNs, dev.getHardwareTime()])
             if r.ret > 0:
                 if first_time is None:
                     first_time = r.timeNs

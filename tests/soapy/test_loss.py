@@ -4,7 +4,10 @@
 # datagrams in every run) once into zcs-recv and once into a python3-soapysdr client.  Samples
 # read, zero fill, gaps (one OVERFLOW each), lost datagrams and every output byte must be equal.
 # Each OVERFLOW comes before its gap's zeros (docs/howto-soapy.md): returned when the samples
-# read so far end where a run of zeros begins, with that run's first time.
+# read so far end where a run of zeros begins, with that run's first time.  Time: every read's
+# timeNs is the stream's (RATE divides 1e9: 1000 ns a sample), advancing by exactly its samples
+# between reads and by the gap's length over a gap, and getHardwareTime() after a read is the
+# time of the sample after it.
 # from_start=1: the module keeps the samples from its open, not from the activation, as zcs-recv
 # delivers from its start (otherwise what comes between the metadata and activateStream is not
 # read, by design, and that span depends on the machine's timing).
@@ -105,6 +108,25 @@ def main():
            all(r[2] & SOAPY_SDR_HAS_TIME for r in over))
     c.eq('the OVERFLOW\'s time is its first zero\'s', [r[3] for r in over],
          [n[3] if n else None for n in nxt])
+    ns = 10 ** 9 // RATE
+    data = [r for r in reads if r[1] > 0]
+    c.true('every read has its time (SOAPY_SDR_HAS_TIME)', all(r[2] & SOAPY_SDR_HAS_TIME
+                                                              for r in data))
+    steps = [(b[3] - a[3], max(a[1], 0) * ns) for a, b in zip(reads, reads[1:])]
+    c.eq('timeNs advances by n * 1e9 / rate between reads', [(i, d, w) for i, (d, w) in enumerate(steps) if d != w], [])
+    c.true('hasHardwareTime', res['hw_time'])
+    c.eq('getHardwareTime after a read: the next sample\'s time',
+         [r[4] - r[3] for r in reads], [max(r[1], 0) * ns for r in reads])
+    # over each gap: the first sample after the zeros is the gap's length after the last
+    # sample before it (its time from the read that holds it)
+
+    def time_of(index):
+        r = max((r for r in data if r[0] <= index), key=lambda r: r[0])
+        return r[3] + (index - r[0]) * ns
+    jumps = [(time_of(int(e)) - time_of(int(b) - 1), (int(e) - int(b) + 1) * ns)
+             for b, e in zip(starts, ends) if b > 0 and e < len(iq)]
+    c.true(f'time over {len(jumps)} gaps jumps by the gap', len(jumps) > 0 and
+           all(d == w for d, w in jumps))
     if c.failures:
         print(''.join(cl.err)[-4000:])
     for f in os.listdir(tmp):
