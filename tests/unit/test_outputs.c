@@ -1221,6 +1221,169 @@ START_TEST(test_sigmf_valid_captures_annotations)
 END_TEST
 
 
+/* Pairs [first, first + pairs) whose 32-bit values are their stream indexes (cs16). */
+static void commit_index(struct zcs_outputs *o, uint64_t first, size_t pairs)
+{
+	uint8_t *const w = zcs_outputs_reserve(o, pairs * 4);
+
+	for (size_t i = 0; i < pairs; i++)
+		zcs_put_le32(w + 4 * i, (uint32_t)(first + i));
+	zcs_outputs_commit(o, first, pairs, pairs * 4);
+}
+
+/* Checks that PATH.sigmf-data holds exactly the pairs the spec lists: "A-B" for indexes A..B
+ * (commit_index), "zN" for N zero pairs. */
+static void check_data(const char *path, const char *const *spans, size_t nspans)
+{
+	char name[200];
+	FILE *f;
+	uint8_t pair[4];
+	uint64_t pos = 0;
+
+	snprintf(name, sizeof(name), "%s.sigmf-data", path);
+	f = fopen(name, "rb");
+	ck_assert_ptr_nonnull(f);
+	for (size_t i = 0; i < nspans; i++) {
+		unsigned long long a = 0, b = 0;
+		const bool zeros = spans[i][0] == 'z';
+
+		if (zeros)
+			b = strtoull(spans[i] + 1, NULL, 10) - 1;
+		else
+			ck_assert_int_eq(sscanf(spans[i], "%llu-%llu", &a, &b), 2);
+		for (unsigned long long k = zeros ? 0 : a; k <= b; k++, pos++) {
+			ck_assert_msg(fread(pair, 1, 4, f) == 4, "%s: ends at pair %llu", name,
+				      (unsigned long long)pos);
+			ck_assert_msg(zcs_get_le32(pair) == (zeros ? 0 : (uint32_t)k),
+				      "%s: pair %llu is %u, not %llu", name, (unsigned long long)pos,
+				      zcs_get_le32(pair), zeros ? 0ULL : k);
+		}
+	}
+	ck_assert_msg(fread(pair, 1, 4, f) == 0, "%s: longer than %llu pairs", name,
+		      (unsigned long long)pos);
+	fclose(f);
+}
+
+/* A sample-rate change announced with its index (a keyed receiver believes it at once): the
+ * recording ends at the last sample before it, PATH-1 starts with that index as its sample 0,
+ * at the new rate, even inside a block; a new stream at yet another rate starts PATH-2.  A
+ * symlink planted at PATH-1's data name is replaced, its target never written. */
+START_TEST(test_sigmf_rate_change_new_recording)
+{
+	struct zcs_outputs *o;
+	struct zcs_meta m = test_meta(1000000, 100000000);
+	char path[128], p1[140], p2[140], spec[160], summary[2048], victim[140], buf[16];
+	struct stat st;
+	FILE *f;
+
+	make_tmpdir();
+	snprintf(path, sizeof(path), "%s/rec", tmpdir);
+	snprintf(p1, sizeof(p1), "%s-1", path);
+	snprintf(p2, sizeof(p2), "%s-2", path);
+	snprintf(victim, sizeof(victim), "%s/victim", tmpdir);
+	f = fopen(victim, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("keep", f);
+	fclose(f);
+	snprintf(spec, sizeof(spec), "%s.sigmf-data", p1);
+	ck_assert_int_eq(symlink(victim, spec), 0);
+	snprintf(spec, sizeof(spec), "sigmf:%s", path);
+	ck_assert_int_eq(zcs_outputs_create(&o, ZCS_SAMPLE_CS16), 0);
+	add_ok(o, spec);
+	ck_assert_int_eq(zcs_outputs_start(o), 0);
+	zcs_outputs_meta(o, &m);
+	commit_index(o, 0, 1000);
+	m.meta_version++;
+	m.flags = ZCS_META_FLAG_CHANGE;
+	m.sample_rate = 2000000;
+	m.center_freq = 145000000;
+	m.ref_sample = 1500;
+	m.ref_time_ns += 1500000;              /* 1500 samples at 1 MS/s */
+	zcs_outputs_meta(o, &m);
+	commit_index(o, 1000, 1000);           /* 1500 lies inside this block */
+	commit_index(o, 2000, 100);
+	m = test_meta(3000000, 100000000);     /* a new stream, another rate: at its first data */
+	m.stream_id = 0x5678;
+	zcs_outputs_meta(o, &m);
+	commit_index(o, 0, 100);
+	zcs_outputs_eos(o);
+	zcs_outputs_destroy(o, 10000);
+
+	sigmf_summary(path, summary, sizeof(summary));
+	ck_assert_str_eq(summary, "ci16_le 1000000 1.0.0 "
+			 "C0/0/100000000/2023-11-14T22:13:20.000000000Z");
+	check_data(path, (const char *const[]){ "0-1499" }, 1);
+	sigmf_summary(p1, summary, sizeof(summary));
+	ck_assert_str_eq(summary, "ci16_le 2000000 1.0.0 "
+			 "C0/1500/145000000/2023-11-14T22:13:20.001500000Z");
+	check_data(p1, (const char *const[]){ "1500-2099" }, 1);
+	sigmf_summary(p2, summary, sizeof(summary));
+	ck_assert_str_eq(summary, "ci16_le 3000000 1.0.0 "
+			 "C0/0/100000000/2023-11-14T22:13:20.000000000Z");
+	check_data(p2, (const char *const[]){ "0-99" }, 1);
+	snprintf(spec, sizeof(spec), "%s.sigmf-data", p1);
+	ck_assert_int_eq(lstat(spec, &st), 0);
+	ck_assert(S_ISREG(st.st_mode));
+	f = fopen(victim, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	ck_assert_str_eq(buf, "keep");
+	remove_tmpdir();
+}
+END_TEST
+
+/* A rate change believed late (an unkeyed receiver waits 500 ms): the samples from its index
+ * on, already written, move to PATH-1 with the gap annotation and the capture among them, at
+ * the new rate's times and frequency; PATH keeps exactly the samples before the index. */
+START_TEST(test_sigmf_rate_change_late_moves_tail)
+{
+	struct zcs_outputs *o;
+	struct zcs_meta m = test_meta(1000000, 100000000);
+	char path[128], p1[140], spec[160], summary[2048];
+
+	make_tmpdir();
+	snprintf(path, sizeof(path), "%s/rec", tmpdir);
+	snprintf(p1, sizeof(p1), "%s-1", path);
+	snprintf(spec, sizeof(spec), "sigmf:%s", path);
+	ck_assert_int_eq(zcs_outputs_create(&o, ZCS_SAMPLE_CS16), 0);
+	add_ok(o, spec);
+	ck_assert_int_eq(zcs_outputs_start(o), 0);
+	zcs_outputs_meta(o, &m);
+	commit_index(o, 0, 1000);
+	zcs_outputs_gap(o, 1000, 100, true);   /* before the change: stays in PATH */
+	commit_zeros(o, 1000, 100);
+	commit_index(o, 1100, 500);
+	zcs_outputs_gap(o, 1600, 100, true);   /* after the change: moves */
+	commit_zeros(o, 1600, 100);
+	commit_index(o, 1700, 300);
+	m.meta_version++;
+	m.flags = ZCS_META_FLAG_CHANGE;
+	m.sample_rate = 2000000;
+	m.center_freq = 145000000;
+	m.ref_sample = 1200;
+	m.ref_time_ns += 1200000;
+	zcs_outputs_meta(o, &m);
+	commit_index(o, 2000, 100);
+	zcs_outputs_eos(o);
+	zcs_outputs_destroy(o, 10000);
+
+	sigmf_summary(path, summary, sizeof(summary));
+	ck_assert_str_eq(summary, "ci16_le 1000000 1.0.0 "
+			 "C0/0/100000000/2023-11-14T22:13:20.000000000Z "
+			 "C1100/1100/100000000/2023-11-14T22:13:20.001100000Z "
+			 "A1000/100/100 samples lost");
+	check_data(path, (const char *const[]){ "0-999", "z100", "1100-1199" }, 3);
+	sigmf_summary(p1, summary, sizeof(summary));
+	ck_assert_str_eq(summary, "ci16_le 2000000 1.0.0 "
+			 "C0/1200/145000000/2023-11-14T22:13:20.001200000Z "
+			 "C500/1700/145000000/2023-11-14T22:13:20.001450000Z "
+			 "A400/100/100 samples lost");
+	check_data(p1, (const char *const[]){ "1200-1599", "z100", "1700-2099" }, 3);
+	remove_tmpdir();
+}
+END_TEST
+
 /* Regression: a recording killed in its first second left a meta file with neither a capture
  * nor the sample rate (the meta is rewritten once a second, and the first was written before
  * the stream came).  Now, once the data file holds a sample, a meta describing it is on disk. */
@@ -1445,6 +1608,8 @@ static Suite *outputs_suite(void)
 	tcase_add_test(tc, test_tcp_refusal_storm);
 	tcase_add_test(tc, test_sigmf_killed_leaves_valid_meta);
 	tcase_add_test(tc, test_sigmf_entries_bounded);
+	tcase_add_test(tc, test_sigmf_rate_change_new_recording);
+	tcase_add_test(tc, test_sigmf_rate_change_late_moves_tail);
 	tcase_add_test(tc, test_tcp_half_close_keeps_receiving);
 	tcase_add_test(tc, test_tcp_idle_clients_dropped);
 	tcase_add_test(tc, test_file_full_fails);
