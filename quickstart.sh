@@ -14,7 +14,8 @@ TEST_PKGS=(clang llvm libclang-rt-14-dev libiio-utils iiod iproute2 nftables eth
            python3 python3-numpy python3-jsonschema busybox groff-base procps
            gnuradio gr-osmosdr rtl-433 strace
            qemu-system-arm cpio libsoapysdr-dev soapysdr-tools python3-soapysdr
-           soapyremote-server soapysdr0.8-module-remote avahi-daemon dbus)
+           soapyremote-server soapysdr0.8-module-remote avahi-daemon dbus
+           gqrx-sdr xvfb pulseaudio pulseaudio-utils)
 
 need_root() {
 	if [ "$(id -u)" -ne 0 ]; then

@@ -5,6 +5,7 @@
  * disable. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -34,6 +35,9 @@ struct feed {
 	unsigned int mask;   /* enabled channels voltage0..3 */
 	bool lo_log;         /* log each change of ad9361-phy's RX LO with the k it holds from */
 	char lo[32];         /* the RX LO file's last text */
+	double tone_at;      /* --tone-at: a carrier at this RF frequency (Hz) instead of the pattern */
+	double phase;        /* ... its phase, turns, carried across chunks and retunes */
+	uint32_t noise;      /* ... the state of its dither (xorshift32) */
 	FILE *log;
 };
 
@@ -100,9 +104,52 @@ static size_t drain(const struct feed *f)
 	return total;
 }
 
+/* A few LSBs of triangular noise: without it a tone whose period is a whole number of samples
+ * quantizes into spurs at its harmonics (what an 8-bit rtl_tcp client would show). */
+static int dither(struct feed *f)
+{
+	uint32_t x = f->noise;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	f->noise = x;
+	return (int)(x & 31) + (int)(x >> 5 & 31) - 31;
+}
+
+/* --tone-at: what the ADC sees of a carrier at tone_at Hz with the LO at the RX LO file's value:
+ * a complex tone at tone_at - LO, half of full scale, the same on every receiver, over a little
+ * noise; the noise alone when the carrier falls outside the band (+-rate/2), as the analogue
+ * filter would leave it.  A retune moves it on the next chunk: the pairs from the k check_lo
+ * logs. */
+static size_t fill_tone(struct feed *f, int16_t *out, size_t pairs)
+{
+	const double off = f->tone_at - strtod(f->lo, NULL);
+	const bool inband = fabs(off) < f->rate / 2;
+	const double step = off / f->rate;
+	size_t w = 0;
+
+	for (size_t n = 0; n < pairs; n++, f->k = (f->k + 1) & IQ_PATTERN_MASK) {
+		const int16_t i = (int16_t)((inband ? lrint(1023.0 * cos(2 * M_PI * f->phase)) : 0) +
+					    dither(f));
+		const int16_t q = (int16_t)((inband ? lrint(1023.0 * sin(2 * M_PI * f->phase)) : 0) +
+					    dither(f));
+
+		f->phase += step;
+		f->phase -= floor(f->phase);
+		for (unsigned int c = 0; c < 4; c++)
+			if (f->mask & (1u << c))
+				out[w++] = c & 1 ? q : i;
+	}
+	return w * sizeof(out[0]);
+}
+
 static size_t fill(struct feed *f, int16_t *out, size_t pairs)
 {
 	size_t w = 0;
+
+	if (f->tone_at > 0)
+		return fill_tone(f, out, pairs);
 
 	for (size_t n = 0; n < pairs; n++, f->k = (f->k + 1) & IQ_PATTERN_MASK)
 		for (unsigned int c = 0; c < 4; c++)
@@ -251,12 +298,13 @@ static int run(struct feed *f)
 static void usage(void)
 {
 	fprintf(stderr, "usage: feed_iq [--rate SPS] [--jump N] [--start K] [--mark PAIRS] "
-		"[--overrun-ms MS] [--chunk PAIRS] [--lo-log] [--quiet] SYSFS_DEVICE_DIR FIFO\n");
+		"[--overrun-ms MS] [--chunk PAIRS] [--lo-log] [--tone-at HZ] [--quiet] "
+		"SYSFS_DEVICE_DIR FIFO\n");
 }
 
 int main(int argc, char **argv)
 {
-	struct feed f = { .jump = 1000000, .log = stderr, .chunk = CHUNK_PAIRS };
+	struct feed f = { .jump = 1000000, .log = stderr, .chunk = CHUNK_PAIRS, .noise = 1 };
 	int i;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
@@ -279,7 +327,10 @@ int main(int argc, char **argv)
 			f.overrun_s = strtod(argv[++i], NULL) / 1e3;
 		else if (!strcmp(argv[i], "--lo-log"))
 			f.lo_log = true;
-		else if (!strcmp(argv[i], "--quiet"))
+		else if (!strcmp(argv[i], "--tone-at") && i + 1 < argc) {
+			f.tone_at = strtod(argv[++i], NULL);
+			f.lo_log = true;   /* the tone follows the LO: it is read every chunk */
+		} else if (!strcmp(argv[i], "--quiet"))
 			f.log = NULL;
 		else {
 			usage();
@@ -288,6 +339,10 @@ int main(int argc, char **argv)
 	}
 	if (argc - i != 2) {
 		usage();
+		return 2;
+	}
+	if (f.tone_at > 0 && !(f.rate > 0)) {
+		fprintf(stderr, "feed_iq: --tone-at needs --rate (the tone's frequency is per sample)\n");
 		return 2;
 	}
 	f.sysdir = argv[i];
