@@ -444,10 +444,12 @@ static void *server_main(void *arg)
 		if (poll(s->pfd, k + n, timeout) < 0 && errno != EINTR)
 			break;
 		zcs_pipeline_ext_disarm(s->cfg.pl);
-		if (s->pfd[0].revents)
-			break;
+		/* before the stop: a change the stream announced just before zcs-send was told
+		 * to end still reaches the clients */
 		if (s->pfd[2].revents)
 			on_ext_change(s);
+		if (s->pfd[0].revents)
+			break;
 		/* clients first: a slot whose peer left is free before the next one is accepted */
 		for (size_t i = 0; i < n; i++)
 			if (s->cl[i].stage != ST_FREE && s->pfd[k + i].fd == s->cl[i].fd &&
