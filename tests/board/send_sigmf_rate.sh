@@ -20,6 +20,13 @@ ctl() { "$ZCS_CTL" --key "$key" --timeout 20000 --json 127.0.0.1:22394 "$@"; }
 	-o file:$FB_TMP/raw.cs16 127.0.0.1:22016 2> "$FB_TMP/recv.log" &
 recv=$!
 fakeboard_track $recv
+# the stream from its first sample: zcs-send starts once zcs-recv listens
+for ((i = 0; i < 1200; i++)); do
+	grep -q 'listening on' "$FB_TMP/recv.log" && break
+	kill -0 $recv 2> /dev/null || { cat "$FB_TMP/recv.log"; fb_die "zcs-recv ended"; }
+	sleep 0.05
+done
+grep -q 'listening on' "$FB_TMP/recv.log" || fb_die "zcs-recv never listened"
 "$ZCS_SEND" -u local: -f p12 --rate $RATE --freq 915000000 --key "$key" \
 	--control 127.0.0.1:22394 -q --cpus none 127.0.0.1:22016 2> "$FB_TMP/send.log" &
 send=$!
