@@ -89,6 +89,11 @@ static int find_streams(const ZcsArgs &a, int timeout_ms, bool first_only,
 				  a.source.empty() ? nullptr : a.source.c_str(), a.have_stream,
 				  a.stream_id, timeout_ms, first_only, found, max, err, sizeof(err));
 
+	if (n == -EADDRINUSE) {
+		/* a receiver on the port is not an error of find(): it is skipped, and said so */
+		SoapySDR::logf(SOAPY_SDR_WARNING, "zcs: find: skipped: %s", err);
+		return 0;
+	}
 	if (n < 0)
 		SoapySDR::logf(SOAPY_SDR_ERROR, "zcs: %s", err[0] ? err : strerror(-n));
 	return n;

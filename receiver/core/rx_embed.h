@@ -32,7 +32,10 @@ struct zcs_rx_found {
 /* Listens on `listen` ("[GROUP|ADDR][:PORT]", NULL: every address, port 5391) for up to
  * timeout_ms and collects the distinct streams (stream id and sender) whose metadata arrives,
  * at most max.  source (NULL: any) keeps one sender's; have_stream keeps one stream id.  With
- * first_only it returns as soon as one is found.  Returns the number found or -errno + err. */
+ * first_only it returns as soon as one is found.  Returns the number found or -errno + err;
+ * -EADDRINUSE when a unicast port is bound by another receiver, which is then left alone (a
+ * unicast port is never shared: listening there would take datagrams from it).  While it
+ * listens, a receiver that starts on the same unicast port fails to bind. */
 int zcs_rx_find(const char *listen, const char *iface, const char *source, bool have_stream,
 		uint32_t stream_id, int timeout_ms, bool first_only, struct zcs_rx_found *found,
 		size_t max, char *err, size_t errlen);

@@ -63,7 +63,18 @@ int zcs_rx_find(const char *listen, const char *iface, const char *source, bool 
 	buf = malloc(FIND_BUF_BYTES);
 	if (!buf)
 		return zcs_err(err, errlen, -ENOMEM, "out of memory");
+	/* A unicast port is bound without SO_REUSEADDR (net_udp.c): a receiver already there
+	 * (zcs-recv, an open zcs device) makes this bind fail rather than share its datagrams.
+	 * Said as a skip, not a failure: that receiver is left alone. */
 	fd = zcs_net_udp_receiver(&addr, &nopt, err, errlen);
+	if (fd == -EADDRINUSE && !zcs_net_is_multicast(&addr)) {
+		char a[64];
+
+		ret = zcs_err(err, errlen, -EADDRINUSE, "%s is in use by another receiver (zcs-recv, "
+			      "or a zcs device already open): not listened on, so that receiver "
+			      "keeps every datagram", zcs_net_addr_str(&addr, a, sizeof(a)));
+		goto out;
+	}
 	if (fd < 0) {
 		ret = fd;
 		goto out;
