@@ -12,6 +12,9 @@
 
 #include "zcs_soapy.hpp"
 
+/* The longest one readStream waits, whatever timeout it is given. */
+static const long READ_WAIT_US = 1000000;
+
 /* The one stream a device has: its handle is the device's own rx_embed. */
 static SoapySDR::Stream *const THE_STREAM = reinterpret_cast<SoapySDR::Stream *>(1);
 
@@ -307,7 +310,11 @@ int ZcsDevice::deactivateStream(SoapySDR::Stream *, const int flags, const long 
 int ZcsDevice::readStream(SoapySDR::Stream *, void *const *buffs, const size_t numElems, int &flags,
 			  long long &timeNs, const long timeoutUs)
 {
-	const int timeout_ms = timeoutUs <= 0 ? 0 : (int)((timeoutUs + 999) / 1000);
+	/* at most READ_WAIT_US per call: CubicSDR reads with a 2^30 us (18 min) timeout, so a
+	 * stream that ended or went silent held its SDR thread past the 3 s it waits on quit
+	 * or stop; a TIMEOUT returned sooner is what every application reads again after */
+	const long wait_us = timeoutUs > READ_WAIT_US ? READ_WAIT_US : timeoutUs;
+	const int timeout_ms = wait_us <= 0 ? 0 : (int)((wait_us + 999) / 1000);
 	const size_t n = numElems > INT_MAX ? INT_MAX : numElems;
 	struct zcs_rx_embed_read r;
 	long ret;

@@ -7,7 +7,8 @@
 # Each call's outcome is recorded ('ok' or the exception's text): none may throw, because
 # CubicSDR and GQRX end on an exception from their input.  Samples are read before and after.
 # With 'wait' as the third argument, it prints 'waiting' on stderr after the calls and reads a
-# line from stdin (the test stops the sender meanwhile), then sets the frequency once more.
+# line from stdin (the test stops the sender meanwhile), then sets the frequency once more and
+# reads on with CubicSDR's timeout of 2^30 us until two reads in a row time out.
 # The device is made from what enumerate(ARGS) lists first, as CubicSDR makes it.
 # Prints one JSON line.  Usage: soapy_appcalls.py ARGS FREQ [wait]
 import json
@@ -157,6 +158,15 @@ if wait:
     sys.stdin.readline()
     call('setFrequency(RX) board gone', lambda: dev.setFrequency(SOAPY_SDR_RX, 0, freq + 1e6))
     call('setSampleRate(RX) board gone', lambda: dev.setSampleRate(SOAPY_SDR_RX, 0, 1e6))
+    # CubicSDR's read, 2^30 us, on the stream that ended: it returns (the module waits at most
+    # its own bound), so an application's thread can stop; until then the end and the silence
+    buf = np.zeros(dev.getStreamMTU(st), dtype=np.complex64)
+    rets = []
+    for _ in range(2000):
+        rets.append(dev.readStream(st, [buf], len(buf), timeoutUs=1 << 30).ret)
+        if rets[-1] == SoapySDR.SOAPY_SDR_TIMEOUT and len(rets) > 1 and rets[-2] == rets[-1]:
+            break
+    values['reads after the end'] = rets[-2:]
 # SDRThread::deinit
 call('deactivateStream (deinit)', lambda: dev.deactivateStream(st))
 call('closeStream', lambda: dev.closeStream(st))

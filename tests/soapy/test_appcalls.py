@@ -7,7 +7,8 @@
 # frequency, unknown sensors).  Queries about a channel that is not there get SoapySDR's empty
 # answers, refused settings are logged, and the stream still delivers samples after all of it.
 # Without key= (read-only settings), and with key= and the control channel, where the retune
-# lands and a board that goes away while the application runs is logged, not thrown.  The
+# lands and a board that goes away while the application runs is logged, not thrown; reads
+# with CubicSDR's 2^30 us timeout then return (SOAPY_SDR_TIMEOUT), so its SDR thread can stop.  The
 # device is made from enumerate()'s result, as CubicSDR does: it must keep key=.
 # Port 22200.  Usage: test_appcalls.py MODULE_DIR ZCS_SEND
 import json
@@ -138,6 +139,8 @@ def main():
             c.true('the board\'s refusal of the rate logged',
                    'does not set the sample rate' in log)
             c.true('the board gone: logged', 'zcs: control channel: ' in log)
+            c.eq('reads with a 2^30 us timeout return after the end',
+                 r['values']['reads after the end'], [-1, -1])
         if c.failures:
             print(log[-6000:])
         checks.append(c)
