@@ -20,6 +20,7 @@
 #include "send_opts.h"
 #include "sendpath.h"
 #include "sigmf_read.h"
+#include "text.h"
 #include "wire.h"
 #include "zcs_config.h"
 
@@ -27,7 +28,7 @@ enum {
 	OPT_FREQ = 256, OPT_GAIN, OPT_BW, OPT_CHANNEL, OPT_TONE, OPT_AMPLITUDE, OPT_NOISE, OPT_SEED,
 	OPT_FILE_TYPE, OPT_LOOP, OPT_MTU, OPT_TTL, OPT_IFACE, OPT_MCAST_LOOP, OPT_ZSTD,
 	OPT_SEND_PATH, OPT_CPUS, OPT_JSON, OPT_UNPACED, OPT_KEY, OPT_CONTROL, OPT_CONTROL_CLIENTS,
-	OPT_GEN_KEY,
+	OPT_GEN_KEY, OPT_ANNOUNCE,
 };
 
 /* --mtu's range in its message, from the protocol's own minimum */
@@ -74,6 +75,7 @@ static const struct option long_opts[] = {
 	{ "control", required_argument, NULL, OPT_CONTROL },
 	{ "control-clients", required_argument, NULL, OPT_CONTROL_CLIENTS },
 	{ "gen-key", required_argument, NULL, OPT_GEN_KEY },
+	{ "announce", optional_argument, NULL, OPT_ANNOUNCE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -305,6 +307,20 @@ static void set_defaults(struct zcs_send_opts *o)
 	o->control_clients = ZCS_CTL_SERVER_DEFAULT_CLIENTS;
 }
 
+/* --announce[=NAME]: a DNS-SD instance name is 1..63 bytes of UTF-8 (RFC 6763 4.1.1) */
+static int parse_announce(struct zcs_send_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (!ZCS_HAVE_AVAHI)
+		return zcs_err(err, errlen, -EINVAL,
+			       "--announce: this build has no DNS-SD (built without avahi)");
+	if (arg && (!arg[0] || strlen(arg) > 63 || !zcs_text_valid(arg, strlen(arg))))
+		return zcs_err(err, errlen, -EINVAL,
+			       "--announce='%s': a name is 1..63 bytes of printable UTF-8", arg);
+	o->announce = true;
+	o->announce_name = arg;
+	return 0;
+}
+
 /* One option; returns 0, or a parse result >= 1 to stop, or -EINVAL. */
 static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *given,
 		     char *err, size_t errlen)
@@ -451,6 +467,8 @@ static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *
 		return ret;
 	case OPT_GEN_KEY:
 		return zcs_cli_opt_path("--gen-key", arg, &o->gen_key, err, errlen);
+	case OPT_ANNOUNCE:
+		return parse_announce(o, arg, err, errlen);
 	case 'q':
 		o->quiet = true;
 		return 0;

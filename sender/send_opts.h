@@ -34,6 +34,8 @@ struct zcs_send_opts {
 	const char *control;          /* --control [ADDR:]PORT, or NULL (off) */
 	size_t control_clients;       /* --control-clients N */
 	const char *gen_key;          /* --gen-key: write a fresh key file and exit */
+	bool announce;                /* --announce[=NAME]: DNS-SD (off by default) */
+	const char *announce_name;    /* NAME, or NULL for "zcs on HOST" */
 };
 
 enum zcs_send_parse_result {

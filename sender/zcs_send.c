@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
@@ -13,6 +14,7 @@
 #include "auth.h"
 #include "clock.h"
 #include "ctl_server.h"
+#include "dnssd.h"
 #include "err.h"
 #include "key.h"
 #include "log.h"
@@ -83,8 +85,26 @@ static uint32_t random_stream_id(void)
 }
 
 /* Runs until the pipeline ends; SIGINT/SIGTERM (blocked in every thread) ask it to stop. */
+static int read_info(void *ctx, struct zcs_source *src)
+{
+	*(struct zcs_radio_info *)ctx = src->info;
+	return 0;
+}
+
+/* A retune (the control channel) changes rate or frequency: the TXT record follows, once a
+ * second from here, never from the data threads. */
+static void announce_follow(struct zcs_pipeline *pl, struct zcs_dnssd_announce *ann)
+{
+	struct zcs_radio_info info;
+
+	if (!ann)
+		return;
+	zcs_pipeline_locked(pl, read_info, &info);
+	zcs_dnssd_announce_update(ann, info.sample_rate, info.center_freq);
+}
+
 static void watch(struct zcs_pipeline *pl, const struct zcs_send_opts *o, const sigset_t *sigs,
-		  uint64_t t0)
+		  uint64_t t0, struct zcs_dnssd_announce *ann)
 {
 	const bool tty = isatty(STDERR_FILENO);
 	const struct timespec tick = { .tv_sec = 0, .tv_nsec = 100 * 1000000 };
@@ -104,6 +124,7 @@ static void watch(struct zcs_pipeline *pl, const struct zcs_send_opts *o, const 
 		ns = zcs_mono_ns();
 		if (ns - last < ZCS_NS_PER_SEC)
 			continue;
+		announce_follow(pl, ann);
 		if (o->json) {
 			zcs_send_stats_json(line, sizeof(line), &now, &prev, (double)(ns - last) / 1e9,
 					    (double)(ns - t0) / 1e9, false);
@@ -121,12 +142,46 @@ static void watch(struct zcs_pipeline *pl, const struct zcs_send_opts *o, const 
 		fputc('\n', stderr);
 }
 
+/* The control port of "[ADDR:]PORT" (the option parser checked the server could bind it). */
+static uint16_t control_port(const char *spec)
+{
+	const char *const colon = strrchr(spec, ':');
+	const unsigned long p = strtoul(colon ? colon + 1 : spec, NULL, 10);
+
+	return p <= 65535 ? (uint16_t)p : 0;
+}
+
+/* --announce: DNS-SD on avahi's own thread (common/dnssd.h), never on the send path. */
+static int start_announce(struct zcs_dnssd_announce **ann, const struct zcs_send_opts *o,
+			  const struct zcs_source *src, uint32_t stream_id, const char *host,
+			  char *err, size_t errlen)
+{
+	const struct zcs_log log = { log_line, NULL };
+	struct zcs_dnssd_stream s = {
+		.dest = o->addr, .stream_id = stream_id, .format = o->format,
+		.rate = src->info.sample_rate, .freq = src->info.center_freq,
+		.keyed = o->key_path != NULL,
+		.control_port = o->control ? control_port(o->control) : 0,
+	};
+
+	if (o->announce_name) {
+		snprintf(s.name, sizeof(s.name), "%s", o->announce_name);
+	} else {
+		/* "zcs on " and the host name, cut at a character so the name stays 63 bytes */
+		char h[sizeof(s.name) - 7];
+
+		snprintf(s.name, sizeof(s.name), "zcs on %s", zcs_text_escape(h, sizeof(h), host));
+	}
+	return zcs_dnssd_announce_start(ann, &s, &log, err, errlen);
+}
+
 int main(int argc, char **argv)
 {
 	struct zcs_send_opts o;
 	struct zcs_source src = { 0 };
 	struct zcs_pipeline *pl = NULL;
 	struct zcs_ctl_server *ctl = NULL;
+	struct zcs_dnssd_announce *ann = NULL;
 	struct zcs_key key;
 	uint32_t stream_id = random_stream_id();
 	struct zcs_pipeline_stats fin;
@@ -146,9 +201,9 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (ret == ZCS_SEND_VERSION) {
-		printf("zcs-send %s (libiio %s, io_uring %s, zstd %s)\n", ZCS_VERSION,
+		printf("zcs-send %s (libiio %s, io_uring %s, zstd %s, avahi %s)\n", ZCS_VERSION,
 		       ZCS_HAVE_IIO ? "yes" : "no", ZCS_HAVE_URING ? "yes" : "no",
-		       ZCS_HAVE_ZSTD ? "yes" : "no");
+		       ZCS_HAVE_ZSTD ? "yes" : "no", ZCS_HAVE_AVAHI ? "yes" : "no");
 		return 0;
 	}
 	if (ret == ZCS_SEND_GEN_KEY) {
@@ -239,6 +294,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "zcs-send: control channel on %s (%zu clients at most)\n",
 			o.control, o.control_clients);
 	}
+	if (o.announce && start_announce(&ann, &o, &src, stream_id, raw_host, err,
+					 sizeof(err)) < 0) {
+		fprintf(stderr, "zcs-send: %s\n", err);
+		goto out;
+	}
 	if (o.key_path)
 		fprintf(stderr, "zcs-send: keyed stream: every datagram is authenticated with %s "
 			"(XChaCha20-Poly1305 tag, %d bytes more per datagram)\n", o.key_path,
@@ -248,7 +308,7 @@ int main(int argc, char **argv)
 	if (ret < 0)
 		fprintf(stderr, "zcs-send: %s\n", err);
 	else
-		watch(pl, &o, &sigs, t0);
+		watch(pl, &o, &sigs, t0, ann);
 	ret = zcs_pipeline_join(pl, err, sizeof(err));
 	zcs_pipeline_stats(pl, &fin);
 	if (ret < 0)
@@ -273,6 +333,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", text);
 	}
 out:
+	/* the announcement goes first: nobody should find a stream that is ending */
+	zcs_dnssd_announce_stop(ann);
 	zcs_ctl_server_stop(ctl);
 	/* the socket first, then the pool's memory (sendpath.h): zero-copy sends still in flight
 	 * after the drain's deadline pin the pool's pages until their socket is gone */

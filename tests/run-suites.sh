@@ -28,7 +28,7 @@ setup() {
 }
 # The full builds require every feature: a dependency that went missing must fail the run, not
 # quietly drop the suites that need it (meson registers no test for them, so nothing counts a skip).
-FULL=(-Diio=enabled -During=enabled -Dzstd=enabled -Dtests=enabled -Dsoapy=enabled)
+FULL=(-Diio=enabled -During=enabled -Dzstd=enabled -Dtests=enabled -Dsoapy=enabled -Davahi=enabled)
 
 run_meson_suite() { # DIR [meson test args...]
 	local dir=$1; shift
@@ -58,8 +58,8 @@ else
 	echo "sanitizer build FAILED"; STAGE_FAIL=1
 fi
 
-stage "minimal build: -Diio=disabled -During=disabled -Dzstd=disabled (a PC without libiio, a board without io_uring)"
-if setup "${B}min" -Dwerror=true -Diio=disabled -During=disabled -Dzstd=disabled -Dtests=enabled \
+stage "minimal build: -Diio=disabled -During=disabled -Dzstd=disabled -Davahi=disabled (a PC without libiio or avahi, a board without io_uring)"
+if setup "${B}min" -Dwerror=true -Diio=disabled -During=disabled -Dzstd=disabled -Davahi=disabled -Dtests=enabled \
 		>/dev/null && ninja -C "${B}min"; then
 	run_meson_suite "${B}min" --suite unit --suite fuzz --suite minimal || STAGE_FAIL=1
 else
