@@ -1,22 +1,36 @@
 // SPDX-License-Identifier: MIT
 /* The zcs SoapySDR module's registration: driver key "zcs", find() by listening briefly for
- * streams' metadata (rx_find.c), make() opening the first stream that matches the arguments. */
+ * streams' metadata (rx_find.c) and browsing DNS-SD meanwhile (common/dnssd.h), make() opening
+ * the first stream that matches the arguments. */
 #include <arpa/inet.h>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <stdexcept>
+#include <sys/socket.h>
+#include <thread>
+#include <unistd.h>
 
 #include <SoapySDR/Logger.hpp>
 #include <SoapySDR/Registry.hpp>
 
 #include "zcs_soapy.hpp"
 
+extern "C" {
+#include "dnssd.h"
+}
+
 /* Streams one find() lists at most. */
 #define FIND_MAX 16
-/* How long find() listens: metadata comes every 400 ms, so each stream is heard twice. */
+/* How long find() listens: metadata comes every 400 ms, so each stream is heard twice.  The
+ * DNS-SD browse runs meanwhile: an mDNS answer comes within 20-120 ms of the query (RFC 6762
+ * 5.2), so its resolves are done well within the same second. */
 #define FIND_MS 1000
+/* Streams the browse hands over at most. */
+#define FIND_DNSSD_MAX 32
 
 static unsigned long parse_num(const std::string &key, const std::string &v, unsigned long max)
 {
@@ -103,8 +117,152 @@ static int find_streams(const ZcsArgs &a, int timeout_ms, bool first_only,
 static const char *const PASSED_ON[] = { "iface", "key", "control", "window", "timeout",
 					 "from_start", "strict" };
 
+/* what the hint says about how to open, not which stream: applications open the result, not
+ * the hint (CubicSDR's manual entry driver=zcs,key=... lost its key); a hint's iface= or
+ * control= wins over what an announcement says */
+static void pass_on(const SoapySDR::Kwargs &args, SoapySDR::Kwargs &k)
+{
+	for (const char *const o : PASSED_ON) {
+		const auto it = args.find(o);
+
+		if (it != args.end())
+			k[o] = it->second;
+	}
+}
+
+static void dnssd_log(void *ctx, const char *line)
+{
+	(void)ctx;
+	/* debug only: a find() on a LAN with a stray announcement should not shout */
+	SoapySDR::logf(SOAPY_SDR_DEBUG, "zcs: %s", line);
+}
+
+/* A unicast stream is for this host only when its destination is one of this host's
+ * addresses: one a socket can be bound to. */
+static bool dest_is_here(const struct zcs_addr &dest)
+{
+	struct sockaddr_storage ss = dest.ss;
+	int fd;
+	bool here;
+
+	if (ss.ss_family == AF_INET)
+		reinterpret_cast<struct sockaddr_in *>(&ss)->sin_port = 0;
+	else if (ss.ss_family == AF_INET6)
+		reinterpret_cast<struct sockaddr_in6 *>(&ss)->sin6_port = 0;
+	else
+		return false;
+	fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	here = bind(fd, reinterpret_cast<const struct sockaddr *>(&ss), dest.len) == 0;
+	close(fd);
+	return here;
+}
+
+static bool same_ip(const struct zcs_addr &x, const struct zcs_addr &y)
+{
+	if (x.ss.ss_family != y.ss.ss_family)
+		return false;
+	if (x.ss.ss_family == AF_INET)
+		return reinterpret_cast<const struct sockaddr_in *>(&x.ss)->sin_addr.s_addr ==
+		       reinterpret_cast<const struct sockaddr_in *>(&y.ss)->sin_addr.s_addr;
+	if (x.ss.ss_family == AF_INET6)
+		return memcmp(&reinterpret_cast<const struct sockaddr_in6 *>(&x.ss)->sin6_addr,
+			      &reinterpret_cast<const struct sockaddr_in6 *>(&y.ss)->sin6_addr,
+			      sizeof(struct in6_addr)) == 0;
+	return false;
+}
+
+/* The arguments find() was given (addr=, source=, stream=) select among announced streams as
+ * they select among the streams heard. */
+static bool dnssd_wanted(const ZcsArgs &a, const struct zcs_dnssd_stream &d)
+{
+	struct zcs_addr want;
+	char err[128];
+
+	if (a.have_stream && d.stream_id != a.stream_id)
+		return false;
+	if (!a.source.empty() &&
+	    (zcs_net_parse_addr(&want, a.source.c_str(), 0, err, sizeof(err)) < 0 ||
+	     !same_ip(want, d.sender)))
+		return false;
+	if (!a.addr.empty()) {
+		if (zcs_net_parse_addr(&want, a.addr.c_str(), ZCS_DEFAULT_PORT, err, sizeof(err)) < 0 ||
+		    zcs_net_port(&want) != zcs_net_port(&d.dest))
+			return false;
+		/* a group or an address given must be the one announced; a wildcard takes any */
+		if ((zcs_net_is_multicast(&want) || zcs_net_is_multicast(&d.dest)) &&
+		    !same_ip(want, d.dest))
+			return false;
+	}
+	return true;
+}
+
+/* An announced stream as find() lists it, with the arguments that open it: a group (and the
+ * interface it was announced on) is joined without the user knowing it. */
+static SoapySDR::Kwargs dnssd_kwargs(const struct zcs_dnssd_stream &d)
+{
+	const std::string host = zcs_soapy_host(d.sender);
+	char label[512], id[16], dest[INET6_ADDRSTRLEN + 16], ifname[IF_NAMESIZE];
+	SoapySDR::Kwargs k;
+
+	snprintf(label, sizeof(label), "zcs %s (%s) %.6f MHz %.6g MS/s %s%s, DNS-SD '%s'", d.host,
+		 host.c_str(), (double)d.freq / 1e6, (double)d.rate / 1e6, wire_name(d.format),
+		 d.keyed ? " keyed" : "", d.name);
+	snprintf(id, sizeof(id), "0x%08x", (unsigned)d.stream_id);
+	k["driver"] = "zcs";
+	k["label"] = label;
+	k["serial"] = id;
+	k["addr"] = zcs_net_addr_str(&d.dest, dest, sizeof(dest));
+	k["stream"] = id;
+	if (zcs_net_is_multicast(&d.dest)) {
+		if (d.ifindex > 0 && if_indextoname((unsigned)d.ifindex, ifname))
+			k["iface"] = ifname;
+	} else {
+		k["source"] = host;
+	}
+	/* the announced control port, which need not be the docs' 5392 (key= still needed) */
+	if (d.control_port)
+		k["control"] = host + ":" + std::to_string(d.control_port);
+	return k;
+}
+
+/* Appends the announced streams that listening did not hear (a group nobody named, say). */
+static void dnssd_merge(const SoapySDR::Kwargs &args, const ZcsArgs &a,
+			struct zcs_dnssd_browse *b, const struct zcs_rx_found *heard, int nheard,
+			SoapySDR::KwargsList &list)
+{
+	struct zcs_dnssd_stream found[FIND_DNSSD_MAX];
+	const size_t n = zcs_dnssd_browse_results(b, found, FIND_DNSSD_MAX);
+
+	for (size_t i = 0; i < n && list.size() < FIND_MAX; i++) {
+		const struct zcs_dnssd_stream &d = found[i];
+		bool dup = false;
+
+		for (int j = 0; j < nheard; j++)
+			dup = dup || heard[j].meta.stream_id == d.stream_id;
+		if (dup || !dnssd_wanted(a, d))
+			continue;
+		if (!zcs_net_is_multicast(&d.dest) && !dest_is_here(d.dest)) {
+			char dest[INET6_ADDRSTRLEN + 16];
+
+			SoapySDR::logf(SOAPY_SDR_DEBUG, "zcs: DNS-SD: '%s' streams to %s, not here",
+				       d.name, zcs_net_addr_str(&d.dest, dest, sizeof(dest)));
+			continue;
+		}
+		SoapySDR::Kwargs k = dnssd_kwargs(d);
+
+		pass_on(args, k);
+		list.push_back(k);
+	}
+}
+
 static SoapySDR::KwargsList find_zcs(const SoapySDR::Kwargs &args)
 {
+	const struct zcs_log blog = { dnssd_log, nullptr };
+	const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(FIND_MS);
+	struct zcs_dnssd_browse *browse = nullptr;
+	char berr[256] = "";
 	struct zcs_rx_found found[FIND_MAX];
 	SoapySDR::KwargsList list;
 	ZcsArgs a;
@@ -116,6 +274,9 @@ static SoapySDR::KwargsList find_zcs(const SoapySDR::Kwargs &args)
 		SoapySDR::log(SOAPY_SDR_ERROR, e.what());
 		return list;
 	}
+	/* browse while listening, so one find() takes the same second either way */
+	if (zcs_dnssd_browse_start(&browse, &blog, berr, sizeof(berr)) < 0 && berr[0])
+		SoapySDR::logf(SOAPY_SDR_DEBUG, "zcs: %s", berr);
 	n = find_streams(a, FIND_MS, false, found, FIND_MAX);
 	for (int i = 0; i < n; i++) {
 		const struct zcs_meta &m = found[i].meta;
@@ -140,15 +301,14 @@ static SoapySDR::KwargsList find_zcs(const SoapySDR::Kwargs &args)
 			k["source"] = host;
 		if (a.have_stream)
 			k["stream"] = id;
-		/* what the hint says about how to open, not which stream: applications open the
-		 * result, not the hint (CubicSDR's manual entry driver=zcs,key=... lost its key) */
-		for (const char *const o : PASSED_ON) {
-			const auto it = args.find(o);
-
-			if (it != args.end())
-				k[o] = it->second;
-		}
+		pass_on(args, k);
 		list.push_back(k);
+	}
+	if (browse) {
+		/* listening may have ended early (its socket refused): the browse gets its second */
+		std::this_thread::sleep_until(until);
+		dnssd_merge(args, a, browse, found, n < 0 ? 0 : n, list);
+		zcs_dnssd_browse_stop(browse);
 	}
 	return list;
 }

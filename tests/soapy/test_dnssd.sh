@@ -1,0 +1,175 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# DNS-SD end to end: zcs-send --announce through a private avahi-daemon (on a private D-Bus
+# system bus), and SoapySDRUtil --find=driver=zcs listing what it announced: a multicast group
+# the find was never told (opened with the arguments find gave), a keyed unicast stream with its
+# control port, a retune reaching the TXT record, and zcs-send streaming on without a daemon.
+# Usage: test_dnssd.sh MODULE_DIR ZCS_SEND ZCS_CTL
+#   (runs in a network namespace of its own: netns-run.sh; then re-runs itself in a private mount
+#   namespace with a tmpfs over /run, so it never meets the host's dbus or avahi-daemon)
+set -eu
+MODULE=$1 SEND=$2 CTL=$3
+if [ "${ZCS_DNSSD_MNTNS:-}" != 1 ]; then
+	ZCS_DNSSD_MNTNS=1 exec unshare -m --propagation private -- /bin/sh "$0" "$@"
+fi
+mount -t tmpfs -o mode=0755 zcs-dnssd-run /run
+mkdir /run/avahi-daemon
+
+export SOAPY_SDR_PLUGIN_PATH=$MODULE
+SoapySDRUtil() {
+	if [ -n "${ZCS_SOAPY_PRELOAD:-}" ]; then
+		LD_PRELOAD=$ZCS_SOAPY_PRELOAD ASAN_OPTIONS=detect_leaks=0 command SoapySDRUtil "$@"
+	else
+		command SoapySDRUtil "$@"
+	fi
+}
+tmp=$(mktemp -d)
+pids=
+cleanup() {
+	for p in $pids; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	ip link del zdv0 2>/dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+fail() {
+	echo "FAIL: $*"
+	for f in "$tmp"/out "$tmp"/*.log; do
+		[ -f "$f" ] && { echo "  $f:"; sed 's/^/  | /' "$f" | tail -40; }
+	done
+	exit 1
+}
+# wait_for SECONDS CMD...: until CMD succeeds (generous: a loaded 2-core machine)
+wait_for() {
+	n=$(($1 * 10)); shift
+	while ! "$@" 2>/dev/null; do
+		n=$((n - 1))
+		[ $n -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+
+# a veth pair with multicast (loopback has none, and avahi-daemon skips it): avahi on zdv0
+ip link add zdv0 type veth peer name zdv1
+ip addr add 198.18.77.1/24 dev zdv0
+ip link set zdv0 multicast on up
+ip link set zdv1 multicast on up
+
+# without any daemon: one line, and the stream goes on (the bus is not even there yet)
+export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$tmp/bus"
+"$SEND" -s tone -r 250000 -n 250000 --announce 198.18.77.1:22230 >"$tmp/out" 2>&1 ||
+	fail "zcs-send --announce without avahi-daemon failed"
+[ "$(grep -c 'DNS-SD' "$tmp/out")" = 1 ] || fail "no daemon: not exactly one DNS-SD line"
+grep -q 'DNS-SD: avahi-daemon not reachable' "$tmp/out" || fail "no daemon: the line"
+grep -q '250000 samples' "$tmp/out" || fail "no daemon: the stream did not run to its end"
+
+cat >"$tmp/dbus.conf" <<EOF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=$tmp/bus</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow own="*"/>
+    <allow send_destination="*"/>
+    <allow receive_sender="*"/>
+  </policy>
+</busconfig>
+EOF
+dbus-daemon --config-file="$tmp/dbus.conf" --nofork --nopidfile >"$tmp/dbus.log" 2>&1 &
+pids="$pids $!"
+wait_for 30 test -S "$tmp/bus" || fail "dbus-daemon did not start"
+
+cat >"$tmp/avahi.conf" <<EOF
+[server]
+host-name=zcs-dnssd-test
+use-ipv4=yes
+use-ipv6=no
+allow-interfaces=zdv0
+enable-dbus=yes
+ratelimit-interval-usec=1000000
+ratelimit-burst=1000
+[wide-area]
+enable-wide-area=no
+[publish]
+publish-hinfo=no
+publish-workstation=no
+publish-addresses=yes
+EOF
+avahi-daemon -f "$tmp/avahi.conf" --no-drop-root --no-chroot --no-proc-title \
+	>"$tmp/avahi.log" 2>&1 &
+pids="$pids $!"
+wait_for 60 grep -q 'Server startup complete' "$tmp/avahi.log" || fail "avahi-daemon did not start"
+
+# find until the announced streams are listed (an announcement takes a probe of ~1 s first)
+find_until() {
+	i=0
+	until SoapySDRUtil --find="driver=zcs" >"$tmp/out" 2>&1 && grep -q "$1" "$tmp/out"; do
+		i=$((i + 1))
+		[ $i -lt 40 ] || fail "--find did not list: $1"
+	done
+}
+# the value of KEY in the --find block whose lines have PATTERN
+field() {
+	awk -v pat="$1" -v key="$2" '
+		function flush() { if (hit && val != "" && !done) { print val; done = 1 } hit = 0; val = "" }
+		/^Found device/ { flush(); next }
+		index($0, pat) { hit = 1 }
+		$1 == key { val = $3 }
+		END { flush() }' "$tmp/out"
+}
+
+# a multicast stream: find() is not told the group, DNS-SD names it and the interface
+"$SEND" -q -s tone -f i16 -r 1250000 --tone 100000 --mcast-loop --iface zdv0 \
+	--announce=zcs-dnssd-mc 239.77.1.2:22231 >"$tmp/send_mc.log" 2>&1 &
+pids="$pids $!"
+wait_for 60 grep -q "DNS-SD: announced as 'zcs-dnssd-mc'" "$tmp/send_mc.log" ||
+	fail "the multicast sender was not announced"
+find_until "DNS-SD 'zcs-dnssd-mc'"
+grep -q "label = zcs zcs-dnssd-test.local (198.18.77.1) 0.000000 MHz 1.25 MS/s i16, DNS-SD 'zcs-dnssd-mc'" \
+	"$tmp/out" || fail "multicast: label"
+grep -q 'addr = 239.77.1.2:22231' "$tmp/out" || fail "multicast: addr"
+grep -q 'iface = zdv0' "$tmp/out" || fail "multicast: iface"
+[ "$(grep -c "DNS-SD 'zcs-dnssd-mc'" "$tmp/out")" = 1 ] || fail "multicast: listed twice"
+id=$(field "zcs-dnssd-mc" serial)
+[ -n "$id" ] || fail "multicast: no serial"
+grep -q "stream = $id" "$tmp/out" || fail "multicast: stream="
+# the arguments find gave open it: the probe reads the rate from the stream itself
+SoapySDRUtil --probe="driver=zcs,addr=239.77.1.2:22231,iface=zdv0,stream=$id" >"$tmp/out" 2>&1 ||
+	fail "multicast: --probe with find's arguments"
+grep -q 'wire_format=i16' "$tmp/out" || fail "multicast: probe: wire_format"
+grep -q 'Sample rates: 1.25 MSps' "$tmp/out" || fail "multicast: probe: rate"
+
+# a keyed unicast stream to this host with a control channel on a port of its own; a retune
+# through that channel reaches the TXT record (the frequency in find's label)
+"$SEND" --gen-key "$tmp/key" >/dev/null 2>&1
+"$SEND" -q -s tone -f p12 -r 1000000 --key "$tmp/key" --control 22232 --announce \
+	198.18.77.1:22233 >"$tmp/send_uc.log" 2>&1 &
+pids="$pids $!"
+wait_for 60 grep -q "DNS-SD: announced as 'zcs on " "$tmp/send_uc.log" ||
+	fail "the unicast sender was not announced"
+find_until "p12 keyed, DNS-SD 'zcs on "
+grep -q 'addr = 198.18.77.1:22233' "$tmp/out" || fail "unicast: addr"
+grep -q 'source = 198.18.77.1' "$tmp/out" || fail "unicast: source"
+grep -q 'control = 198.18.77.1:22232' "$tmp/out" || fail "unicast: control port"
+grep -q '^ *key = ' "$tmp/out" && fail "unicast: a key in find's output"
+"$CTL" -k "$tmp/key" 198.18.77.1:22232 set freq=433.92M >"$tmp/ctl.log" 2>&1 ||
+	fail "zcs-ctl set freq"
+find_until "433.920000 MHz 1 MS/s p12 keyed"
+[ -n "${ZCS_DNSSD_SHOW:-}" ] && cat "$tmp/out" >&2
+# the multicast stream is still listed beside it
+grep -q "DNS-SD 'zcs-dnssd-mc'" "$tmp/out" || fail "two streams: the multicast one is gone"
+
+# a stream that ends is withdrawn
+kill "${pids##* }"
+wait "${pids##* }" 2>/dev/null || true
+i=0
+while SoapySDRUtil --find="driver=zcs" >"$tmp/out" 2>&1 && grep -q 'keyed, DNS-SD' "$tmp/out"; do
+	i=$((i + 1))
+	[ $i -lt 40 ] || fail "the ended stream is still listed"
+done
+[ -n "${ZCS_DNSSD_SHOW:-}" ] && { cat "$tmp"/out "$tmp"/*.log; } >&2
+echo "soapy dnssd: ok"
