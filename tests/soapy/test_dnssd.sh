@@ -159,7 +159,6 @@ grep -q '^ *key = ' "$tmp/out" && fail "unicast: a key in find's output"
 "$CTL" -k "$tmp/key" 198.18.77.1:22232 set freq=433.92M >"$tmp/ctl.log" 2>&1 ||
 	fail "zcs-ctl set freq"
 find_until "433.920000 MHz 1 MS/s p12 keyed"
-[ -n "${ZCS_DNSSD_SHOW:-}" ] && cat "$tmp/out" >&2
 # the multicast stream is still listed beside it
 grep -q "DNS-SD 'zcs-dnssd-mc'" "$tmp/out" || fail "two streams: the multicast one is gone"
 
@@ -171,5 +170,6 @@ while SoapySDRUtil --find="driver=zcs" >"$tmp/out" 2>&1 && grep -q 'keyed, DNS-S
 	i=$((i + 1))
 	[ $i -lt 40 ] || fail "the ended stream is still listed"
 done
+# ZCS_DNSSD_SHOW=1: the last find and the daemons' and senders' logs, for a person reading a run
 [ -n "${ZCS_DNSSD_SHOW:-}" ] && { cat "$tmp"/out "$tmp"/*.log; } >&2
 echo "soapy dnssd: ok"
