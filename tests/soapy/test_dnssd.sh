@@ -3,7 +3,8 @@
 # DNS-SD end to end: zcs-send --announce through a private avahi-daemon (on a private D-Bus
 # system bus), and SoapySDRUtil --find=driver=zcs listing what it announced: a multicast group
 # the find was never told (opened with the arguments find gave), a keyed unicast stream with its
-# control port, a retune reaching the TXT record, and zcs-send streaming on without a daemon.
+# control port, a retune reaching the TXT record, and zcs-send streaming on without a daemon (no
+# bus at all; then a bus and no avahi-daemon yet, which starts later).
 # Usage: test_dnssd.sh MODULE_DIR ZCS_SEND ZCS_CTL
 #   (runs in a network namespace of its own: netns-run.sh; then re-runs itself in a private mount
 #   namespace with a tmpfs over /run, so it never meets the host's dbus or avahi-daemon)
@@ -83,6 +84,14 @@ dbus-daemon --config-file="$tmp/dbus.conf" --nofork --nopidfile >"$tmp/dbus.log"
 pids="$pids $!"
 wait_for 30 test -S "$tmp/bus" || fail "dbus-daemon did not start"
 
+# the multicast sender starts before avahi-daemon (the bus runs): it says so once, and is
+# announced when the daemon comes
+"$SEND" -q -s tone -f i16 -r 1250000 --tone 100000 --mcast-loop --iface zdv0 \
+	--announce=zcs-dnssd-mc 239.77.1.2:22231 >"$tmp/send_mc.log" 2>&1 &
+pids="$pids $!"
+wait_for 60 grep -q 'DNS-SD: avahi-daemon not reachable (not running)' "$tmp/send_mc.log" ||
+	fail "the multicast sender did not say that avahi-daemon is missing"
+
 cat >"$tmp/avahi.conf" <<EOF
 [server]
 host-name=zcs-dnssd-test
@@ -123,11 +132,9 @@ field() {
 }
 
 # a multicast stream: find() is not told the group, DNS-SD names it and the interface
-"$SEND" -q -s tone -f i16 -r 1250000 --tone 100000 --mcast-loop --iface zdv0 \
-	--announce=zcs-dnssd-mc 239.77.1.2:22231 >"$tmp/send_mc.log" 2>&1 &
-pids="$pids $!"
 wait_for 60 grep -q "DNS-SD: announced as 'zcs-dnssd-mc'" "$tmp/send_mc.log" ||
-	fail "the multicast sender was not announced"
+	fail "the multicast sender was not announced once avahi-daemon started"
+[ "$(grep -c 'not reachable' "$tmp/send_mc.log")" = 1 ] || fail "missing daemon said more than once"
 find_until "DNS-SD 'zcs-dnssd-mc'"
 grep -q "label = zcs zcs-dnssd-test.local (198.18.77.1) 0.000000 MHz 1.25 MS/s i16, DNS-SD 'zcs-dnssd-mc'" \
 	"$tmp/out" || fail "multicast: label"
