@@ -81,6 +81,8 @@ static void on_change(void *ctx, const struct zcs_meta *m, uint64_t since, bool 
 	bad |= zcs_json_set(o, "bandwidth", zcs_json_u64(m->bandwidth));
 	bad |= zcs_json_set(o, "gain_db", zcs_json_real(m->gain_mdb / 1000.0, 3));
 	bad |= zcs_json_set(o, "gain_mode", json_integer(m->gain_mode));
+	bad |= zcs_json_set(o, "format", json_string(zcs_wire_name(m->format)));
+	bad |= zcs_json_set(o, "samples_per_dgram", zcs_json_u64(m->samples_per_dgram));
 	bad |= zcs_json_set(o, "meta_version", zcs_json_u64(m->meta_version));
 	if (bad) {
 		json_decref(o);

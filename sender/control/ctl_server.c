@@ -102,6 +102,8 @@ static bool send_msg(struct zcs_ctl_server *s, struct client *c, const struct zc
 /* ---- what the radio has and can do ---- */
 
 struct snap {
+	struct zcs_pipeline *pl;
+	int format;
 	struct zcs_radio_info info;
 	struct zcs_ctl_caps caps;
 	bool radio;
@@ -112,11 +114,14 @@ static int take_snap(void *ctx, struct zcs_source *src)
 	struct snap *sn = ctx;
 
 	sn->info = src->info;
+	sn->format = zcs_pipeline_format(sn->pl);
 	sn->radio = src->ops->tune != NULL;
 	if (src->ops->caps)
 		src->ops->caps(src, &sn->caps);
 	else
 		zcs_source_caps_meta(src, &sn->caps);
+	/* the wire format is the pipeline's to change, whatever the source */
+	sn->caps.settable |= ZCS_CTL_FORMAT;
 	return 0;
 }
 
@@ -150,14 +155,14 @@ static uint32_t changed_bits(const struct zcs_radio_info *a, const struct zcs_ra
 static void do_get(struct zcs_ctl_server *s, struct client *c, uint32_t id)
 {
 	struct zcs_ctl_reply r = { .id = id, .ok = true, .has_caps = true, .has_stream = true };
-	struct snap sn;
+	struct snap sn = { .pl = s->cfg.pl };
 
 	COUNT(s->st.gets);
 	(void)zcs_pipeline_locked(s->cfg.pl, take_snap, &sn);
-	settings_of(&sn.info, s->cfg.format, sn.radio, &r.now);
+	settings_of(&sn.info, sn.format, sn.radio, &r.now);
 	r.caps = sn.caps;
 	r.stream.id = s->cfg.stream_id;
-	r.stream.format = (uint8_t)s->cfg.format;
+	r.stream.format = (uint8_t)sn.format;
 	r.stream.rate = sn.info.sample_rate;
 	snprintf(r.stream.source, sizeof(r.stream.source), "%s",
 		 s->cfg.source_name ? s->cfg.source_name : "");
@@ -165,8 +170,9 @@ static void do_get(struct zcs_ctl_server *s, struct client *c, uint32_t id)
 }
 
 struct tune_ctx {
+	struct zcs_pipeline *pl;
 	const struct zcs_ctl_settings *want;
-	int format;
+	int format_before, format_after;
 	struct zcs_radio_info before, after;
 	bool radio;
 	uint32_t refused;
@@ -176,26 +182,25 @@ struct tune_ctx {
 static int tune_apply(void *ctx, struct zcs_source *src)
 {
 	struct tune_ctx *t = ctx;
-	int ret;
+	struct zcs_ctl_settings w = *t->want;
+	int ret = 0;
 
 	t->before = src->info;
 	t->radio = src->ops->tune != NULL;
-	/* the wire format is the pipeline's, fixed at start: its datagram size and kernels */
-	if ((t->want->have & ZCS_CTL_FORMAT) && t->want->format != t->format) {
-		t->refused = ZCS_CTL_FORMAT;
-		ret = zcs_err(t->err, sizeof(t->err), -EOPNOTSUPP, "format: the wire format is "
-			      "fixed while streaming (restart zcs-send with -f %s)",
-			      zcs_wire_name(t->want->format));
-	} else {
-		struct zcs_ctl_settings w = *t->want;
-
-		w.have &= ~(uint32_t)ZCS_CTL_FORMAT;
-		ret = !w.have ? 0 : t->radio ? src->ops->tune(src, &w, &t->refused, t->err,
-							      sizeof(t->err))
-				  : zcs_source_tune_meta(src, &w, &t->refused, t->err,
-							 sizeof(t->err));
+	t->format_before = zcs_pipeline_format(t->pl);
+	/* the wire format is the pipeline's (its kernels and datagram sizes), not the radio's;
+	 * checked first, so a format it cannot take changes nothing else either */
+	if ((w.have & ZCS_CTL_FORMAT) && w.format != t->format_before) {
+		ret = zcs_pipeline_set_format(t->pl, w.format, t->err, sizeof(t->err));
+		if (ret < 0)
+			t->refused = ZCS_CTL_FORMAT;
 	}
+	w.have &= ~(uint32_t)ZCS_CTL_FORMAT;
+	if (ret == 0 && w.have)
+		ret = t->radio ? src->ops->tune(src, &w, &t->refused, t->err, sizeof(t->err))
+			       : zcs_source_tune_meta(src, &w, &t->refused, t->err, sizeof(t->err));
 	t->after = src->info;
+	t->format_after = zcs_pipeline_format(t->pl);
 	return ret;
 }
 
@@ -219,7 +224,7 @@ static void broadcast(struct zcs_ctl_server *s, const struct client *from,
 static void do_set(struct zcs_ctl_server *s, struct client *c, const struct zcs_ctl_request *rq)
 {
 	struct zcs_ctl_reply r = { .id = rq->id };
-	struct tune_ctx t = { .want = &rq->set, .format = s->cfg.format };
+	struct tune_ctx t = { .pl = s->cfg.pl, .want = &rq->set };
 	uint64_t since;
 	int ret;
 
@@ -232,14 +237,16 @@ static void do_set(struct zcs_ctl_server *s, struct client *c, const struct zcs_
 		snprintf(r.field, sizeof(r.field), "%s",
 			 t.refused ? zcs_ctl_field_name(t.refused) : "");
 	}
-	settings_of(&t.after, s->cfg.format, t.radio, &r.now);
-	r.changed = changed_bits(&t.before, &t.after);
+	settings_of(&t.after, t.format_after, t.radio, &r.now);
+	r.changed = changed_bits(&t.before, &t.after) |
+		    (t.format_before != t.format_after ? ZCS_CTL_FORMAT : 0);
 	r.has_since = since != UINT64_MAX;
 	r.since_sample = since;
 	zcs_log(&s->cfg.log, "control: %s set: %s%s (freq %" PRIu64 ", rate %" PRIu64
-		", gain %.3f dB %s)%s",
+		", gain %.3f dB %s, format %s)%s",
 	     c->peer, r.ok ? "ok" : "refused: ", r.ok ? "" : r.error, t.after.center_freq,
 	     t.after.sample_rate, t.after.gain_mdb / 1000.0, zcs_ctl_gain_mode_name(t.after.gain_mode),
+	     zcs_wire_name(t.format_after),
 	     r.has_since ? "" : " (no index: nothing changed or the stream has ended)");
 	s->seen = t.after;
 	if (!send_msg(s, c, &r))
@@ -260,7 +267,7 @@ static void on_ext_change(struct zcs_ctl_server *s)
 
 	if (!zcs_pipeline_ext_take(s->cfg.pl, &s->ext_gen, &now, &since))
 		return;
-	settings_of(&now, s->cfg.format, s->radio, &r.now);
+	settings_of(&now, zcs_pipeline_format(s->cfg.pl), s->radio, &r.now);
 	r.changed = changed_bits(&s->seen, &now);
 	r.has_since = true;
 	r.since_sample = since;
@@ -410,7 +417,7 @@ static void *server_main(void *arg)
 {
 	struct zcs_ctl_server *s = arg;
 	const size_t n = s->cfg.max_clients;
-	struct snap sn;
+	struct snap sn = { .pl = s->cfg.pl };
 
 	(void)zcs_pipeline_locked(s->cfg.pl, take_snap, &sn);
 	s->seen = sn.info;

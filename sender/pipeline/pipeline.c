@@ -38,11 +38,39 @@ static void train_done(void *ctx, struct zcs_train *t)
 	zcs_doorbell_ring(&p->free_db);
 }
 
+/* Sizes wire format f for the configured datagram: 0, or -EINVAL when no sample fits. */
+static int size_format(struct zcs_pipeline *p, int f)
+{
+	const struct zcs_pipeline_config *const cfg = &p->cfg;
+	struct zcs_pipeline_fmt *const o = &p->fmt[f];
+
+	o->pair_bytes = zcs_wire_pair_bytes(f);
+	/* the trailer is part of every datagram: fewer samples, so a keyed one still fits the MTU
+	 * and GSO's equal segments stay equal */
+	o->spd = cfg->udp_payload > p->trailer
+			 ? zcs_proto_max_samples(f, cfg->udp_payload - p->trailer) : 0;
+	if (o->pair_bytes == 0 || o->spd == 0) {
+		o->spd = 0;
+		return -EINVAL;
+	}
+	o->seg = ZCS_PROTO_SAMPLE_HDR_SIZE + o->spd * o->pair_bytes + p->trailer;
+	o->dgrams = zcs_train_max_dgrams(o->seg);
+	if (cfg->pace_rate) {
+		/* samples of 10 ms, in whole datagrams, rounded up */
+		const uint64_t want = cfg->pace_rate * ZCS_TRAIN_MAX_NS / ZCS_NS_PER_SEC;
+		const size_t n = (size_t)((want + o->spd - 1) / o->spd);
+
+		if (n < o->dgrams)
+			o->dgrams = n ? n : 1;
+	}
+	return 0;
+}
+
 int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_config *cfg,
 			char *log, size_t loglen, char *err, size_t errlen)
 {
 	struct zcs_pipeline *p;
-	size_t seg, dgrams;
+	size_t seg, dgrams, raw_max = 0;
 	int path = cfg->path;
 	int ret;
 
@@ -58,7 +86,6 @@ int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_con
 		zcs_err(err, errlen, ret, "pipeline set-up: %s", strerror(-ret));
 		goto fail;
 	}
-	p->pair_bytes = zcs_wire_pair_bytes(cfg->format);
 	if (cfg->key) {
 		ret = zcs_auth_init(&p->auth, cfg->key, cfg->run_start_ns, err, errlen);
 		if (ret < 0)
@@ -66,25 +93,26 @@ int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_con
 		p->keyed = true;
 		p->trailer = ZCS_AUTH_SAMPLE_TRAILER;
 	}
-	/* the trailer is part of every datagram: fewer samples, so a keyed one still fits the MTU
-	 * and GSO's equal segments stay equal */
-	p->spd = cfg->udp_payload > p->trailer
-			 ? zcs_proto_max_samples(cfg->format, cfg->udp_payload - p->trailer) : 0;
-	if (p->pair_bytes == 0 || p->spd == 0) {
+	/* every format's datagram and train, so the control channel can switch between them
+	 * while streaming; the slots hold the largest train of any of them */
+	seg = 0;
+	dgrams = 0;
+	for (int f = 1; f <= ZCS_WIRE_MAX; f++) {
+		if (size_format(p, f) < 0)
+			continue;
+		if (p->fmt[f].seg > seg)
+			seg = p->fmt[f].seg;
+		if (p->fmt[f].dgrams > dgrams)
+			dgrams = p->fmt[f].dgrams;
+		if (p->fmt[f].spd * p->fmt[f].pair_bytes > raw_max)
+			raw_max = p->fmt[f].spd * p->fmt[f].pair_bytes;
+	}
+	if (cfg->format < 1 || cfg->format > ZCS_WIRE_MAX || p->fmt[cfg->format].spd == 0) {
 		ret = zcs_err(err, errlen, -EINVAL, "a datagram of %zu bytes holds no %s samples",
 			      cfg->udp_payload, zcs_wire_name(cfg->format));
 		goto fail;
 	}
-	seg = ZCS_PROTO_SAMPLE_HDR_SIZE + p->spd * p->pair_bytes + p->trailer;
-	dgrams = zcs_train_max_dgrams(seg);
-	if (cfg->pace_rate) {
-		/* samples of 10 ms, in whole datagrams, rounded up */
-		const uint64_t want = cfg->pace_rate * ZCS_TRAIN_MAX_NS / ZCS_NS_PER_SEC;
-		const size_t n = (size_t)((want + p->spd - 1) / p->spd);
-
-		if (n < dgrams)
-			dgrams = n ? n : 1;
-	}
+	p->format = cfg->format;
 	ret = zcs_kernels_init(&p->k, ZCS_ISA_BEST);
 	if (ret < 0) {
 		zcs_err(err, errlen, ret, "no conversion kernels: %s", strerror(-ret));
@@ -104,18 +132,18 @@ int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_con
 	}
 	for (size_t i = 0; i < p->pool.nslots; i++)
 		zcs_ring_push(&p->free, &p->pool.trains[i]);
-	ret = zcs_compress_open(&p->z, cfg->zstd_level, p->spd * p->pair_bytes, err, errlen);
+	ret = zcs_compress_open(&p->z, cfg->zstd_level, raw_max, err, errlen);
 	if (ret < 0)
 		goto fail;
 	path = zcs_compress_path(cfg->zstd_level, path);
-	ret = zcs_sendpath_open(&p->sp, cfg->fd, path, &p->pool, train_done, p, log, loglen, err,
-				errlen);
+	ret = zcs_sendpath_open(&p->sp, cfg->fd, path, &p->pool, p->fmt[p->format].seg, train_done,
+				p, log, loglen, err, errlen);
 	if (ret < 0)
 		goto fail;
 	if (path != cfg->path) /* not "(as asked)": the user asked for auto */
 		zcs_compress_path_line(log, loglen, path);
-	p->pub.samples_per_dgram = p->spd;
-	p->pub.dgrams_per_train = dgrams;
+	p->pub.samples_per_dgram = p->fmt[p->format].spd;
+	p->pub.dgrams_per_train = p->fmt[p->format].dgrams;
 	p->pub.send_path = zcs_sendpath_kind(p->sp);
 	*out = p;
 	return 0;

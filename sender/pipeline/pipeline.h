@@ -77,8 +77,9 @@ void zcs_pipeline_destroy(struct zcs_pipeline *p);
 
 /* Changes the source's settings mid-stream (the control channel).  apply(ctx, src) runs under
  * the tuning lock, so the source thread's poll_info never sees half a change; it writes the
- * settings and leaves what the radio took in src->info.  When src->info then differs from
- * before (even if apply failed half-way), the source thread announces it: it picks an index
+ * settings and leaves what the radio took in src->info (and a new wire format through
+ * zcs_pipeline_set_format).  When src->info or the format then differs from before (even if
+ * apply failed half-way), the source thread announces it: it picks an index
  * at or after the first pair not yet read from the source when apply returned (never before a
  * pair it already sent), starts a train there, and the send thread sends the new metadata
  * (flag CHANGE, ref_sample = that index) before it.  Waits up to timeout_ms for the index.
@@ -86,6 +87,15 @@ void zcs_pipeline_destroy(struct zcs_pipeline *p);
  * stream has ended or the source thread did not answer in time. */
 int zcs_pipeline_retune(struct zcs_pipeline *p, int (*apply)(void *ctx, struct zcs_source *src),
 			void *ctx, int timeout_ms, uint64_t *since);
+/* The wire format asked for last (the stream's own from the announced index on); from any
+ * thread, with or without the tuning lock. */
+int zcs_pipeline_format(struct zcs_pipeline *p);
+/* Asks for another wire format, from within zcs_pipeline_retune()'s apply only (it holds the
+ * tuning lock): the retune then announces it with the settings, and the source thread packs the
+ * new format from that index on (datagram size, GSO segment and trailer follow; see
+ * docs/protocol.md, "Changes of wire format").  Returns 0, or -EINVAL with err set when the
+ * format is none or holds no sample in the datagram size. */
+int zcs_pipeline_set_format(struct zcs_pipeline *p, int format, char *err, size_t errlen);
 /* Runs fn(ctx, src) under the tuning lock: for reading src->info or the radio's capabilities
  * from another thread without meeting the source thread's poll_info.  Returns fn's result. */
 int zcs_pipeline_locked(struct zcs_pipeline *p, int (*fn)(void *ctx, struct zcs_source *src),

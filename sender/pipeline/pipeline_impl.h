@@ -43,14 +43,23 @@ static inline void zcs_sendpath_stats_copy(struct zcs_sendpath_stats *dst,
 	ZCS_PUB(dst->dropped_bytes, ZCS_GET(src->dropped_bytes));
 }
 
+/* What one wire format makes of the datagram size: every format is set up at start, so a change of
+ * format while streaming (the control channel) only switches between them. */
+struct zcs_pipeline_fmt {
+	size_t spd;                   /* samples per full datagram, 0 = the format does not fit */
+	size_t pair_bytes;
+	size_t seg;                   /* bytes of a full datagram (header, samples, trailer) */
+	size_t dgrams;                /* datagrams in a full train */
+};
+
 struct zcs_pipeline {
 	struct zcs_pipeline_config cfg;
+	struct zcs_pipeline_fmt fmt[ZCS_WIRE_MAX + 1];
+	int format;                   /* the wire format asked for last (under tune_mu) */
 	struct zcs_kernels k;
 	struct zcs_train_pool pool;
 	struct zcs_sendpath *sp;
 	struct zcs_compress z;        /* --zstd: the source thread compresses */
-	size_t spd;                   /* samples per full datagram */
-	size_t pair_bytes;
 	struct zcs_ring full, free;   /* source -> send, send -> source */
 	struct zcs_doorbell full_db, free_db;
 	pthread_t src_thread, send_thread;
@@ -69,6 +78,7 @@ struct zcs_pipeline {
 	bool tune_init;
 	atomic_bool tune_posted;      /* a request waits for the source thread */
 	struct zcs_radio_info tune_info; /* the settings it announces */
+	int tune_format;              /* and the wire format they hold in */
 	uint64_t tune_min;            /* read_end when they were written: the earliest index */
 	uint64_t tune_at;             /* the index the source thread chose */
 	uint64_t tune_asked, tune_answered; /* requests posted and given an index */
@@ -96,9 +106,10 @@ struct zcs_tune_pending {
 	bool active;
 	uint64_t at;
 	struct zcs_radio_info info;
+	int format;
 };
 bool zcs_pipeline_tune_take(struct zcs_pipeline *p, struct zcs_tune_pending *t, uint64_t pos,
-			    struct zcs_radio_info *info);
+			    struct zcs_radio_info *info, int *format);
 /* A copy of the source's settings, taken under the tuning lock: the control thread may be
  * writing them (docs/protocol.md, "Retunes"). */
 void zcs_pipeline_info_now(struct zcs_pipeline *p, struct zcs_radio_info *info);

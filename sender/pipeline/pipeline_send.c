@@ -18,6 +18,8 @@
 struct send_state {
 	struct zcs_pipeline *p;
 	struct zcs_radio_info info;
+	int format;               /* the wire format of the trains now sent */
+	size_t spd;               /* and their samples per full datagram */
 	uint32_t meta_version;
 	uint64_t next_meta_ns;
 	uint64_t next_seq;        /* of the next sample datagram */
@@ -57,10 +59,10 @@ static void send_meta(struct send_state *s, bool change)
 		.gain_mdb = s->info.gain_mdb,
 		.gain_mode = s->info.gain_mode,
 		.channel = s->info.channel,
-		.format = (uint8_t)p->cfg.format,
+		.format = (uint8_t)s->format,
 		.flags = (uint8_t)(zcs_compress_meta_flags(&p->z) |
 				   (change ? ZCS_META_FLAG_CHANGE : 0)),
-		.samples_per_dgram = (uint16_t)p->spd,
+		.samples_per_dgram = (uint16_t)s->spd,
 	};
 	size_t len;
 
@@ -83,7 +85,7 @@ static void send_eos(struct send_state *s)
 	struct zcs_pipeline *const p = s->p;
 	const struct zcs_sample_hdr h = {
 		.stream_id = p->cfg.stream_id, .seq = s->next_seq, .first_sample = s->next_sample,
-		.samples = 0, .payload_len = 0, .format = (uint8_t)p->cfg.format,
+		.samples = 0, .payload_len = 0, .format = (uint8_t)s->format,
 		.flags = ZCS_FLAG_EOS,
 	};
 	size_t len = ZCS_PROTO_SAMPLE_HDR_SIZE;
@@ -169,7 +171,8 @@ static struct zcs_train *next_train(struct send_state *s)
 void *zcs_pipeline_send_main(void *arg)
 {
 	struct zcs_pipeline *const p = arg;
-	struct send_state s = { .p = p, .meta_version = 1 };
+	struct send_state s = { .p = p, .meta_version = 1, .format = p->cfg.format,
+				.spd = p->fmt[p->cfg.format].spd };
 	char line[256];
 
 	zcs_pipeline_info_now(p, &s.info);
@@ -194,12 +197,29 @@ void *zcs_pipeline_send_main(void *arg)
 		s.ref_sample = t->first_sample;
 		s.ref_time_ns = t->wall_ns;
 		if (t->meta_changed) {
+			const bool new_format = t->format != s.format;
+
 			s.info = t->info;
+			s.format = t->format;
+			s.spd = t->spd;
 			s.meta_version++;
 			/* twice: one lost datagram must not cost a receiver the exact index (a copy
 			 * is "the same description again" to it) */
 			send_meta(&s, true);
 			send_meta(&s, true);
+			/* send_meta flushed every train of the old format: the GSO size can change */
+			if (new_format) {
+				line[0] = '\0';
+				ret = zcs_sendpath_set_seg(p->sp, t->seg, line, sizeof(line));
+				if (line[0])
+					zcs_log(&p->cfg.log, "%s", line);
+				if (ret < 0) {
+					failed(p, ret);
+					zcs_ring_push(&p->free, t);
+					zcs_doorbell_ring(&p->free_db);
+					continue;
+				}
+			}
 		} else if (zcs_mono_ns() >= s.next_meta_ns) {
 			send_meta(&s, false);
 		}

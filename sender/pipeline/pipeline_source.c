@@ -47,7 +47,19 @@ struct src_state {
 	uint64_t read_end;      /* index past the last pair read from the source */
 	struct zcs_tune_pending tune; /* a retune waiting for its index */
 	bool ext;               /* the RETUNED in events is (also) another program's change */
+	/* the wire format packed now, and the one a retune taken asks for from its train on */
+	int format, want_format;
+	const struct zcs_pipeline_fmt *fmt;
+	zcs_pack_fn pack;
 };
+
+/* Packs wire format f from the next datagram on (the start of a train: its size changes). */
+static void use_format(struct src_state *s, int f)
+{
+	s->format = f;
+	s->fmt = &s->p->fmt[f];
+	s->pack = s->p->k.pack[f];
+}
 
 static uint64_t remaining(const struct src_state *s)
 {
@@ -126,13 +138,13 @@ static size_t finish_dgram(struct src_state *s, struct zcs_train *t, size_t k, s
 			   uint8_t flags)
 {
 	struct zcs_pipeline *const p = s->p;
-	uint8_t *const dg = t->buf + k * p->pool.seg_size;
+	uint8_t *const dg = t->buf + k * s->fmt->seg;
 	uint8_t *const payload = dg + ZCS_PROTO_SAMPLE_HDR_SIZE;
-	const size_t raw = samples * p->pair_bytes;
+	const size_t raw = samples * s->fmt->pair_bytes;
 	struct zcs_sample_hdr h = {
 		.stream_id = p->cfg.stream_id, .seq = s->seq, .first_sample = s->sample,
 		.samples = (uint16_t)samples, .payload_len = (uint16_t)raw,
-		.format = (uint8_t)p->cfg.format, .flags = flags,
+		.format = (uint8_t)s->format, .flags = flags,
 	};
 
 	h.payload_len = (uint16_t)zcs_compress_payload(&p->z, payload, raw, &h.flags);
@@ -150,7 +162,6 @@ static size_t finish_dgram(struct src_state *s, struct zcs_train *t, size_t k, s
 static int fill_train(struct src_state *s, struct zcs_train *t)
 {
 	struct zcs_pipeline *const p = s->p;
-	const zcs_pack_fn pack = p->k.pack[p->cfg.format];
 	int ret = 0;
 
 	t->count = 0;
@@ -161,13 +172,14 @@ static int fill_train(struct src_state *s, struct zcs_train *t)
 	t->first_seq = s->seq;
 	t->first_sample = s->sample;
 	t->wall_ns = zcs_wall_ns();
-	for (size_t k = 0; k < p->pool.max_dgrams && !s->ended; k++) {
-		uint8_t *const payload = t->buf + k * p->pool.seg_size + ZCS_PROTO_SAMPLE_HDR_SIZE;
+	for (size_t k = 0; k < s->fmt->dgrams && !s->ended; k++) {
+		/* s->fmt changes only at k == 0 with nothing packed: datagram 0 is at buf either way */
+		uint8_t *const payload = t->buf + k * s->fmt->seg + ZCS_PROTO_SAMPLE_HDR_SIZE;
 		size_t filled = 0;
 		uint8_t flags = 0;
 		bool cut = false;
 
-		while (filled < p->spd) {
+		while (filled < s->fmt->spd) {
 			size_t n;
 
 			/* counted as packed: -n ending inside a datagram must not read the source
@@ -175,7 +187,8 @@ static int fill_train(struct src_state *s, struct zcs_train *t)
 			ret = next_block(s, remaining(s) - filled);
 			if (ret < 0 || s->ended)
 				break;
-			if (zcs_pipeline_tune_take(p, &s->tune, s->sample + filled, &s->info))
+			if (zcs_pipeline_tune_take(p, &s->tune, s->sample + filled, &s->info,
+						   &s->want_format))
 				s->events |= ZCS_SRC_RETUNED;
 			if (s->events) {
 				if (filled || k) {
@@ -192,10 +205,13 @@ static int fill_train(struct src_state *s, struct zcs_train *t)
 					if (s->ext)
 						zcs_pipeline_ext_post(p, &s->info, s->sample);
 					s->ext = false;
+					/* a new wire format holds from this train's first sample */
+					if (s->want_format != s->format)
+						use_format(s, s->want_format);
 				}
 				s->events = 0;
 			}
-			n = p->spd - filled;
+			n = s->fmt->spd - filled;
 			if (n > s->avail)
 				n = s->avail;
 			/* a retune's index ends the datagram: its train starts there */
@@ -207,7 +223,7 @@ static int fill_train(struct src_state *s, struct zcs_train *t)
 				s->ended = true;
 				break;
 			}
-			pack(payload + filled * p->pair_bytes, s->ptr, n);
+			s->pack(payload + filled * s->fmt->pair_bytes, s->ptr, n);
 			s->ptr += 2 * n;
 			s->avail -= n;
 			filled += n;
@@ -219,9 +235,13 @@ static int fill_train(struct src_state *s, struct zcs_train *t)
 			t->count++;
 		}
 		/* a short datagram may only be a train's last (GSO segments are equal but the last) */
-		if (ret < 0 || cut || filled < p->spd)
+		if (ret < 0 || cut || filled < s->fmt->spd)
 			break;
 	}
+	t->format = s->format;
+	t->seg = s->fmt->seg;
+	t->spd = s->fmt->spd;
+	t->max_dgrams = s->fmt->dgrams;
 	ZCS_PUB(p->pub.discontinuities, p->cfg.src->discontinuities);
 	return ret;
 }
@@ -283,6 +303,8 @@ void *zcs_pipeline_source_main(void *arg)
 	int ret = 0;
 
 	zcs_pipeline_info_now(p, &s.info);
+	use_format(&s, p->cfg.format);
+	s.want_format = s.format;
 	zcs_pipeline_pin(p, p->cfg.cpu_src, "source");
 	s.next_poll_ns = zcs_mono_ns() + POLL_INFO_NS;
 	t0 = zcs_mono_ns();

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "err.h"
 #include "pipeline_impl.h"
 
 int zcs_pipeline_tune_init(struct zcs_pipeline *p)
@@ -107,6 +108,7 @@ int zcs_pipeline_retune(struct zcs_pipeline *p, int (*apply)(void *ctx, struct z
 {
 	struct zcs_source *const src = p->cfg.src;
 	struct zcs_radio_info before;
+	int fmt_before;
 	struct timespec until;
 	uint64_t mine, dl;
 	int ret;
@@ -117,15 +119,22 @@ int zcs_pipeline_retune(struct zcs_pipeline *p, int (*apply)(void *ctx, struct z
 	until.tv_nsec = (long)(dl % ZCS_NS_PER_SEC);
 	pthread_mutex_lock(&p->tune_mu);
 	before = src->info;
+	fmt_before = p->format;
 	ret = apply(ctx, src);
-	if (same_info(&before, &src->info) || atomic_load(&p->source_done)) {
+	if ((same_info(&before, &src->info) && fmt_before == p->format) ||
+	    atomic_load(&p->source_done)) {
 		pthread_mutex_unlock(&p->tune_mu);
 		return ret;
 	}
 	/* every pair read so far was taken before the write returned; the first one that can
 	 * hold the new settings is the next one read (docs/protocol.md, "Retunes") */
 	p->tune_min = atomic_load(&p->read_end);
+	/* a change of wire format alone is the pipeline's own, not the radio's: it can hold from
+	 * the next pair packed, read before the change or not */
+	if (same_info(&before, &src->info))
+		p->tune_min = 0;
 	p->tune_info = src->info;
+	p->tune_format = p->format;
 	mine = ++p->tune_asked;
 	atomic_store(&p->tune_posted, true);
 	while (p->tune_answered < mine && !atomic_load(&p->source_done)) {
@@ -136,6 +145,24 @@ int zcs_pipeline_retune(struct zcs_pipeline *p, int (*apply)(void *ctx, struct z
 		*since = p->tune_at;
 	pthread_mutex_unlock(&p->tune_mu);
 	return ret;
+}
+
+int zcs_pipeline_format(struct zcs_pipeline *p)
+{
+	/* written under the tuning lock, read with or without it */
+	return __atomic_load_n(&p->format, __ATOMIC_RELAXED);
+}
+
+int zcs_pipeline_set_format(struct zcs_pipeline *p, int format, char *err, size_t errlen)
+{
+	if (format < 1 || format > ZCS_WIRE_MAX)
+		return zcs_err(err, errlen, -EINVAL, "format: no wire format %d", format);
+	/* every format was sized at start; one that holds no sample in the datagram size fails */
+	if (p->fmt[format].spd == 0)
+		return zcs_err(err, errlen, -EINVAL, "format: a datagram of %zu bytes holds no %s "
+			       "samples", p->cfg.udp_payload, zcs_wire_name(format));
+	__atomic_store_n(&p->format, format, __ATOMIC_RELAXED);
+	return 0;
 }
 
 int zcs_pipeline_locked(struct zcs_pipeline *p, int (*fn)(void *ctx, struct zcs_source *src),
@@ -150,7 +177,7 @@ int zcs_pipeline_locked(struct zcs_pipeline *p, int (*fn)(void *ctx, struct zcs_
 }
 
 bool zcs_pipeline_tune_take(struct zcs_pipeline *p, struct zcs_tune_pending *t, uint64_t pos,
-			    struct zcs_radio_info *info)
+			    struct zcs_radio_info *info, int *format)
 {
 	/* one announcement at a time: a request posted while one waits for its index to come is
 	 * taken after it, so each gets metadata of its own */
@@ -161,6 +188,7 @@ bool zcs_pipeline_tune_take(struct zcs_pipeline *p, struct zcs_tune_pending *t, 
 			 * this look (at most one datagram): never announce before a pair already sent */
 			t->at = p->tune_min > pos ? p->tune_min : pos;
 			t->info = p->tune_info;
+			t->format = p->tune_format;
 			t->active = true;
 			p->tune_at = t->at;
 			p->tune_answered = p->tune_asked;
@@ -172,6 +200,7 @@ bool zcs_pipeline_tune_take(struct zcs_pipeline *p, struct zcs_tune_pending *t, 
 	if (t->active && pos == t->at) {
 		t->active = false;
 		*info = t->info;
+		*format = t->format;
 		return true;
 	}
 	return false;

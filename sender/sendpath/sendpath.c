@@ -46,7 +46,7 @@ static int path_setup(struct zcs_sendpath *sp, int kind, char *err, size_t errle
 				       strerror(-ret));
 		return 0;
 	}
-	ret = zcs_sendpath_set_gso(sp, sp->pool->seg_size);
+	ret = zcs_sendpath_set_gso(sp, sp->seg);
 	if (ret < 0)
 		return zcs_err(err, errlen, ret, "UDP_SEGMENT (GSO, Linux 4.18+): %s",
 			       strerror(-ret));
@@ -58,7 +58,7 @@ static int path_setup(struct zcs_sendpath *sp, int kind, char *err, size_t errle
 }
 
 int zcs_sendpath_open(struct zcs_sendpath **out, int fd, int want, const struct zcs_train_pool *pool,
-		      zcs_sendpath_done_fn done, void *ctx, char *log, size_t loglen,
+		      size_t seg, zcs_sendpath_done_fn done, void *ctx, char *log, size_t loglen,
 		      char *err, size_t errlen)
 {
 	char why[ZCS_PATH_KINDS][160];
@@ -72,6 +72,7 @@ int zcs_sendpath_open(struct zcs_sendpath **out, int fd, int want, const struct 
 		return zcs_err(err, errlen, -ENOMEM, "out of memory");
 	sp->fd = fd;
 	sp->pool = pool;
+	sp->seg = seg ? seg : pool->seg_size;
 	sp->done = done;
 	sp->ctx = ctx;
 	sp->kind = -1;
@@ -220,7 +221,7 @@ static void drop(struct zcs_sendpath *sp, struct zcs_train *t)
 
 		bytes += t->lens[k];
 		/* each datagram says how many samples it holds (sent part-way: only the rest count) */
-		if (from && zcs_proto_parse(t->buf + k * sp->pool->seg_size, t->lens[k], &d) >= 0 &&
+		if (from && zcs_proto_parse(t->buf + k * t->seg, t->lens[k], &d) >= 0 &&
 		    d.type != ZCS_DGRAM_META)
 			samples += d.hdr.samples;
 	}
@@ -242,7 +243,7 @@ static int try_send(struct zcs_sendpath *sp, struct zcs_train *t, int e, char *l
 {
 	uint8_t *const tries = &sp->tries[t->index];
 	/* zero-copy only on whole trains: short ones are not worth pinning */
-	const bool zc = !t->variable && t->count == sp->pool->max_dgrams &&
+	const bool zc = !t->variable && t->count == t->max_dgrams &&
 			t->bytes >= ZCS_ZC_MIN_BYTES;
 	int demoted = 0;
 
@@ -374,6 +375,26 @@ int zcs_sendpath_flush(struct zcs_sendpath *sp, char *log, size_t loglen)
 		if (r < 0)
 			return r;
 		ret |= r;
+	}
+	return ret;
+}
+
+int zcs_sendpath_set_seg(struct zcs_sendpath *sp, size_t seg, char *log, size_t loglen)
+{
+	/* sends still queued (io_uring) or to be repeated take the socket's GSO size when they
+	 * run: every one goes out first, at the size it was packed for */
+	const int ret = zcs_sendpath_flush(sp, log, loglen);
+	int r;
+
+	if (ret < 0)
+		return ret;
+	sp->seg = seg;
+	if (sp->kind == ZCS_PATH_PLAIN || sp->gso_size == seg)
+		return ret;
+	if ((r = zcs_sendpath_set_gso(sp, seg)) < 0) {
+		snprintf(log, loglen, "UDP_SEGMENT %zu (a new wire format): %s", seg,
+			 strerror(-r));
+		return r;
 	}
 	return ret;
 }

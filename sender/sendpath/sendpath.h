@@ -59,8 +59,14 @@ struct zcs_sendpath;
  * log gets a line naming the path chosen (and why faster ones were passed over).  Returns 0 or
  * -errno with err set (*out is then NULL). */
 int zcs_sendpath_open(struct zcs_sendpath **out, int fd, int want, const struct zcs_train_pool *pool,
-		      zcs_sendpath_done_fn done, void *ctx, char *log, size_t loglen,
+		      size_t seg, zcs_sendpath_done_fn done, void *ctx, char *log, size_t loglen,
 		      char *err, size_t errlen);
+
+/* The trains from now on have full datagrams of seg bytes (a change of wire format): hands every
+ * queued send to the kernel first (zcs_sendpath_flush), so none still waiting is cut at the new
+ * size, then sets the GSO size on paths that use it.  Returns like zcs_sendpath_flush(), or
+ * -errno when the socket refused the new size (log says so). */
+int zcs_sendpath_set_seg(struct zcs_sendpath *sp, size_t seg, char *log, size_t loglen);
 
 /* Sends one train (in order with everything sent before).  Returns 0 when sent (or dropped after
  * a counted error), 1 when sent after a demotion (log says to what and why), -errno when no path

@@ -25,6 +25,7 @@ struct zcs_sendpath {
 	void *ctx;
 	struct zcs_sendpath_stats st;
 	size_t gso_size;             /* UDP_SEGMENT now set on fd, 0 = none */
+	size_t seg;                  /* the trains' datagram size now: the GSO size of paths with GSO */
 	/* MSG_ZEROCOPY: the kernel numbers zero-copy sends 0, 1, 2... per socket; a completion names
 	 * a range of those numbers, mapped back to trains through this table. */
 	struct zcs_train **zc_table; /* indexed by id & zc_mask */

@@ -62,7 +62,7 @@ ssize_t zcs_sendpath_plain_train(struct zcs_sendpath *sp, const struct zcs_train
 
 	memset(mm, 0, sizeof(mm));
 	for (size_t k = 0; k < count; k++) {
-		iov[k].iov_base = t->buf + k * sp->pool->seg_size;
+		iov[k].iov_base = t->buf + k * t->seg;
 		iov[k].iov_len = t->lens[k];
 		mm[k].msg_hdr.msg_iov = &iov[k];
 		mm[k].msg_hdr.msg_iovlen = 1;

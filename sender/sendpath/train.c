@@ -54,6 +54,9 @@ int zcs_train_pool_init(struct zcs_train_pool *p, size_t nslots, size_t seg_size
 		p->trains[i].buf = p->mem + i * p->slot_bytes;
 		p->trains[i].lens = p->lens + i * max_dgrams;
 		p->trains[i].index = (unsigned)i;
+		/* until a train is filled for a wire format of its own: the pool's largest */
+		p->trains[i].seg = seg_size;
+		p->trains[i].max_dgrams = max_dgrams;
 	}
 	return 0;
 fail:

@@ -16,7 +16,7 @@
 #define ZCS_TRAIN_MAX_BYTES 65507
 
 struct zcs_train {
-	uint8_t *buf;          /* datagram k starts at buf + k * seg_size */
+	uint8_t *buf;          /* datagram k starts at buf + k * seg */
 	uint16_t *lens;        /* bytes of datagram k, header included */
 	unsigned index;        /* slot number, also the io_uring registered buffer index */
 	size_t count;          /* datagrams in this train */
@@ -28,14 +28,20 @@ struct zcs_train {
 	uint64_t wall_ns;      /* wall clock when the train began filling */
 	bool meta_changed;     /* the radio settings changed before this train: info holds them */
 	struct zcs_radio_info info;
+	/* its wire format's: full datagrams' size (the GSO segment and the stride in buf), their
+	 * samples, and the datagrams of a full train (the wire format may change between trains) */
+	int format;
+	size_t seg;
+	size_t spd;
+	size_t max_dgrams;
 };
 
 struct zcs_train_pool {
 	uint8_t *mem;          /* all slots, one mapping (one io_uring buffer registration) */
 	size_t mem_bytes;
 	size_t slot_bytes;     /* distance between slots, a page multiple */
-	size_t seg_size;       /* bytes of a full datagram */
-	size_t max_dgrams;     /* datagrams in a full train */
+	size_t seg_size;       /* bytes of the largest full datagram (of any wire format) */
+	size_t max_dgrams;     /* most datagrams in a full train (of any wire format) */
 	size_t nslots;
 	struct zcs_train *trains;
 	uint16_t *lens;

@@ -167,7 +167,7 @@ static int run(int path, enum fault fault, int want_path, uint64_t want_dropped,
 	}
 	for (size_t i = 0; i < SLOTS; i++)
 		h.free[h.nfree++] = &h.pool.trains[SLOTS - 1 - i];
-	ret = zcs_sendpath_open(&h.sp, h.tx, path, &h.pool, done, &h, line, sizeof(line), err,
+	ret = zcs_sendpath_open(&h.sp, h.tx, path, &h.pool, 0, done, &h, line, sizeof(line), err,
 				sizeof(err));
 	if (ret < 0) {
 		printf("FAIL: %s: %s\n", zcs_path_name(path), err);
@@ -322,7 +322,7 @@ static int run_small(int path)
 	printf("%s, metadata and end of stream refused by GSO (SO_NO_CHECK):\n", zcs_path_name(path));
 	if (sockets(&h) < 0 || zcs_train_pool_init(&h.pool, SLOTS, SEG, zcs_train_max_dgrams(SEG)) < 0)
 		return printf("FAIL: set-up: %s\n", strerror(errno)), 1;
-	if (zcs_sendpath_open(&h.sp, h.tx, path, &h.pool, done, &h, line, sizeof(line), err,
+	if (zcs_sendpath_open(&h.sp, h.tx, path, &h.pool, 0, done, &h, line, sizeof(line), err,
 			      sizeof(err)) < 0)
 		return printf("FAIL: %s: %s\n", zcs_path_name(path), err), 1;
 	note(&h, line);
