@@ -291,6 +291,11 @@ int main(int argc, char **argv)
 		}
 		if (ret == 1) {
 			ended_by = zcs_rx_count_reached(&rx) ? "count" : "eos";
+			if (zcs_rx_format_ended(&rx)) {
+				/* the outputs hold less than the stream: not a clean end */
+				ended_by = "format";
+				status = 1;
+			}
 			break;
 		}
 		if (outputs_ended(&u, out, &opts, &status, &ended_by))

@@ -190,6 +190,19 @@ uint64_t zcs_gapfill_data(struct zcs_gapfill *g, const struct zcs_sample_hdr *hd
 
 	if (g->done || !unpack || zcs_sample_pair_bytes(g->type, fmt) == 0)
 		return 0;
+	if (g->native_strict) {
+		if (!g->native_fmt) {
+			g->native_fmt = fmt;
+		} else if (fmt != g->native_fmt) {
+			/* not one sample of the new layout after the old (nor zeros for what was lost
+			 * just before it: the output ends at the last sample it had) */
+			g->done = true;
+			g->fmt_ended = true;
+			g->fmt_to = fmt;
+			g->fmt_at = hdr->first_sample;
+			return 0;
+		}
+	}
 	if (!g->have_pos) {
 		/* datagrams lost at the very start: their full size is the only measure there is */
 		const uint64_t est = g->lost_dgrams * g->spd;

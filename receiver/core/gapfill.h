@@ -49,7 +49,15 @@ struct zcs_gapfill {
 	enum zcs_sample_type type;
 	bool drop;                /* --gap drop */
 	uint64_t limit;           /* --count: 0 = none */
-	bool done;                /* limit reached */
+	bool done;                /* limit reached, or a native output met another wire format */
+	/* -F native puts out the wire's own bytes, whose layout is the wire format: the first
+	 * datagram's is the only one it can write.  A datagram of another format (a change of
+	 * format while streaming) ends the output before it: done, with what and where. */
+	bool native_strict;       /* the caller's choice (rx.h, native_follows); else it flows on */
+	int native_fmt;           /* the format written, 0 = none yet (or not native) */
+	bool fmt_ended;
+	int fmt_to;
+	uint64_t fmt_at;
 	bool have_pos;
 	uint64_t pos;             /* stream index of the next sample expected */
 	uint64_t lost_dgrams;     /* datagrams declared lost since the last one delivered */

@@ -205,6 +205,7 @@ static const char *ended_by_text(const char *why)
 		{ "signal", "a signal" },
 		{ "error", "an error" },
 		{ "consumer", "the reader of its output going away" },
+		{ "format", "a change of wire format that -F native cannot follow" },
 	};
 
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)

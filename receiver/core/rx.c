@@ -90,6 +90,7 @@ int zcs_rx_open(struct zcs_rx *rx, const struct zcs_rx_opts *opt, struct zcs_out
 		rx->codec = NULL;
 
 	zcs_gapfill_init(&rx->gf, out, k, opt->type, opt->gap_drop, opt->count);
+	rx->gf.native_strict = opt->type == ZCS_SAMPLE_NATIVE && !opt->native_follows;
 	/* blocks go to the writers in bursts (hand_on), not one wake-up each */
 	zcs_outputs_defer_wakes(out, true);
 
@@ -163,7 +164,12 @@ bool zcs_rx_gro(const struct zcs_rx *rx)
 
 bool zcs_rx_count_reached(const struct zcs_rx *rx)
 {
-	return rx->gf.done;
+	return rx->gf.done && !rx->gf.fmt_ended;
+}
+
+bool zcs_rx_format_ended(const struct zcs_rx *rx)
+{
+	return rx->gf.fmt_ended;
 }
 
 bool zcs_rx_stream_open(const struct zcs_rx *rx, uint32_t *id)

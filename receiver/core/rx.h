@@ -33,6 +33,10 @@ struct zcs_rx_opts {
 	size_t batch;             /* datagrams per recvmmsg */
 	bool no_gro;              /* do not ask for UDP_GRO trains (plain recvmmsg only) */
 	enum zcs_sample_type type;/* -F */
+	/* with type native: the reader takes each block's wire format from its pair size (the
+	 * SoapySDR module's rx_embed), so a change of wire format flows on; otherwise (zcs-recv
+	 * -F native, whose outputs are bytes without a header) it ends the outputs */
+	bool native_follows;
 	bool gap_drop;            /* --gap drop */
 	uint64_t count;           /* -n: 0 = unlimited */
 	bool exit_on_eos;
@@ -235,6 +239,9 @@ bool zcs_rx_sender(const struct zcs_rx *rx, struct zcs_addr *a);
 bool zcs_rx_gro(const struct zcs_rx *rx);
 /* Whether -n's count of samples has been put out (zcs_rx_step then returned 1 for it). */
 bool zcs_rx_count_reached(const struct zcs_rx *rx);
+/* Whether -F native ended at a change of wire format (zcs_rx_step then returned 1 for it; the
+ * news said from which format to which, at which sample). */
+bool zcs_rx_format_ended(const struct zcs_rx *rx);
 /* Whether a stream is followed whose end-of-stream datagram has not been delivered; its id then
  * goes to *id (may be NULL).  Such a stream is ended by the program on exit or long silence. */
 bool zcs_rx_stream_open(const struct zcs_rx *rx, uint32_t *id);

@@ -113,6 +113,7 @@ int zcs_rx_embed_open(struct zcs_rx_embed **ep, const struct zcs_rx_embed_opts *
 	/* the wire's bytes, converted when read: a change of the reader's type (setupStream's
 	 * format) keeps the socket, the stream's state and what is queued */
 	e->ropt.type = ZCS_SAMPLE_NATIVE;
+	e->ropt.native_follows = true; /* each block's format is its pair size (wire_of) */
 	e->type = o->type;
 	if (o->key_file) {
 		ret = zcs_key_load(&e->key, o->key_file, err, errlen);

@@ -63,6 +63,13 @@ static void deliver(struct zcs_rx *rx, const struct zcs_sample_hdr *hdr, const u
 			}
 		}
 		zcs_gapfill_data(&rx->gf, hdr, payload);
+		if (rx->gf.fmt_ended && !rx->done)
+			zcs_log(&rx->opt.log, "stream 0x%08" PRIx32 ": the wire format changed from "
+				"%s to %s at sample %" PRIu64 "; -F native writes the wire's own bytes, "
+				"whose layout cannot change mid-stream: the outputs end before that "
+				"sample (-F cs16, cs8, cu8 or cf32 keep flowing across a change)",
+				rx->stream_id, zcs_wire_name(rx->gf.native_fmt),
+				zcs_wire_name(rx->gf.fmt_to), rx->gf.fmt_at);
 		if (rx->gf.done)
 			rx->done = true;
 	}
@@ -361,8 +368,12 @@ static void apply_meta(struct zcs_rx *rx, const struct zcs_meta *m)
 	if (rx->opt.hold_ms)
 		rx->hold_ns = rx->opt.hold_ms * 1000000ULL;
 	rx->quiet_ns = 8 * dgram_ns > QUIET_MIN_NS ? 8 * dgram_ns : QUIET_MIN_NS;
-	if (!rx->need_start)
+	if (!rx->need_start) {
 		bound_fill(rx);
+		/* a change of wire format changes the datagrams' size: the gap filler's estimates
+		 * for lost datagrams (before a DISCONT) use the size in force */
+		rx->gf.spd = m->samples_per_dgram;
+	}
 	zcs_outputs_meta(rx->out, &eff);
 	if (!first) {
 		/* the sender says from which sample a retune holds; a receiver that missed both

@@ -170,6 +170,7 @@ def main():
         for path in ('auto', 'gso', 'plain'):
             run(d, key, 'keyed-' + path, next(ports), True, ['--send-path', path])
         run(d, key, 'unkeyed', next(ports), False)
+        native(d, key, next(ports))
     print('PASS')
 
 

@@ -3,7 +3,7 @@
  * order, loss (zero-filled to the sample, or skipped with --gap drop), losses before the first
  * datagram, a source discontinuity (DISCONT: the sender's loss kept apart from the network's),
  * jumps back and beyond what loss explains (taken as is, never filled), and --count ending
- * exactly, mid-datagram and mid-gap.  The samples go through real outputs into a file. */
+ * exactly, mid-datagram and mid-gap; a change of wire format (exact across it; -F native ends).  The samples go through real outputs into a file. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +27,7 @@ struct rig {
 	uint8_t payload[SPD * 4];
 };
 
-static void rig_open(struct rig *r, bool drop, uint64_t limit)
+static void rig_open_type(struct rig *r, enum zcs_sample_type type, bool drop, uint64_t limit)
 {
 	char spec[128], err[256];
 
@@ -36,13 +36,31 @@ static void rig_open(struct rig *r, bool drop, uint64_t limit)
 	snprintf(r->path, sizeof(r->path), "%s/out.cs16", r->dir);
 	snprintf(spec, sizeof(spec), "file:%s", r->path);
 	ck_assert_int_eq(zcs_kernels_init(&r->k, ZCS_ISA_SCALAR), 0);
-	ck_assert_int_eq(zcs_outputs_create(&r->out, ZCS_SAMPLE_CS16), 0);
+	ck_assert_int_eq(zcs_outputs_create(&r->out, type), 0);
 	ck_assert_int_eq(zcs_outputs_add(r->out, spec, err, sizeof(err)), 0);
 	ck_assert_int_eq(zcs_outputs_start(r->out), 0);
-	zcs_gapfill_init(&r->g, r->out, &r->k, ZCS_SAMPLE_CS16, drop, limit);
+	zcs_gapfill_init(&r->g, r->out, &r->k, type, drop, limit);
 	zcs_gapfill_restart(&r->g, SPD);
 	for (size_t i = 0; i < 2 * SPD; i++)
 		zcs_put_le16(r->payload + 2 * i, VAL);
+}
+
+static void rig_open(struct rig *r, bool drop, uint64_t limit)
+{
+	rig_open_type(r, ZCS_SAMPLE_CS16, drop, limit);
+}
+
+/* One i8 datagram of `samples` pairs, every byte b: cs16 is b << 8 (v = b << 4, cs16 = v << 4). */
+static uint64_t deliver_i8(struct rig *r, uint64_t first, uint16_t samples, int8_t b)
+{
+	const struct zcs_sample_hdr h = {
+		.stream_id = 1, .first_sample = first, .samples = samples,
+		.payload_len = (uint16_t)(samples * 2), .format = ZCS_WIRE_I8,
+	};
+	uint8_t pl[SPD * 4];
+
+	memset(pl, (uint8_t)b, sizeof(pl));
+	return zcs_gapfill_data(&r->g, &h, pl);
 }
 
 /* One datagram of `samples` pairs starting at stream index first. */
@@ -309,6 +327,61 @@ START_TEST(test_gap_event_before_zeros)
 }
 END_TEST
 
+START_TEST(test_format_change)
+{
+	struct rig r;
+	int16_t *iq;
+	size_t n;
+
+	/* i16, then a datagram lost across a change of wire format, then i8 (twice the pairs a
+	 * datagram): the gap is the sample indices' difference, whatever the sizes, and every
+	 * datagram is read by the format in its own header into the same cs16 */
+	rig_open(&r, false, 0);
+	ck_assert_uint_eq(deliver(&r, 0, SPD, 0), SPD);
+	zcs_gapfill_lost(&r.g, 1);
+	ck_assert_uint_eq(deliver_i8(&r, 2 * SPD, 2 * SPD, 3), 3 * SPD);
+	ck_assert_uint_eq(deliver_i8(&r, 4 * SPD, 2 * SPD, 3), 2 * SPD);
+	ck_assert(!r.g.done && !r.g.fmt_ended);
+	ck_assert_uint_eq(r.g.st.gap_samples, SPD);
+	ck_assert_uint_eq(r.g.st.gaps, 1);
+	ck_assert_uint_eq(r.g.st.jumps, 0);
+	iq = rig_close(&r, &n);
+	ck_assert_uint_eq(n, 6 * SPD);
+	expect_run(iq, 0, SPD, false);
+	expect_run(iq, SPD, 2 * SPD, true);
+	for (size_t i = 2 * SPD; i < 6 * SPD; i++)
+		ck_assert_msg(iq[2 * i] == 3 << 8 && iq[2 * i + 1] == 3 << 8, "pair %zu: %d", i,
+			      iq[2 * i]);
+	free(iq);
+}
+END_TEST
+
+START_TEST(test_native_format_change)
+{
+	struct rig r;
+	int16_t *iq;
+	size_t n;
+
+	/* -F native writes the wire's bytes: an i8 datagram after i16 ends it, nothing of the new
+	 * layout written, and says where */
+	rig_open_type(&r, ZCS_SAMPLE_NATIVE, false, 0);
+	r.g.native_strict = true; /* as zcs-recv sets it (rx.h, native_follows) */
+	ck_assert_uint_eq(deliver(&r, 0, SPD, 0), SPD);
+	ck_assert_uint_eq(deliver_i8(&r, SPD, SPD, 3), 0);
+	ck_assert(r.g.done && r.g.fmt_ended);
+	ck_assert_int_eq(r.g.native_fmt, ZCS_WIRE_I16);
+	ck_assert_int_eq(r.g.fmt_to, ZCS_WIRE_I8);
+	ck_assert_uint_eq(r.g.fmt_at, SPD);
+	ck_assert_uint_eq(deliver(&r, 2 * SPD, SPD, 0), 0); /* ended: not even the old format */
+	iq = rig_close(&r, &n);
+	/* native i16 is the wire's int16 holding v: VAL itself */
+	ck_assert_uint_eq(n, SPD);
+	for (size_t i = 0; i < SPD; i++)
+		ck_assert_int_eq(iq[2 * i], VAL);
+	free(iq);
+}
+END_TEST
+
 static Suite *gapfill_suite(void)
 {
 	Suite *s = suite_create("gapfill");
@@ -322,6 +395,8 @@ static Suite *gapfill_suite(void)
 	tcase_add_test(tc, test_count_mid_datagram);
 	tcase_add_test(tc, test_count_mid_gap);
 	tcase_add_test(tc, test_gap_event_before_zeros);
+	tcase_add_test(tc, test_format_change);
+	tcase_add_test(tc, test_native_format_change);
 	suite_add_tcase(s, tc);
 	return s;
 }
