@@ -183,22 +183,24 @@ static int tune_apply(void *ctx, struct zcs_source *src)
 {
 	struct tune_ctx *t = ctx;
 	struct zcs_ctl_settings w = *t->want;
+	bool fmt;
 	int ret = 0;
 
 	t->before = src->info;
 	t->radio = src->ops->tune != NULL;
 	t->format_before = zcs_pipeline_format(t->pl);
-	/* the wire format is the pipeline's (its kernels and datagram sizes), not the radio's;
-	 * checked first, so a format it cannot take changes nothing else either */
-	if ((w.have & ZCS_CTL_FORMAT) && w.format != t->format_before) {
-		ret = zcs_pipeline_set_format(t->pl, w.format, t->err, sizeof(t->err));
-		if (ret < 0)
-			t->refused = ZCS_CTL_FORMAT;
-	}
+	/* the wire format is the pipeline's (its kernels and datagram sizes), not the radio's:
+	 * checked first, so a format it cannot take changes nothing else either, and taken last,
+	 * so a setting the radio refuses leaves the format as it was too */
+	fmt = (w.have & ZCS_CTL_FORMAT) && w.format != t->format_before;
+	if (fmt && (ret = zcs_pipeline_check_format(t->pl, w.format, t->err, sizeof(t->err))) < 0)
+		t->refused = ZCS_CTL_FORMAT;
 	w.have &= ~(uint32_t)ZCS_CTL_FORMAT;
 	if (ret == 0 && w.have)
 		ret = t->radio ? src->ops->tune(src, &w, &t->refused, t->err, sizeof(t->err))
 			       : zcs_source_tune_meta(src, &w, &t->refused, t->err, sizeof(t->err));
+	if (ret == 0 && fmt)
+		ret = zcs_pipeline_set_format(t->pl, t->want->format, t->err, sizeof(t->err));
 	t->after = src->info;
 	t->format_after = zcs_pipeline_format(t->pl);
 	return ret;

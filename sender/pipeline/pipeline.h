@@ -96,6 +96,8 @@ int zcs_pipeline_format(struct zcs_pipeline *p);
  * docs/protocol.md, "Changes of wire format").  Returns 0, or -EINVAL with err set when the
  * format is none or holds no sample in the datagram size. */
 int zcs_pipeline_set_format(struct zcs_pipeline *p, int format, char *err, size_t errlen);
+/* The checks of zcs_pipeline_set_format() alone, from anywhere: 0 or -EINVAL with err set. */
+int zcs_pipeline_check_format(const struct zcs_pipeline *p, int format, char *err, size_t errlen);
 /* Runs fn(ctx, src) under the tuning lock: for reading src->info or the radio's capabilities
  * from another thread without meeting the source thread's poll_info.  Returns fn's result. */
 int zcs_pipeline_locked(struct zcs_pipeline *p, int (*fn)(void *ctx, struct zcs_source *src),

@@ -153,7 +153,7 @@ int zcs_pipeline_format(struct zcs_pipeline *p)
 	return __atomic_load_n(&p->format, __ATOMIC_RELAXED);
 }
 
-int zcs_pipeline_set_format(struct zcs_pipeline *p, int format, char *err, size_t errlen)
+int zcs_pipeline_check_format(const struct zcs_pipeline *p, int format, char *err, size_t errlen)
 {
 	if (format < 1 || format > ZCS_WIRE_MAX)
 		return zcs_err(err, errlen, -EINVAL, "format: no wire format %d", format);
@@ -161,8 +161,16 @@ int zcs_pipeline_set_format(struct zcs_pipeline *p, int format, char *err, size_
 	if (p->fmt[format].spd == 0)
 		return zcs_err(err, errlen, -EINVAL, "format: a datagram of %zu bytes holds no %s "
 			       "samples", p->cfg.udp_payload, zcs_wire_name(format));
-	__atomic_store_n(&p->format, format, __ATOMIC_RELAXED);
 	return 0;
+}
+
+int zcs_pipeline_set_format(struct zcs_pipeline *p, int format, char *err, size_t errlen)
+{
+	const int ret = zcs_pipeline_check_format(p, format, err, errlen);
+
+	if (ret == 0)
+		__atomic_store_n(&p->format, format, __ATOMIC_RELAXED);
+	return ret;
 }
 
 int zcs_pipeline_locked(struct zcs_pipeline *p, int (*fn)(void *ctx, struct zcs_source *src),

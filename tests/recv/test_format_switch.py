@@ -29,11 +29,16 @@ def expected(fmt, out_type, first, count):
                           stdout=subprocess.PIPE).stdout
 
 
-def ctl(key, port, *args):
+def ctl_rc(key, port, *args):
     p = subprocess.run([ctl_exe, '--key', key, '--json', '--timeout', '20000', '127.0.0.1:%d' % port]
                        + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        universal_newlines=True)
-    assert p.returncode == 0, 'zcs-ctl %s: %s %s' % (args, p.stdout, p.stderr)
+    return p.returncode, p
+
+
+def ctl(key, port, *args):
+    rc, p = ctl_rc(key, port, *args)
+    assert rc == 0, 'zcs-ctl %s: %s %s' % (args, p.stdout, p.stderr)
     return json.loads(p.stdout.splitlines()[-1])
 
 
@@ -109,6 +114,13 @@ def run(d, key, name, ports, keyed, extra=()):
             # samples of the new format written: each stretch is in the file
             wait_for('samples in ' + fmt, lambda: os.path.exists(raw) and
                      os.path.getsize(raw) // 4 > since + 20000)
+        if name == 'keyed-auto':
+            # a set the source refuses in part changes nothing: not the format either
+            rc, p = ctl_rc(key, port, 'set', 'format=p12', 'gain=10')
+            r = json.loads(p.stdout.splitlines()[-1])
+            assert rc == 1 and not r['ok'] and r['settings']['format'] == 'i16', (rc, r)
+            assert ctl(key, port, 'get')['stream']['format'] == 'i16'
+            print('ok: %s: set format=p12 gain=10 refused (%s): still i16' % (name, r['error']))
         send.send_signal(signal.SIGINT)
         assert send.wait(timeout=60) == 0, send.stderr.read()
         summary = recv.finish(timeout=60)
