@@ -79,6 +79,9 @@ struct zcs_pipeline {
 	atomic_bool tune_posted;      /* a request waits for the source thread */
 	struct zcs_radio_info tune_info; /* the settings it announces */
 	int tune_format;              /* and the wire format they hold in */
+	/* the source holds them only from a block it has yet to read (ZCS_SRC_REBUILT: a channel
+	 * switch), so the index waits for that block: its first pair (zcs_pipeline_tune_rebuilt) */
+	bool tune_deferred;
 	uint64_t tune_min;            /* read_end when they were written: the earliest index */
 	uint64_t tune_at;             /* the index the source thread chose */
 	uint64_t tune_asked, tune_answered; /* requests posted and given an index */
@@ -113,6 +116,11 @@ bool zcs_pipeline_tune_take(struct zcs_pipeline *p, struct zcs_tune_pending *t, 
 /* A copy of the source's settings, taken under the tuning lock: the control thread may be
  * writing them (docs/protocol.md, "Retunes"). */
 void zcs_pipeline_info_now(struct zcs_pipeline *p, struct zcs_radio_info *info);
+/* Source-thread side of a deferred change: the source just read the first block of its rebuilt
+ * buffer, which begins at stream index `start` (nothing of it packed yet).  The request posted
+ * (the control thread posted it before it let go of the tuning lock, which this takes) may
+ * now be given that index. */
+void zcs_pipeline_tune_rebuilt(struct zcs_pipeline *p, uint64_t start);
 /* Source thread: settings another program changed hold from index at (their metadata goes
  * out there); publishes them for zcs_pipeline_ext_take and rings the doorbell. */
 void zcs_pipeline_ext_post(struct zcs_pipeline *p, const struct zcs_radio_info *info,

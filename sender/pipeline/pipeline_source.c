@@ -119,6 +119,8 @@ static int next_block(struct src_state *s, uint64_t left)
 			return 0;
 		}
 		s->avail = (size_t)n;
+		if (ev & ZCS_SRC_REBUILT)
+			zcs_pipeline_tune_rebuilt(p, s->read_end);
 		s->read_end += (uint64_t)n;
 		atomic_store(&p->read_end, s->read_end);
 		s->events |= ev;

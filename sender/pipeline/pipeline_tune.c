@@ -135,6 +135,9 @@ int zcs_pipeline_retune(struct zcs_pipeline *p, int (*apply)(void *ctx, struct z
 		p->tune_min = 0;
 	p->tune_info = src->info;
 	p->tune_format = p->format;
+	/* sticky: a set that comes before the deferred one's block still waits for it */
+	p->tune_deferred |= src->tune_deferred;
+	src->tune_deferred = false;
 	mine = ++p->tune_asked;
 	atomic_store(&p->tune_posted, true);
 	while (p->tune_answered < mine && !atomic_load(&p->source_done)) {
@@ -145,6 +148,17 @@ int zcs_pipeline_retune(struct zcs_pipeline *p, int (*apply)(void *ctx, struct z
 		*since = p->tune_at;
 	pthread_mutex_unlock(&p->tune_mu);
 	return ret;
+}
+
+void zcs_pipeline_tune_rebuilt(struct zcs_pipeline *p, uint64_t start)
+{
+	pthread_mutex_lock(&p->tune_mu);
+	if (p->tune_deferred && atomic_load(&p->tune_posted)) {
+		/* zcs_pipeline_tune_take() then takes it at the block's first pair */
+		p->tune_min = start;
+		p->tune_deferred = false;
+	}
+	pthread_mutex_unlock(&p->tune_mu);
 }
 
 int zcs_pipeline_format(struct zcs_pipeline *p)
@@ -191,7 +205,7 @@ bool zcs_pipeline_tune_take(struct zcs_pipeline *p, struct zcs_tune_pending *t, 
 	 * taken after it, so each gets metadata of its own */
 	if (!t->active && atomic_load_explicit(&p->tune_posted, memory_order_acquire)) {
 		pthread_mutex_lock(&p->tune_mu);
-		if (atomic_load(&p->tune_posted)) {
+		if (atomic_load(&p->tune_posted) && !p->tune_deferred) {
 			/* pos can be past tune_min by what was read and packed between the write and
 			 * this look (at most one datagram): never announce before a pair already sent */
 			t->at = p->tune_min > pos ? p->tune_min : pos;

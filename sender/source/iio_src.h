@@ -5,6 +5,7 @@
 #define ZCS_IIO_SRC_H
 
 #include <iio.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -30,7 +31,15 @@ struct iio_src {
 	size_t left;                    /* pairs left in the current refill */
 	bool discont;                   /* flag the next read */
 	bool cut_short;                 /* the last refill came back short: flag the next one */
+	/* A channel switch (source_iio_tune.c): the control thread asks, the source thread
+	 * rebuilds the buffer on that receiver at its next refill; -1 = none asked. */
+	_Atomic int want_channel;
+	int channel;                    /* the receiver the buffer holds now (source thread) */
 };
+
+/* Finds receiver ch's I/Q pair (voltage2ch, voltage2ch+1) on cf-ad9361-lpc; with enable, makes
+ * it the only pair enabled (for the next buffer).  Returns 0 or -errno with err set. */
+int zcs_iio_rx_channels(struct iio_src *p, int ch, bool enable, char *err, size_t errlen);
 
 /* "manual" etc. as the AD9361 driver spells them, indexed by enum zcs_gain_mode. */
 extern const char *const zcs_iio_gain_mode_names[4];

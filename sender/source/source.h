@@ -49,6 +49,9 @@ struct zcs_source_config {
 /* Events a read reports besides samples. */
 #define ZCS_SRC_DISCONT 0x01  /* samples were lost before this block (buffer rebuilt, overflow) */
 #define ZCS_SRC_RETUNED 0x02  /* zcs_radio_info changed: fetch it and send new metadata */
+/* The block is the first of a buffer rebuilt for a change the control channel asked for (a
+ * channel switch, tune_deferred below): the change holds from its first pair. */
+#define ZCS_SRC_REBUILT 0x04
 
 struct zcs_source;
 
@@ -90,6 +93,10 @@ struct zcs_source {
 	 * (the DMA queue: kernel buffers x block), the bound on how late a retune's first new
 	 * sample can follow the index announced for it; 0 for sources that are not a radio. */
 	uint64_t tune_lag_pairs;
+	/* Appended: set by ops->tune when the change it wrote holds only from a block the source
+	 * thread reads later, which reports ZCS_SRC_REBUILT (a channel switch: the iio source
+	 * rebuilds its buffer on the other receiver at its next refill).  The pipeline clears it. */
+	bool tune_deferred;
 };
 
 /* For sources that are not a radio (tone, noise, files): the rate they announce is the one asked

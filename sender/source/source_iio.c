@@ -116,23 +116,22 @@ static struct iio_device *find_dev(struct iio_src *p, const char *name, const ch
 	return d;
 }
 
-/* Enables exactly the I/Q pair of receiver ch (voltage2c, voltage2c+1) on cf-ad9361-lpc. */
-static int pick_channels(struct iio_src *p, int ch, char *err, size_t errlen)
+int zcs_iio_rx_channels(struct iio_src *p, int ch, bool enable, char *err, size_t errlen)
 {
+	struct iio_channel *ci, *cq;
 	char id_i[16], id_q[16];
 
 	if (ch != 0 && ch != 1)
 		return zcs_err(err, errlen, -EINVAL, "bad channel %d: use rx1 or rx2", ch + 1);
 	snprintf(id_i, sizeof(id_i), "voltage%d", 2 * ch);
 	snprintf(id_q, sizeof(id_q), "voltage%d", 2 * ch + 1);
-	p->ch_i = iio_device_find_channel(p->rx, id_i, false);
-	p->ch_q = iio_device_find_channel(p->rx, id_q, false);
-	if (!p->ch_i || !p->ch_q || !iio_channel_is_scan_element(p->ch_i) ||
-	    !iio_channel_is_scan_element(p->ch_q))
+	ci = iio_device_find_channel(p->rx, id_i, false);
+	cq = iio_device_find_channel(p->rx, id_q, false);
+	if (!ci || !cq || !iio_channel_is_scan_element(ci) || !iio_channel_is_scan_element(cq))
 		return zcs_err(err, errlen, -EINVAL,
 			       "bad channel rx%d: %s has no input channels %s/%s (a one-"
 			       "receiver AD9363 has rx1 only)", ch + 1, RX_DEV, id_i, id_q);
-	for (const struct iio_channel *c = p->ch_i; c; c = c == p->ch_i ? p->ch_q : NULL) {
+	for (const struct iio_channel *c = ci; c; c = c == ci ? cq : NULL) {
 		const struct iio_data_format *f = iio_channel_get_data_format(c);
 
 		/* We hand the words out untouched: they must already be LE int16, LSB-aligned. */
@@ -143,11 +142,26 @@ static int pick_channels(struct iio_src *p, int ch, char *err, size_t errlen)
 				       RX_DEV, iio_channel_get_id(c), f->is_be ? "be:" : "le:",
 				       f->bits, f->length, f->shift);
 	}
+	if (!enable)
+		return 0;
 	for (unsigned int i = 0; i < iio_device_get_channels_count(p->rx); i++)
 		iio_channel_disable(iio_device_get_channel(p->rx, i));
+	p->ch_i = ci;
+	p->ch_q = cq;
 	iio_channel_enable(p->ch_i);
 	iio_channel_enable(p->ch_q);
+	p->channel = ch;
+	return 0;
+}
 
+/* Enables exactly the I/Q pair of receiver ch on cf-ad9361-lpc, and finds its ad9361-phy input. */
+static int pick_channels(struct iio_src *p, int ch, char *err, size_t errlen)
+{
+	char id_i[16];
+	int ret;
+
+	if ((ret = zcs_iio_rx_channels(p, ch, true, err, errlen)) < 0)
+		return ret;
 	/* On ad9361-phy the receivers are input voltage0 (rx1) and voltage1 (rx2). */
 	snprintf(id_i, sizeof(id_i), "voltage%d", ch);
 	p->phy_in = iio_device_find_channel(p->phy, id_i, false);
@@ -305,13 +319,31 @@ static void take(struct zcs_source *s, struct iio_src *p)
 	p->cut_short = p->left < p->buf_pairs;
 }
 
-/* Refills; on failure destroys and rebuilds the buffer with bounded retries and back-off. */
-static int refill(struct zcs_source *s, struct iio_src *p, char *err, size_t errlen)
+/* Refills; on failure destroys and rebuilds the buffer with bounded retries and back-off.  A
+ * channel switch asked for meanwhile destroys the buffer first: the rebuild then enables the
+ * other receiver, and its first block is reported as ZCS_SRC_REBUILT (and DISCONT: what the
+ * kernel had queued of the old receiver is dropped with the buffer). */
+static int refill(struct zcs_source *s, struct iio_src *p, uint32_t *events, char *err,
+		  size_t errlen)
 {
-	ssize_t got = p->buf ? iio_buffer_refill(p->buf) : -EBADF;
-	int why = got < 0 ? (int)got : -EIO;
+	const int want = atomic_exchange(&p->want_channel, -1);
+	ssize_t got;
+	int why;
 	unsigned int backoff = BACKOFF_FIRST_MS;
 
+	if (want >= 0) {
+		/* checked by the control thread: only the enabling is left.  Rebuilt even when a
+		 * second set switched back before this refill: its announcement waits for it */
+		if ((why = zcs_iio_rx_channels(p, want, true, err, errlen)) < 0)
+			return why;
+		if (p->buf) {
+			iio_buffer_destroy(p->buf);
+			p->buf = NULL;
+		}
+		*events |= ZCS_SRC_REBUILT;
+	}
+	got = p->buf ? iio_buffer_refill(p->buf) : -EBADF;
+	why = got < 0 ? (int)got : -EIO;
 	if (got > 0) {
 		take(s, p);
 		return 0;
@@ -375,6 +407,7 @@ static int iio_open(struct zcs_source *s, const struct zcs_source_config *cfg, c
 	if (!(p->rx = find_dev(p, RX_DEV, uri, err, errlen)) ||
 	    !(p->phy = find_dev(p, PHY_DEV, uri, err, errlen)))
 		goto out;
+	atomic_init(&p->want_channel, -1);
 	if ((ret = pick_channels(p, cfg->channel, err, errlen)) < 0)
 		goto out;
 	if ((ret = apply_settings(p, cfg, err, errlen)) < 0)
@@ -413,7 +446,7 @@ static ssize_t iio_read(struct zcs_source *s, const int16_t **pairs, size_t max_
 	if (!max_pairs)
 		return zcs_err(err, errlen, -EINVAL, "read of 0 pairs");
 	if (!p->left) {
-		const int ret = refill(s, p, err, errlen);
+		const int ret = refill(s, p, events, err, errlen);
 
 		if (ret < 0)
 			return ret;

@@ -67,7 +67,7 @@ void zcs_iio_caps(struct zcs_source *s, struct zcs_ctl_caps *caps)
 		caps->channels |= 2;
 	caps->formats = 1u << ZCS_WIRE_I8 | 1u << ZCS_WIRE_P12 | 1u << ZCS_WIRE_I16;
 	caps->settable = ZCS_CTL_FREQ | ZCS_CTL_RATE | ZCS_CTL_GAIN_MODE | ZCS_CTL_GAIN |
-			 ZCS_CTL_BW;
+			 ZCS_CTL_BW | (caps->channels & 2 ? ZCS_CTL_CHANNEL : 0);
 }
 
 static int out_of(uint32_t bit, uint32_t *refused, char *err, size_t errlen, uint64_t v,
@@ -86,10 +86,20 @@ static int check(struct zcs_source *s, const struct zcs_ctl_settings *w, uint32_
 
 	zcs_iio_caps(s, &c);
 	if ((w->have & ZCS_CTL_CHANNEL) && w->channel != s->info.channel) {
-		*refused = ZCS_CTL_CHANNEL;
-		return zcs_err(err, errlen, -EOPNOTSUPP, "channel: changing the receiver means "
-			       "rebuilding the buffer with other channels, not done while "
-			       "streaming (restart zcs-send with --channel)");
+		struct iio_src *p = s->priv;
+		char id[16];
+		int ret;
+
+		snprintf(id, sizeof(id), "voltage%u", (unsigned int)w->channel);
+		if ((ret = zcs_iio_rx_channels(p, w->channel, false, err, errlen)) < 0) {
+			*refused = ZCS_CTL_CHANNEL;
+			return ret;
+		}
+		if (!iio_device_find_channel(p->phy, id, false)) {
+			*refused = ZCS_CTL_CHANNEL;
+			return zcs_err(err, errlen, -EINVAL, "channel rx%u: %s has no input channel "
+				       "%s", w->channel + 1u, PHY_DEV, id);
+		}
 	}
 	if ((w->have & ZCS_CTL_FREQ) && c.freq_max && (w->freq < c.freq_min || w->freq > c.freq_max))
 		return out_of(ZCS_CTL_FREQ, refused, err, errlen, w->freq, c.freq_min, c.freq_max);
@@ -135,11 +145,24 @@ static int write_ll(struct iio_channel *c, const char *attr, long long v, uint32
 	return 0;
 }
 
-static int apply(struct iio_src *p, const struct zcs_ctl_settings *w, uint32_t *refused,
-		 char *err, size_t errlen)
+static int apply(struct zcs_source *s, struct iio_src *p, const struct zcs_ctl_settings *w,
+		 uint32_t *refused, char *err, size_t errlen)
 {
 	int ret;
 
+	if ((w->have & ZCS_CTL_CHANNEL) && w->channel != s->info.channel) {
+		char id[16];
+
+		/* first, so a gain in the same set is the new receiver's; the settings are
+		 * ad9361-phy's (read here, under the tuning lock), the buffer the source thread's:
+		 * it rebuilds it on the new pair at its next refill, and the stream announces the
+		 * change from that block's first pair (ZCS_SRC_REBUILT) */
+		snprintf(id, sizeof(id), "voltage%u", (unsigned int)w->channel);
+		p->phy_in = iio_device_find_channel(p->phy, id, false);
+		atomic_store(&p->want_channel, (int)w->channel);
+		s->info.channel = w->channel;
+		s->tune_deferred = true;
+	}
 	if (w->have & ZCS_CTL_RATE) {
 		if ((ret = write_ll(p->phy_in0, "sampling_frequency", (long long)w->rate,
 				    ZCS_CTL_RATE, refused, err, errlen)) < 0)
@@ -190,7 +213,7 @@ int zcs_iio_tune(struct zcs_source *s, const struct zcs_ctl_settings *want, uint
 	*refused = 0;
 	if ((ret = check(s, want, refused, err, errlen)) < 0)
 		return ret;
-	ret = apply(p, want, refused, err, errlen);
+	ret = apply(s, p, want, refused, err, errlen);
 	/* whatever happened, the answer and the stream say what the radio has now */
 	if (zcs_iio_read_info(p, s->info.channel, &now) == 0) {
 		if (now.sample_rate != s->info.sample_rate) {

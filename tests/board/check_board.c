@@ -2,7 +2,8 @@
 /* check_board: receives a zcs stream that zcs-send (the command after "--", or one running
  * elsewhere) makes from the emulated board, and checks it: every datagram valid, no sequence or
  * sample-index gap, every pair the board's pattern in order except at datagrams flagged DISCONT
- * (i8: every byte the pattern's, from pair 0), metadata as expected. */
+ * (i8: every byte the pattern's, from pair 0), metadata as expected.  A channel switch the
+ * stream announces (CHANGE metadata with another channel) is followed from its index on. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -43,6 +44,11 @@ struct board_check {
 	/* retunes announced (metadata flag CHANGE), one per meta_version */
 	struct zcs_meta changes[MAX_CHANGES];
 	unsigned int nchanges;
+	/* a channel switch announced: the pattern of receiver switch_rx from sample switch_at */
+	bool have_switch;
+	unsigned int switch_rx;
+	uint64_t switch_at;
+	unsigned int switches;
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -66,6 +72,13 @@ static void on_meta(struct board_check *c, const struct zcs_meta *m)
 	if ((m->flags & ZCS_META_FLAG_CHANGE) && c->nchanges < MAX_CHANGES &&
 	    (!c->nchanges || c->changes[c->nchanges - 1].meta_version != m->meta_version))
 		c->changes[c->nchanges++] = *m;
+	/* the stream says from which sample the other receiver's pattern comes */
+	if ((m->flags & ZCS_META_FLAG_CHANGE) && m->channel <= 1 &&
+	    m->channel != (c->have_switch ? c->switch_rx : c->rx)) {
+		c->have_switch = true;
+		c->switch_rx = m->channel;
+		c->switch_at = m->ref_sample;
+	}
 	for (unsigned int i = 0; i < c->nfreqs; i++)
 		if (c->freqs[i] == m->center_freq)
 			return;
@@ -132,6 +145,15 @@ static void on_samples(struct board_check *c, const struct zcs_dgram *d)
 	c->next_seq = h->seq + 1;
 	c->next_sample = h->first_sample + h->samples;
 	c->datagrams++;
+	if (c->have_switch && h->first_sample >= c->switch_at) {
+		if (h->first_sample != c->switch_at)
+			bad(c, "channel switch announced at %" PRIu64 " but no datagram starts there "
+			    "(datagram %" PRIu64 " starts at %" PRIu64 ")", c->switch_at, h->seq,
+			    h->first_sample);
+		c->rx = c->switch_rx;
+		c->have_switch = false;
+		c->switches++;
+	}
 	c->flagged += (h->flags & ZCS_FLAG_DISCONT) != 0;
 	c->eos |= (h->flags & ZCS_FLAG_EOS) != 0;
 	if (h->flags & ZCS_FLAG_ZSTD) {
@@ -206,11 +228,12 @@ static void write_summary(const struct board_check *c, int sender_status, FILE *
 	fprintf(f, "{\"datagrams\": %" PRIu64 ", \"pairs\": %" PRIu64 ", \"lost\": %" PRIu64
 		", \"bad\": %" PRIu64 ", \"flagged\": %" PRIu64 ", \"jumps\": %" PRIu64
 		", \"first_k\": %u, \"last_k\": %u, \"eos\": %d, \"sender_status\": %d"
+		", \"switches\": %u, \"rx\": %u"
 		", \"metas\": %" PRIu64 ", \"meta\": {\"sample_rate\": %" PRIu64
 		", \"center_freq\": %" PRIu64 ", \"bandwidth\": %" PRIu64 ", \"gain_mdb\": %" PRId32
 		", \"gain_mode\": %u, \"channel\": %u, \"source\": \"%.16s\"}, \"freqs\": [",
 		c->datagrams, c->pairs, c->lost, c->bad, c->flagged, c->jumps, c->first_k,
-		c->last_k, c->eos, sender_status, c->metas, m->sample_rate, m->center_freq,
+		c->last_k, c->eos, sender_status, c->switches, c->rx, c->metas, m->sample_rate, m->center_freq,
 		m->bandwidth, m->gain_mdb, m->gain_mode, m->channel, m->source);
 	for (unsigned int i = 0; i < c->nfreqs; i++)
 		fprintf(f, "%s%" PRIu64, i ? ", " : "", c->freqs[i]);
@@ -222,9 +245,9 @@ static void write_summary(const struct board_check *c, int sender_status, FILE *
 
 		fprintf(f, "%s{\"ref_sample\": %" PRIu64 ", \"center_freq\": %" PRIu64
 			", \"sample_rate\": %" PRIu64 ", \"bandwidth\": %" PRIu64 ", \"gain_mdb\": %"
-			PRId32 ", \"gain_mode\": %u, \"meta_version\": %" PRIu32 "}", i ? ", " : "",
-			x->ref_sample, x->center_freq, x->sample_rate, x->bandwidth, x->gain_mdb,
-			x->gain_mode, x->meta_version);
+			PRId32 ", \"gain_mode\": %u, \"channel\": %u, \"meta_version\": %" PRIu32
+			"}", i ? ", " : "", x->ref_sample, x->center_freq, x->sample_rate,
+			x->bandwidth, x->gain_mdb, x->gain_mode, x->channel, x->meta_version);
 	}
 	fprintf(f, "]}\n");
 }

@@ -5,7 +5,7 @@
 # reply carries the read-back value and the sample index it holds from, the stream announces it
 # (metadata flag CHANGE at that index), and the board's "ADC" (feed_iq --lo-log) changes its
 # signal at or after that index, within the bound docs/protocol.md states (4 blocks).  Refusals
-# (out of range, channel, format) change nothing.
+# (out of range) change nothing.
 . "$(dirname "$0")/fakeboard.sh"
 fakeboard_enter "$@"
 fakeboard_up
@@ -58,9 +58,9 @@ fakeboard_expect "$(jget "$FB_TMP/r3.json" settings.bw)" 1500000 "bw read back"
 ctl set gain_mode=fast > "$FB_TMP/r4.json" || fb_die "set gain_mode refused"
 fakeboard_expect "$(fakeboard_attr $FB_PHY/in_voltage0_gain_control_mode)" fast_attack "gain mode in the tree"
 
-# Refusals change nothing and say why.  (format= is taken while streaming: tests/recv's
-# recv_format_switch switches it.)
-for bad in freq=10M channel=rx2 rate=100k; do
+# Refusals change nothing and say why.  (format= and channel= are taken while streaming:
+# tests/recv's recv_format_switch and board-send-channel switch them.)
+for bad in freq=10M rate=100k; do
 	if ctl set $bad > "$FB_TMP/bad.json"; then fb_die "set $bad was taken"; fi
 	grep -q '"ok":false' "$FB_TMP/bad.json" || fb_die "set $bad: no refusal in $(cat "$FB_TMP/bad.json")"
 	echo "ok: set $bad refused: $(jget "$FB_TMP/bad.json" error)"
@@ -74,7 +74,7 @@ fakeboard_expect "$(fakeboard_attr $FB_PHY/out_altvoltage0_RX_LO_frequency)" 868
 fakeboard_expect "$(fakeboard_attr $FB_PHY/in_voltage0_hardwaregain)" 20.000000 "gain (pair) in the tree"
 wait $check || { cat "$out" "$FB_TMP/send.log"; fb_die "stream failed"; }
 fakeboard_expect "$(fakeboard_json "$out" bad)" 0 "pairs off the pattern"
-grep -q 'control: 9 connections, 9 with the key' "$FB_TMP/send.log" || { cat "$FB_TMP/send.log"; fb_die "control summary"; }
+grep -q 'control: 8 connections, 8 with the key' "$FB_TMP/send.log" || { cat "$FB_TMP/send.log"; fb_die "control summary"; }
 
 # Every reply's index is a CHANGE metadata's ref_sample with the same settings, and the board's
 # signal changed at or after it by at most 4 blocks (docs/protocol.md, "Retunes").
