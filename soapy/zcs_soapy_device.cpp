@@ -222,6 +222,9 @@ struct zcs_rx_embed *zcs_soapy_open(const ZcsArgs &args, enum zcs_sample_type t)
 	o.window = args.window;
 	o.key_file = args.key.empty() ? nullptr : args.key.c_str();
 	o.type = t;
+	/* from_start=1: everything from the open on is kept for the first activation (up to the
+	 * reader's 256 blocks), so a stream that starts now is read from its first sample */
+	o.attached = args.from_start;
 	o.log = news;
 	ret = zcs_rx_embed_open(&e, &o, err, sizeof(err));
 	if (ret < 0) {
@@ -229,10 +232,6 @@ struct zcs_rx_embed *zcs_soapy_open(const ZcsArgs &args, enum zcs_sample_type t)
 		SoapySDR::log(SOAPY_SDR_ERROR, msg);
 		throw std::runtime_error(msg);
 	}
-	/* from_start=1: everything from now on is kept for the first activation (up to the
-	 * reader's 256 blocks), so a stream that starts now is read from its first sample */
-	if (args.from_start)
-		zcs_rx_embed_activate(e);
 	return e;
 }
 

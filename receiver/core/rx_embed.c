@@ -143,6 +143,10 @@ int zcs_rx_embed_open(struct zcs_rx_embed **ep, const struct zcs_rx_embed_opts *
 		zcs_err(err, errlen, ret, "starting outputs");
 		goto out;
 	}
+	/* before the receive thread runs: nothing the socket already holds is discarded, and the
+	 * caller's "listening on" (the news below) means samples are kept from here */
+	if (o->attached)
+		zcs_rx_embed_activate(e);
 	/* the receive thread takes no signals: they belong to the application */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);

@@ -51,6 +51,7 @@ struct zcs_rx_embed_opts {
 	size_t window;            /* --window datagrams, 0: sized from the rate */
 	const char *key_file;     /* --key: datagrams verified with it; NULL: unkeyed */
 	enum zcs_sample_type type;  /* what reads convert to (zcs_rx_embed_set_type changes it) */
+	bool attached;            /* activated from the open on, before the first datagram is read */
 	zcs_rx_embed_log_fn log;  /* news, called on the receive thread */
 	void *log_ctx;
 };
@@ -85,7 +86,8 @@ struct zcs_rx_embed_read {
 
 struct zcs_rx_embed;
 
-/* Opens the socket and starts the receive thread; samples are discarded until activate.
+/* Opens the socket and starts the receive thread; samples are discarded until activate
+ * (or from the open on, with o->attached).
  * Returns 0 or -errno with err set. */
 int zcs_rx_embed_open(struct zcs_rx_embed **e, const struct zcs_rx_embed_opts *o, char *err,
 		      size_t errlen);
