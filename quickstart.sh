@@ -15,7 +15,7 @@ TEST_PKGS=(clang llvm libclang-rt-14-dev libiio-utils iiod iproute2 nftables eth
            gnuradio gr-osmosdr rtl-433 strace
            qemu-system-arm cpio libsoapysdr-dev soapysdr-tools python3-soapysdr
            soapyremote-server soapysdr0.8-module-remote avahi-daemon dbus
-           gqrx-sdr xvfb pulseaudio pulseaudio-utils)
+           gqrx-sdr xvfb pulseaudio pulseaudio-utils xdotool)
 
 need_root() {
 	if [ "$(id -u)" -ne 0 ]; then

@@ -16,13 +16,16 @@
 # - F 433.02 MHz (1 MHz left: out of GQRX's window) retunes the board: the LO file takes a value
 #   within the band of 433.02 MHz, and zcs-recv's news announces exactly that LO;
 # - F 434.02 MHz again: the level rises again, the carrier now right of the new centre, so GQRX's
-#   axis and the board agree after the retune.
-# With GQRX_SHOTS=DIR it leaves DIR/gqrx-before.png and DIR/gqrx-after.png (ImageMagick's import)
-# for docs/howto-gqrx.md.
+#   axis and the board agree after the retune;
+# - GQRX's dial itself (xdotool: the mouse wheel on its frequency display): the board's LO moves
+#   by exactly what GQRX's frequency moved, and the stream announces it.
+# With GQRX_SHOTS=DIR it leaves DIR/gqrx-{before,after,dial}.png (ImageMagick's import) for
+# docs/howto-gqrx.md.
 . "$(dirname "$0")/fakeboard.sh"
 fakeboard_enter "$@"
-for p in gqrx Xvfb pulseaudio pactl; do
-	command -v $p > /dev/null || fb_die "$p is missing (quickstart.sh installs gqrx-sdr, xvfb, pulseaudio)"
+for p in gqrx Xvfb pulseaudio pactl xdotool; do
+	command -v $p > /dev/null ||
+		fb_die "$p is missing (quickstart.sh installs gqrx-sdr, xvfb, pulseaudio, xdotool)"
 done
 fakeboard_up
 fakeboard_feed --rate 2400000 --tone-at 434020000 --mark 200000
@@ -171,5 +174,30 @@ wait_news "changed from sample [0-9]+: .*frequency ${mhz//./\\.} MHz" "the strea
 rc F 434020000
 rc level on the 434.02 MHz carrier, the LO at $mhz MHz
 shot gqrx-after.png
+# GQRX's own dial: the mouse wheel over its frequency display's MHz digit (each digit of the
+# display is a dial; which one the pointer is on sets the step).  The dial keeps the demodulator
+# where it is in the band and retunes the hardware by the step (MainWindow::setNewFrequency):
+# the board's LO must move by exactly what GQRX's frequency moved.
+lo1=$(fakeboard_attr $LO)
+# No window manager here: focus GQRX's window by hand, or Qt never makes it the active one and
+# the display ignores the pointer (CFreqCtrl::mouseMoveEvent picks a digit only then).
+win=$(env -u LD_PRELOAD xdotool search --onlyvisible --name '^Gqrx' | head -n 1)
+[ -n "$win" ] || fb_die "xdotool finds no GQRX window"
+env -u LD_PRELOAD xdotool windowfocus --sync "$win" mousemove 100 112 mousemove 108 112 click 4 ||
+	fb_die "xdotool"
+for ((i = 0; i < 600; i++)); do
+	[ "$(fakeboard_attr $LO)" != "$lo1" ] && break
+	sleep 0.1
+done
+lo2=$(fakeboard_attr $LO)
+[ "$lo2" != "$lo1" ] || fb_die "GQRX's dial did not retune the board"
+f2=$(rc f)
+f2=${f2##* }
+[ $((lo2 - lo1)) -eq $((f2 - 434020000)) ] ||
+	fb_die "the dial moved GQRX by $((f2 - 434020000)) Hz, the board by $((lo2 - lo1)) Hz"
+echo "ok: GQRX's dial moved GQRX to $f2 and the board's LO by the same $((lo2 - lo1)) Hz, to $lo2"
+mhz=$(printf '%d.%06d' $((lo2 / 1000000)) $((lo2 % 1000000)))
+wait_news "changed from sample [0-9]+: .*frequency ${mhz//./\\.} MHz" "the stream announced $mhz MHz"
+shot gqrx-dial.png
 echo "ok: board LO $(fakeboard_attr $LO) at the end"
 echo "PASS"
