@@ -228,7 +228,9 @@ static enum zcs_rx_embed_event meta_event(struct zcs_rx_embed *e, const struct z
 	if (e->have_meta) {
 		if (m->stream_id != e->meta.stream_id)
 			ev = ZCS_RX_EMBED_RESTART;
-		else if (m->sample_rate != e->meta.sample_rate || m->format != e->meta.format)
+		else if (m->sample_rate != e->meta.sample_rate)
+			/* a new wire format alone is no news to the reader: each block is converted
+			 * by its own pair size (wire_of) into the same type, nothing lost */
 			ev = ZCS_RX_EMBED_CHANGE;
 	}
 	if (ev == ZCS_RX_EMBED_RESTART)

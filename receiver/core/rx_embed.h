@@ -70,7 +70,7 @@ enum zcs_rx_embed_event {
 	ZCS_RX_EMBED_NONE = 0,
 	ZCS_RX_EMBED_GAP,         /* samples were lost (zero-filled in what was read) */
 	ZCS_RX_EMBED_JUMP,        /* the reader fell behind and lost blocks, or the index jumped */
-	ZCS_RX_EMBED_CHANGE,      /* rate or wire format changed */
+	ZCS_RX_EMBED_CHANGE,      /* the rate changed (a new wire format alone is not told) */
 	ZCS_RX_EMBED_RESTART,     /* a new stream (sender restart) */
 	ZCS_RX_EMBED_EOS,         /* the stream ended */
 };
