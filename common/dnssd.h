@@ -61,8 +61,10 @@ struct zcs_dnssd_announce;
  * when not even the client's thread could start. */
 int zcs_dnssd_announce_start(struct zcs_dnssd_announce **out, const struct zcs_dnssd_stream *s,
 			     const struct zcs_log *log, char *err, size_t errlen);
-/* Replaces the TXT record when rate or freq changed (a retune); cheap when nothing did. */
-void zcs_dnssd_announce_update(struct zcs_dnssd_announce *a, uint64_t rate, uint64_t freq);
+/* Replaces the TXT record when rate, freq or the wire format changed (a retune, a set
+ * format=); cheap when nothing did. */
+void zcs_dnssd_announce_update(struct zcs_dnssd_announce *a, uint64_t rate, uint64_t freq,
+			       int format);
 /* Withdraws the announcement and frees everything (NULL is fine). */
 void zcs_dnssd_announce_stop(struct zcs_dnssd_announce *a);
 

@@ -191,17 +191,19 @@ int zcs_dnssd_announce_start(struct zcs_dnssd_announce **out, const struct zcs_d
 	return 0;
 }
 
-void zcs_dnssd_announce_update(struct zcs_dnssd_announce *a, uint64_t rate, uint64_t freq)
+void zcs_dnssd_announce_update(struct zcs_dnssd_announce *a, uint64_t rate, uint64_t freq,
+			       int format)
 {
 	AvahiStringList *txt;
 
 	if (!a || !a->poll)
 		return;
 	avahi_threaded_poll_lock(a->poll);
-	if (a->s.rate == rate && a->s.freq == freq)
+	if (a->s.rate == rate && a->s.freq == freq && a->s.format == format)
 		goto out;
 	a->s.rate = rate;
 	a->s.freq = freq;
+	a->s.format = format;
 	/* not announced yet: add_service will use the new values */
 	if (!a->group || avahi_entry_group_is_empty(a->group))
 		goto out;

@@ -15,9 +15,10 @@ int zcs_dnssd_announce_start(struct zcs_dnssd_announce **out, const struct zcs_d
 	return zcs_err(err, errlen, -EOPNOTSUPP, "DNS-SD: this build has no avahi");
 }
 
-void zcs_dnssd_announce_update(struct zcs_dnssd_announce *a, uint64_t rate, uint64_t freq)
+void zcs_dnssd_announce_update(struct zcs_dnssd_announce *a, uint64_t rate, uint64_t freq,
+			       int format)
 {
-	(void)a; (void)rate; (void)freq;
+	(void)a; (void)rate; (void)freq; (void)format;
 }
 
 void zcs_dnssd_announce_stop(struct zcs_dnssd_announce *a)

@@ -91,8 +91,8 @@ static int read_info(void *ctx, struct zcs_source *src)
 	return 0;
 }
 
-/* A retune (the control channel) changes rate or frequency: the TXT record follows, once a
- * second from here, never from the data threads. */
+/* A retune (the control channel) changes rate or frequency, a set format= the wire format:
+ * the TXT record follows, once a second from here, never from the data threads. */
 static void announce_follow(struct zcs_pipeline *pl, struct zcs_dnssd_announce *ann)
 {
 	struct zcs_radio_info info;
@@ -100,7 +100,7 @@ static void announce_follow(struct zcs_pipeline *pl, struct zcs_dnssd_announce *
 	if (!ann)
 		return;
 	zcs_pipeline_locked(pl, read_info, &info);
-	zcs_dnssd_announce_update(ann, info.sample_rate, info.center_freq);
+	zcs_dnssd_announce_update(ann, info.sample_rate, info.center_freq, zcs_pipeline_format(pl));
 }
 
 static void watch(struct zcs_pipeline *pl, const struct zcs_send_opts *o, const sigset_t *sigs,

@@ -3,8 +3,9 @@
 # DNS-SD end to end: zcs-send --announce through a private avahi-daemon (on a private D-Bus
 # system bus), and SoapySDRUtil --find=driver=zcs listing what it announced: a multicast group
 # the find was never told (opened with the arguments find gave), a keyed unicast stream with its
-# control port, a retune reaching the TXT record, and zcs-send streaming on without a daemon (no
-# bus at all; then a bus and no avahi-daemon yet, which starts later).
+# control port, a retune and a change of wire format reaching the TXT record, and zcs-send
+# streaming on without a daemon (no bus at all; then a bus and no avahi-daemon yet, which starts
+# later).
 # Usage: test_dnssd.sh MODULE_DIR ZCS_SEND ZCS_CTL
 #   (runs in a network namespace of its own: netns-run.sh; then re-runs itself in a private mount
 #   namespace with a tmpfs over /run, so it never meets the host's dbus or avahi-daemon)
@@ -166,6 +167,10 @@ grep -q '^ *key = ' "$tmp/out" && fail "unicast: a key in find's output"
 "$CTL" -k "$tmp/key" 198.18.77.1:22232 set freq=433.92M >"$tmp/ctl.log" 2>&1 ||
 	fail "zcs-ctl set freq"
 find_until "433.920000 MHz 1 MS/s p12 keyed"
+# and a change of wire format too (the TXT fmt, so the label)
+"$CTL" -k "$tmp/key" 198.18.77.1:22232 set format=i16 >>"$tmp/ctl.log" 2>&1 ||
+	fail "zcs-ctl set format"
+find_until "433.920000 MHz 1 MS/s i16 keyed"
 # the multicast stream is still listed beside it
 grep -q "DNS-SD 'zcs-dnssd-mc'" "$tmp/out" || fail "two streams: the multicast one is gone"
 
