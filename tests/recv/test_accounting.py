@@ -9,7 +9,11 @@
 # pause between senders starts only once the relay's datagrams all reached zcs-recv (settle), so
 # zcs-recv sees the silence that makes the next stream a restart; and zcs-recv is stopped only
 # once it has read every datagram the relay sent.
-# Usage: test_accounting.py ZCS_RECV ZCS_SEND ZCS_IMPAIR ZCS_TONE_EXPECT
+# Last, a keyed stream switched p12 -> i8 -> i16 by zcs-ctl while the relay drops and reorders:
+# the datagram-to-sample mapping changes size at each switch, and the accounting and the bytes
+# must still be exact (lost datagrams' samples from the relay's log, each stretch through its
+# own format).
+# Usage: test_accounting.py ZCS_RECV ZCS_SEND ZCS_IMPAIR ZCS_TONE_EXPECT ZCS_CTL
 import json
 import os
 import signal
@@ -22,7 +26,7 @@ from recvlib import Checker, Recv, finish_suite, isolate, read, settle, workdir 
 
 isolate()
 
-RECV, SEND, IMPAIR, EXPECT = sys.argv[1:5]
+RECV, SEND, IMPAIR, EXPECT, CTL = sys.argv[1:6]
 BASE_PORT = 21200
 RATE, TONE, AMP, SEED = 4000000, 250000, 0.6, 9
 WINDOW = 64
@@ -185,6 +189,116 @@ def run(idx, name, impair_args, senders=1, kill_first_after=None):
     return c
 
 
+def tone_in(fmt, first, count):
+    return subprocess.run([EXPECT, str(SW_RATE), str(TONE), str(AMP), str(SEED), '0', fmt, 'cs16',
+                           str(first), str(count)], check=True, stdout=subprocess.PIPE).stdout
+
+
+SW_RATE, SW_COUNT = 1000000, 2500000
+
+
+def set_format(key, cport, tx, fmt):
+    # the control port opens once zcs-send runs (seconds under a sanitizer): retry
+    end = time.monotonic() + 60
+    while time.monotonic() < end:
+        p = subprocess.run([CTL, '--key', key, '--json', '--timeout', '20000',
+                            f'127.0.0.1:{cport}', 'set', 'format=' + fmt],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+        if p.returncode == 0:
+            r = json.loads(p.stdout.splitlines()[-1])
+            assert r['ok'] and r['settings']['format'] == fmt and 'since_sample' in r, r
+            return r['since_sample']
+        if tx.poll() is not None:
+            raise AssertionError('zcs-send ended: %s' % tx.returncode)
+        time.sleep(0.1)
+    raise AssertionError('zcs-ctl never succeeded: %s %s' % (p.stdout, p.stderr))
+
+
+def run_switch(idx, name, impair_args):
+    c = Checker(name)
+    port = BASE_PORT + 2 * idx
+    cport = BASE_PORT + 90 + idx
+    d = workdir('acct')
+    out, log, ready, key = (os.path.join(d, f'{name}.{x}') for x in ('cs16', 'log', 'ready', 'key'))
+    for p in (out, log, ready, key):
+        if os.path.exists(p):
+            os.unlink(p)
+    with open(key, 'w') as f:
+        f.write(os.urandom(32).hex() + '\n')
+    os.chmod(key, 0o600)
+    r = Recv(RECV, ['--key', key, '-o', 'file:' + out, '--window', str(WINDOW), '--hold', '60000',
+                    f'127.0.0.1:{port}'], interval=0.05)
+    relay = subprocess.Popen([IMPAIR, '-l', f'127.0.0.1:{port + 1}', '-t', f'127.0.0.1:{port}',
+                              '--log', log, '--ready', ready, '--idle-exit', '20000'] + impair_args)
+    for _ in range(500):
+        if os.path.exists(ready):
+            break
+        time.sleep(0.01)
+    tx = subprocess.Popen([SEND, '-q', '-s', 'tone', '-f', 'p12', '-r', str(SW_RATE), '--tone',
+                           str(TONE), '--amplitude', str(AMP), '--seed', str(SEED), '-n',
+                           str(SW_COUNT), '--key', key, '--control', f'127.0.0.1:{cport}',
+                           f'127.0.0.1:{port + 1}'], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL)
+    try:
+        s1 = set_format(key, cport, tx, 'i8')
+        # half a second of i8 written before the next switch, so each format has its losses
+        end = time.monotonic() + 60
+        while time.monotonic() < end and tx.poll() is None and not (
+                os.path.exists(out) and os.path.getsize(out) // 4 > s1 + 500000):
+            time.sleep(0.02)
+        s2 = set_format(key, cport, tx, 'i16')
+        c.eq('zcs-send exit status', tx.wait(timeout=120), 0)
+    finally:
+        if tx.poll() is None:
+            tx.kill()
+            tx.wait()
+    c.true(f'both switches inside the stream: i8 from {s1}, i16 from {s2}', 0 < s1 < s2 < SW_COUNT)
+    c.true('the relay and zcs-recv settled', settle(r, relay.pid, (port, port + 1)))
+    relay.send_signal(signal.SIGTERM)
+    relay.wait(timeout=60)
+    arrivals, samples_of, relay_sum = [], {}, {}
+    with open(log) as f:
+        for line in f:
+            e = json.loads(line)
+            if 'summary' in e:
+                relay_sum = e['summary']
+            elif 'seq' in e:
+                samples_of[e['seq']] = e['samples']
+                arrivals += [e['seq']] * {'forwarded': 1, 'reordered': 1,
+                                          'duplicated': 2}.get(e['action'], 0)
+    c.true(f'zcs-recv read the {relay_sum.get("sent")} datagrams the relay sent',
+           r.wait_datagrams(relay_sum.get('sent', -1)))
+    r.stop()
+    summary = r.finish()
+    c.eq('exit status', r.rc, 0)
+    want, lost_seqs, highest = model(arrivals, samples_of)
+    # every datagram is in the log, the lost ones too: a datagram's first sample is the sum of
+    # those before it, whatever each format's datagram size
+    first, pos = {}, 0
+    for seq in range(highest + 1):
+        first[seq] = pos
+        pos += samples_of[seq]
+    per = [sum(1 for q in lost_seqs if a <= first[q] < b)
+           for a, b in ((0, s1), (s1, s2), (s2, pos))]
+    c.true(f'datagrams lost in each format (p12, i8, i16: {per})', min(per) > 0)
+    expect_out = bytearray()
+    for fmt, a, b in (('p12', 0, s1), ('i8', s1, s2), ('i16', s2, pos)):
+        expect_out += tone_in(fmt, a, b - a)
+    for seq in lost_seqs:
+        expect_out[first[seq] * 4:(first[seq] + samples_of[seq]) * 4] = bytes(samples_of[seq] * 4)
+    c.counters(summary, want)
+    c.eq('samples', summary['samples'], pos)
+    c.eq('invalid', summary['invalid'], 0)
+    c.eq('socket_drops', summary['socket_drops'], 0)
+    c.same_bytes('output', read(out), bytes(expect_out))
+    print(f'{name}: switches at {s1} (i8), {s2} (i16); relay {json.dumps(relay_sum)}\n  zcs-recv '
+          f'lost {summary["lost"]} late {summary["late"]} dup {summary["duplicate"]} reordered '
+          f'{summary["reordered"]} gap_samples {summary["gap_samples"]}', flush=True)
+    if c.failures:
+        print(r.news())
+    return c
+
+
 def main():
     checks = [
         run(0, 'mixed', ['--seed', '11', '--drop', '0.01', '--dup', '0.01', '--reorder', '0.02',
@@ -197,6 +311,8 @@ def main():
                                       '--reorder', '0.02'], senders=2, kill_first_after=0.3),
         run(4, 'restart_after_eos', ['--seed', '15', '--drop', '0.005', '--reorder', '0.01',
                                      '--garbage', '0.005'], senders=2),
+        run_switch(5, 'format_switch', ['--seed', '16', '--drop', '0.02', '--dup', '0.005',
+                                        '--reorder', '0.02', '--reorder-depth', '3']),
     ]
     finish_suite(checks)
 
