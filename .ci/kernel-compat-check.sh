@@ -100,7 +100,8 @@ done
 # Part 2, a compile with those constants taken away: copies of the system headers that define any
 # name on the list, minus those definitions, shadow the real ones (-I comes before the system dirs);
 # every C file of common/, sender/ and receiver/ must still compile, as on the board's 4.10 headers
-# and glibc 2.25 (which had none of them).  zcs_config.h as for a board build without liburing.
+# and glibc 2.25 (which had none of them).  zcs_config.h as for a board build without liburing
+# (nor avahi, which the board builds leave out).
 cc=${CC:-cc}
 shadow=$tmp/shadow
 mkdir -p "$shadow/config"
@@ -118,6 +119,7 @@ for dir in /usr/include${multiarch:+ /usr/include/$multiarch}; do
 done
 cat >"$shadow/config/zcs_config.h" <<'EOF2'
 #pragma once
+#define ZCS_HAVE_AVAHI 0
 #define ZCS_HAVE_IIO 0
 #define ZCS_HAVE_URING 0
 #define ZCS_HAVE_ZSTD 0
