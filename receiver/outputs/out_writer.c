@@ -56,14 +56,26 @@ void zcs_out_detach(struct zcs_sink *s)
 		close(s->fd);
 	s->fd = -1;
 	atomic_fetch_sub(&out->consumers, 1);
+	/* the slot is free for the next client: no stalled one need go for it now */
+	atomic_store(&out->slot_wanted, false);
 	atomic_store(&s->state, ZCS_SINK_FREE);
+}
+
+/* A client that has taken nothing for the timeout is dropped only if its slot is wanted: a
+ * client has been turned away since a slot was last freed.  An application that connects at
+ * start and reads only once its user presses start (GQRX's power button) keeps its slot while
+ * nobody else needs it, and clients that never read cannot lock every later one out: each one
+ * turned away frees a stalled slot for its retry. */
+static bool stalled_and_wanted(struct zcs_out *out, uint64_t last_progress, uint64_t timeout)
+{
+	return zcs_mono_ns() - last_progress >= timeout && atomic_load(&out->slot_wanted);
 }
 
 int zcs_out_write_all(struct zcs_sink *s, int fd, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
 	/* only a server's clients time out: one that reads nothing would hold its slot for ever
-	 * (and with every slot held, lock every later client out) */
+	 * (and with every slot held, lock every later client out); see slot_wanted */
 	const uint64_t timeout = s->out->ops->server ? s->out->set->client_timeout_ns : 0;
 	uint64_t last_progress = timeout ? zcs_mono_ns() : 0;
 
@@ -88,7 +100,7 @@ int zcs_out_write_all(struct zcs_sink *s, int fd, const void *buf, size_t len)
 
 			if (zcs_out_stopping(s->out))
 				return -ECANCELED;
-			if (timeout && zcs_mono_ns() - last_progress >= timeout)
+			if (timeout && stalled_and_wanted(s->out, last_progress, timeout))
 				return -ETIMEDOUT;
 			poll(&pfd, 1, ZCS_OUT_TICK_MS);
 			continue;
@@ -157,7 +169,8 @@ static void deliver(struct zcs_sink *s, const struct zcs_block *b)
 		atomic_fetch_add_explicit(&out->unread, 1, memory_order_relaxed);
 		if (n == -ETIMEDOUT && out->ops->server)
 			zcs_log_as(&out->set->log, out->name, "client %s read nothing for %.1f s "
-				   "while data waited: dropped (--client-timeout)", s->peer,
+				   "while data waited and a client was turned away: dropped "
+				   "(--client-timeout)", s->peer,
 				   (double)out->set->client_timeout_ns / 1e9);
 		else if (!out->ops->once)
 			zcs_log_as(&out->set->log, out->name, "%s%sconsumer left (%s)", s->peer,
@@ -250,13 +263,16 @@ void *zcs_out_accept_main(void *arg)
 		if (!s) {
 			char peer[64];
 
+			atomic_store(&out->slot_wanted, true);
 			/* the 1st, 2nd, 4th, 8th... refusal: a connection storm logs a few lines */
 			refused++;
 			if ((refused & (refused - 1)) == 0) {
 				zcs_net_addr_str(&a, peer, sizeof(peer));
 				zcs_log_as(&out->set->log, out->name,
 					   "client %s refused: already %d clients (%" PRIu64
-					   " refused so far)", peer, ZCS_OUT_MAX_CLIENTS, refused);
+					   " refused so far; one that has read nothing for "
+					   "--client-timeout goes for the next)", peer,
+					   ZCS_OUT_MAX_CLIENTS, refused);
 			}
 			close(fd);
 			continue;

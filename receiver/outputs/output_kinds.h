@@ -98,6 +98,9 @@ struct zcs_out {
 	_Atomic uint64_t forwarded;  /* rtl_tcp commands handed to the tune hook */
 	atomic_uint consumers;
 	atomic_int failed;       /* errno of the failure that ended a ->once output for good */
+	/* server kinds: a client was turned away because every slot was held, and no slot has
+	 * been freed since; only then is a client that reads nothing dropped */
+	atomic_bool slot_wanted;
 };
 
 /* What a kind provides.  All hooks but open and close run on the sink's own writer thread. */
@@ -175,7 +178,8 @@ struct zcs_outputs {
 	void (*tune)(void *ctx, const struct zcs_ctl_settings *want); /* zcs_outputs_set_tune */
 	void *tune_ctx;
 	atomic_bool stop;            /* destroy gave up waiting: writers and acceptors end */
-	uint64_t client_timeout_ns;  /* a server's client that takes no byte this long is dropped */
+	uint64_t client_timeout_ns;  /* a server's client that takes no byte this long while
+				      * another was turned away for want of a slot is dropped */
 	bool started;
 	struct zcs_out_pool pool;
 	/* receive thread only (out_feed.c) */
