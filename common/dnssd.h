@@ -28,6 +28,7 @@ struct zcs_dnssd_stream {
 	char host[ZCS_DNSSD_HOST_MAX];    /* browse: the announcing host's mDNS name */
 	struct zcs_addr sender;           /* browse: that host's address (port 0) */
 	int ifindex;                      /* browse: the interface it was heard on, 0 = unknown */
+	bool local;                       /* browse: announced by this host itself */
 	struct zcs_addr dest;             /* where the datagrams go: a group or a host, and port */
 	uint32_t stream_id;
 	int format;                       /* enum zcs_wire_format, -1 = unknown */

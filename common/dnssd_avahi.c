@@ -243,7 +243,7 @@ struct zcs_dnssd_browse {
 	struct zcs_log log;
 };
 
-static void set_sender(struct zcs_addr *to, const AvahiAddress *from)
+static void set_sender(struct zcs_addr *to, const AvahiAddress *from, AvahiIfIndex iface)
 {
 	memset(to, 0, sizeof(*to));
 	if (from->proto == AVAHI_PROTO_INET) {
@@ -257,6 +257,8 @@ static void set_sender(struct zcs_addr *to, const AvahiAddress *from)
 
 		sin6->sin6_family = AF_INET6;
 		memcpy(&sin6->sin6_addr, from->data.ipv6.address, sizeof(sin6->sin6_addr));
+		if (IN6_IS_ADDR_LINKLOCAL(&sin6->sin6_addr) && iface > 0)
+			sin6->sin6_scope_id = (uint32_t)iface;
 		to->len = sizeof(*sin6);
 	}
 }
@@ -276,7 +278,7 @@ static void resolve_cb(AvahiServiceResolver *r, AvahiIfIndex iface, AvahiProtoco
 	char why[128] = "", safe[4 * ZCS_DNSSD_NAME_MAX];
 	size_t i;
 
-	(void)proto; (void)type; (void)domain; (void)port; (void)flags;
+	(void)proto; (void)type; (void)domain; (void)port;
 	if (event != AVAHI_RESOLVER_FOUND || !name || !host || !addr)
 		goto out;
 	zcs_dnssd_txt_init(&s);
@@ -295,14 +297,20 @@ static void resolve_cb(AvahiServiceResolver *r, AvahiIfIndex iface, AvahiProtoco
 			zcs_text_escape(safe, sizeof(safe), s.name), s.host, why);
 		goto out;
 	}
-	set_sender(&s.sender, addr);
+	set_sender(&s.sender, addr, iface);
 	s.ifindex = iface;
-	/* one stream heard on two interfaces or over IPv4 and IPv6 is still one stream */
+	s.local = (flags & AVAHI_LOOKUP_RESULT_LOCAL) != 0;
+	/* one stream heard on two interfaces or over IPv4 and IPv6 is still one stream; its
+	 * sender's address is best in the destination's family (what source= and control= take,
+	 * where an IPv6 link-local one would need its zone) */
 	for (i = 0; i < b->n; i++)
 		if (b->found[i].stream_id == s.stream_id && same_dest(&b->found[i].dest, &s.dest))
 			break;
 	if (i == b->n && b->n < BROWSE_MAX)
 		b->found[b->n++] = s;
+	else if (i < b->n && b->found[i].sender.ss.ss_family != s.dest.ss.ss_family &&
+		 s.sender.ss.ss_family == s.dest.ss.ss_family)
+		b->found[i] = s;
 out:
 	avahi_service_resolver_free(r);
 }
@@ -321,9 +329,10 @@ static void browse_cb(AvahiServiceBrowser *sb, AvahiIfIndex iface, AvahiProtocol
 	}
 	if (event != AVAHI_BROWSER_NEW)
 		return;
-	/* freed by resolve_cb, or with the client when the browse ends first */
+	/* freed by resolve_cb, or with the client when the browse ends first; the address in the
+	 * protocol the service was heard over (IPv4 mDNS: the sender's IPv4 address) */
 	if (!avahi_service_resolver_new(avahi_service_browser_get_client(sb), iface, proto, name,
-					type, domain, AVAHI_PROTO_UNSPEC, 0, resolve_cb, b))
+					type, domain, proto, 0, resolve_cb, b))
 		zcs_log(&b->log, "DNS-SD: cannot resolve a service: %s",
 			avahi_strerror(avahi_client_errno(avahi_service_browser_get_client(sb))));
 }

@@ -138,19 +138,30 @@ static void dnssd_log(void *ctx, const char *line)
 }
 
 /* A unicast stream is for this host only when its destination is one of this host's
- * addresses: one a socket can be bound to. */
-static bool dest_is_here(const struct zcs_addr &dest)
+ * addresses: one a socket can be bound to.  A loopback destination is every host's: only an
+ * announcement this host made itself means this one. */
+static bool dest_is_here(const struct zcs_dnssd_stream &d)
 {
+	const struct zcs_addr &dest = d.dest;
 	struct sockaddr_storage ss = dest.ss;
 	int fd;
 	bool here;
 
-	if (ss.ss_family == AF_INET)
-		reinterpret_cast<struct sockaddr_in *>(&ss)->sin_port = 0;
-	else if (ss.ss_family == AF_INET6)
-		reinterpret_cast<struct sockaddr_in6 *>(&ss)->sin6_port = 0;
-	else
+	if (ss.ss_family == AF_INET) {
+		auto *const sin = reinterpret_cast<struct sockaddr_in *>(&ss);
+
+		if ((ntohl(sin->sin_addr.s_addr) >> 24) == 127 && !d.local)
+			return false;
+		sin->sin_port = 0;
+	} else if (ss.ss_family == AF_INET6) {
+		auto *const sin6 = reinterpret_cast<struct sockaddr_in6 *>(&ss);
+
+		if (IN6_IS_ADDR_LOOPBACK(&sin6->sin6_addr) && !d.local)
+			return false;
+		sin6->sin6_port = 0;
+	} else {
 		return false;
+	}
 	fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return false;
@@ -243,7 +254,7 @@ static void dnssd_merge(const SoapySDR::Kwargs &args, const ZcsArgs &a,
 			dup = dup || heard[j].meta.stream_id == d.stream_id;
 		if (dup || !dnssd_wanted(a, d))
 			continue;
-		if (!zcs_net_is_multicast(&d.dest) && !dest_is_here(d.dest)) {
+		if (!zcs_net_is_multicast(&d.dest) && !dest_is_here(d)) {
 			char dest[INET6_ADDRSTRLEN + 16];
 
 			SoapySDR::logf(SOAPY_SDR_DEBUG, "zcs: DNS-SD: '%s' streams to %s, not here",

@@ -1,14 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# DNS-SD end to end: zcs-send --announce through a private avahi-daemon (on a private D-Bus
-# system bus), and SoapySDRUtil --find=driver=zcs listing what it announced: a multicast group
-# the find was never told (opened with the arguments find gave), a keyed unicast stream with its
-# control port, a retune and a change of wire format reaching the TXT record, and zcs-send
+# DNS-SD end to end, with two hosts: a "pc" (this network namespace) and a "board" (a second
+# one, on the far end of a veth pair), each with a private dbus-daemon (its own system bus) and
+# avahi-daemon (its own config).  zcs-send --announce on either, SoapySDRUtil --find=driver=zcs
+# on the pc listing what was announced: multicast groups the find was never told (opened with the
+# arguments find gave, the board's across the veth), a keyed unicast stream with its control
+# port, a retune and a change of wire format reaching the TXT record, the board's stream to the
+# pc listed and its stream to its own loopback not, an ended stream withdrawn, and zcs-send
 # streaming on without a daemon (no bus at all; then a bus and no avahi-daemon yet, which starts
 # later).
 # Usage: test_dnssd.sh MODULE_DIR ZCS_SEND ZCS_CTL
 #   (runs in a network namespace of its own: netns-run.sh; then re-runs itself in a private mount
-#   namespace with a tmpfs over /run, so it never meets the host's dbus or avahi-daemon)
+#   namespace with a tmpfs over /run, so it never meets the host's dbus or avahi-daemon; the
+#   board is this script again, ZCS_DNSSD_ROLE=board, in a network and mount namespace of its own)
 set -eu
 MODULE=$1 SEND=$2 CTL=$3
 if [ "${ZCS_DNSSD_MNTNS:-}" != 1 ]; then
@@ -16,6 +20,7 @@ if [ "${ZCS_DNSSD_MNTNS:-}" != 1 ]; then
 fi
 mount -t tmpfs -o mode=0755 zcs-dnssd-run /run
 mkdir /run/avahi-daemon
+ROLE=${ZCS_DNSSD_ROLE:-pc}
 
 export SOAPY_SDR_PLUGIN_PATH=$MODULE
 SoapySDRUtil() {
@@ -25,18 +30,33 @@ SoapySDRUtil() {
 		command SoapySDRUtil "$@"
 	fi
 }
-tmp=$(mktemp -d)
+if [ "$ROLE" = board ]; then
+	tmp=$ZCS_DNSSD_TMP
+else
+	tmp=$(mktemp -d)
+fi
 pids=
+# start CMD...: in the background, its pid kept for the cleanup (the board's in a file too, so
+# the pc's cleanup reaches them even if the board's shell is gone)
+start() {
+	"$@" &
+	pids="$pids $!"
+	[ "$ROLE" = pc ] || echo $! >>"$tmp/board.pids"
+}
 cleanup() {
 	for p in $pids; do kill "$p" 2>/dev/null || true; done
+	if [ "$ROLE" = pc ] && [ -f "$tmp/board.pids" ]; then
+		for p in $(cat "$tmp/board.pids"); do kill "$p" 2>/dev/null || true; done
+	fi
 	wait 2>/dev/null || true
+	[ "$ROLE" = pc ] || return 0
 	ip link del zdv0 2>/dev/null || true
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 fail() {
-	echo "FAIL: $*"
+	echo "FAIL ($ROLE): $*"
 	for f in "$tmp"/out "$tmp"/*.log; do
 		[ -f "$f" ] && { echo "  $f:"; sed 's/^/  | /' "$f" | tail -40; }
 	done
@@ -44,34 +64,20 @@ fail() {
 }
 # wait_for SECONDS CMD...: until CMD succeeds (generous: a loaded 2-core machine)
 wait_for() {
-	n=$(($1 * 10)); shift
+	end=$(($(date +%s) + $1)); shift
 	while ! "$@" 2>/dev/null; do
-		n=$((n - 1))
-		[ $n -gt 0 ] || return 1
+		[ "$(date +%s)" -lt $end ] || return 1
 		sleep 0.1
 	done
 }
-
-# a veth pair with multicast (loopback has none, and avahi-daemon skips it): avahi on zdv0
-ip link add zdv0 type veth peer name zdv1
-ip addr add 198.18.77.1/24 dev zdv0
-ip link set zdv0 multicast on up
-ip link set zdv1 multicast on up
-
-# without any daemon: one line, and the stream goes on (the bus is not even there yet)
-export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$tmp/bus"
-"$SEND" -s tone -r 250000 -n 250000 --announce 198.18.77.1:22230 >"$tmp/out" 2>&1 ||
-	fail "zcs-send --announce without avahi-daemon failed"
-[ "$(grep -c 'DNS-SD' "$tmp/out")" = 1 ] || fail "no daemon: not exactly one DNS-SD line"
-grep -q 'DNS-SD: avahi-daemon not reachable' "$tmp/out" || fail "no daemon: the line"
-grep -q '250000 samples' "$tmp/out" || fail "no daemon: the stream did not run to its end"
-
-cat >"$tmp/dbus.conf" <<EOF
+# start_dbus NAME: a system bus of our own at $tmp/bus-NAME
+start_dbus() {
+	cat >"$tmp/dbus-$1.conf" <<EOF
 <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
 <busconfig>
   <type>system</type>
-  <listen>unix:path=$tmp/bus</listen>
+  <listen>unix:path=$tmp/bus-$1</listen>
   <auth>EXTERNAL</auth>
   <policy context="default">
     <allow user="*"/>
@@ -81,24 +87,19 @@ cat >"$tmp/dbus.conf" <<EOF
   </policy>
 </busconfig>
 EOF
-dbus-daemon --config-file="$tmp/dbus.conf" --nofork --nopidfile >"$tmp/dbus.log" 2>&1 &
-pids="$pids $!"
-wait_for 30 test -S "$tmp/bus" || fail "dbus-daemon did not start"
-
-# the multicast sender starts before avahi-daemon (the bus runs): it says so once, and is
-# announced when the daemon comes
-"$SEND" -q -s tone -f i16 -r 1250000 --tone 100000 --mcast-loop --iface zdv0 \
-	--announce=zcs-dnssd-mc 239.77.1.2:22231 >"$tmp/send_mc.log" 2>&1 &
-pids="$pids $!"
-wait_for 60 grep -q 'DNS-SD: avahi-daemon not reachable (not running)' "$tmp/send_mc.log" ||
-	fail "the multicast sender did not say that avahi-daemon is missing"
-
-cat >"$tmp/avahi.conf" <<EOF
+	start dbus-daemon --config-file="$tmp/dbus-$1.conf" --nofork --nopidfile \
+		>"$tmp/dbus-$1.log" 2>&1
+	wait_for 30 test -S "$tmp/bus-$1" || fail "dbus-daemon did not start"
+}
+# start_avahi NAME HOSTNAME IFACE: avahi-daemon on the bus of DBUS_SYSTEM_BUS_ADDRESS, on IFACE
+# only (IPv4)
+start_avahi() {
+	cat >"$tmp/avahi-$1.conf" <<EOF
 [server]
-host-name=zcs-dnssd-test
+host-name=$2
 use-ipv4=yes
 use-ipv6=no
-allow-interfaces=zdv0
+allow-interfaces=$3
 enable-dbus=yes
 ratelimit-interval-usec=1000000
 ratelimit-burst=1000
@@ -109,10 +110,62 @@ publish-hinfo=no
 publish-workstation=no
 publish-addresses=yes
 EOF
-avahi-daemon -f "$tmp/avahi.conf" --no-drop-root --no-chroot --no-proc-title \
-	>"$tmp/avahi.log" 2>&1 &
+	start avahi-daemon -f "$tmp/avahi-$1.conf" --no-drop-root --no-chroot --no-proc-title \
+		>"$tmp/avahi-$1.log" 2>&1
+	wait_for 60 grep -q 'Server startup complete' "$tmp/avahi-$1.log" ||
+		fail "avahi-daemon did not start"
+}
+
+if [ "$ROLE" = board ]; then
+	# the board: its end of the veth (the pc moves it in), its own daemons, three streams
+	ip link set lo up
+	# in its own namespaces now: the pc may move the veth's end in
+	echo $$ >"$tmp/board.netns"
+	wait_for 60 ip link show zdv1 >/dev/null || fail "no zdv1"
+	ip addr add 198.18.77.2/24 dev zdv1
+	ip link set zdv1 multicast on up
+	export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$tmp/bus-board"
+	start_dbus board
+	start_avahi board zcs-dnssd-board zdv1
+	start "$SEND" -q -s tone -f p12 -r 2000000 --iface zdv1 --announce=board-mc \
+		239.77.1.3:22241 >"$tmp/board_mc.log" 2>&1
+	start "$SEND" -q -s tone -f i8 -r 1000000 --announce=board-pc 198.18.77.1:22243 \
+		>"$tmp/board_pc.log" 2>&1
+	start "$SEND" -q -s tone -f i8 -r 1000000 --announce=board-lo 127.0.0.1:22242 \
+		>"$tmp/board_lo.log" 2>&1
+	wait
+	exit 0
+fi
+
+# a veth pair with multicast (loopback has none, and avahi-daemon skips it): the pc's avahi on
+# zdv0, the board's on zdv1 in the board's namespaces
+ip link add zdv0 type veth peer name zdv1
+ip addr add 198.18.77.1/24 dev zdv0
+ip link set zdv0 multicast on up
+start env ZCS_DNSSD_MNTNS=1 ZCS_DNSSD_ROLE=board ZCS_DNSSD_TMP="$tmp" \
+	unshare -n -m --propagation private -- /bin/sh "$0" "$@" >"$tmp/board.log" 2>&1
+wait_for 60 test -s "$tmp/board.netns" || fail "the board did not start"
+ip link set zdv1 netns "$(cat "$tmp/board.netns")"
+
+# without any daemon: one line, and the stream goes on (the bus is not even there yet)
+export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$tmp/bus-pc"
+"$SEND" -s tone -r 250000 -n 250000 --announce 198.18.77.1:22230 >"$tmp/out" 2>&1 ||
+	fail "zcs-send --announce without avahi-daemon failed"
+[ "$(grep -c 'DNS-SD' "$tmp/out")" = 1 ] || fail "no daemon: not exactly one DNS-SD line"
+grep -q 'DNS-SD: avahi-daemon not reachable' "$tmp/out" || fail "no daemon: the line"
+grep -q '250000 samples' "$tmp/out" || fail "no daemon: the stream did not run to its end"
+
+start_dbus pc
+
+# the multicast sender starts before avahi-daemon (the bus runs): it says so once, and is
+# announced when the daemon comes
+"$SEND" -q -s tone -f i16 -r 1250000 --tone 100000 --mcast-loop --iface zdv0 \
+	--announce=zcs-dnssd-mc 239.77.1.2:22231 >"$tmp/send_mc.log" 2>&1 &
 pids="$pids $!"
-wait_for 60 grep -q 'Server startup complete' "$tmp/avahi.log" || fail "avahi-daemon did not start"
+wait_for 60 grep -q 'DNS-SD: avahi-daemon not reachable (not running)' "$tmp/send_mc.log" ||
+	fail "the multicast sender did not say that avahi-daemon is missing"
+
+start_avahi pc zcs-dnssd-test zdv0
 
 # find until the announced streams are listed (an announcement takes a probe of ~1 s first)
 find_until() {
@@ -173,6 +226,29 @@ find_until "433.920000 MHz 1 MS/s p12 keyed"
 find_until "433.920000 MHz 1 MS/s i16 keyed"
 # the multicast stream is still listed beside it
 grep -q "DNS-SD 'zcs-dnssd-mc'" "$tmp/out" || fail "two streams: the multicast one is gone"
+
+# the board's streams, announced by its own avahi-daemon across the veth: its group (opened
+# with find's arguments: the datagrams cross the veth), its stream to this pc (the board the
+# source), and not its stream to its own loopback, though the pc's daemon has resolved it
+wait_for 120 dbus-send --system --print-reply --reply-timeout=5000 --dest=org.freedesktop.Avahi / \
+	org.freedesktop.Avahi.Server.ResolveService int32:-1 int32:-1 string:board-lo \
+	string:_zcs._udp string:local int32:-1 uint32:0 >/dev/null ||
+	fail "the pc's avahi-daemon did not resolve the board's board-lo"
+find_until "DNS-SD 'board-mc'"
+find_until "DNS-SD 'board-pc'"
+grep -q "DNS-SD 'board-mc'" "$tmp/out" || fail "board: board-mc and board-pc not listed together"
+grep -q "label = zcs zcs-dnssd-board.local (198.18.77.2) 0.000000 MHz 2 MS/s p12, DNS-SD 'board-mc'" \
+	"$tmp/out" || fail "board: multicast label"
+grep -q 'addr = 239.77.1.3:22241' "$tmp/out" || fail "board: multicast addr"
+grep -q 'addr = 198.18.77.1:22243' "$tmp/out" || fail "board: unicast addr"
+grep -q 'source = 198.18.77.2' "$tmp/out" || fail "board: unicast source"
+grep -q 'board-lo' "$tmp/out" && fail "board: its loopback stream is listed on the pc"
+id=$(field "board-mc" serial)
+[ -n "$id" ] || fail "board: multicast: no serial"
+SoapySDRUtil --probe="driver=zcs,addr=239.77.1.3:22241,iface=zdv0,stream=$id" >"$tmp/out" 2>&1 ||
+	fail "board: multicast: --probe with find's arguments"
+grep -q 'wire_format=p12' "$tmp/out" || fail "board: multicast: probe: wire_format"
+grep -q 'Sample rates: 2 MSps' "$tmp/out" || fail "board: multicast: probe: rate"
 
 # a stream that ends is withdrawn
 kill "${pids##* }"
