@@ -13,6 +13,7 @@
 # Port 22200.  Usage: test_appcalls.py MODULE_DIR ZCS_SEND
 import json
 import os
+import socket
 import subprocess
 import sys
 import tempfile
@@ -26,6 +27,19 @@ isolate()
 MODULE, SEND = sys.argv[1:3]
 PORT = 22200
 FREQ = 433.92e6
+
+
+def wait_streaming(port):
+    """Until the sender's datagrams arrive on the port (then it is free again): enumerate()
+    listens for one second only, and a sender slow to start on a loaded machine (a sanitizer
+    build) would otherwise be found by nobody."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.bind(('127.0.0.1', port))
+        s.settimeout(120)
+        s.recv(65536)
+    finally:
+        s.close()
 
 
 class AppClient:
@@ -102,6 +116,7 @@ def main():
     os.close(fd)
     tx = sender(SEND, f'127.0.0.1:{PORT}', 'p12', 1000000, 100000, 0.5, 1)
     try:
+        wait_streaming(PORT)
         c = Checker('without key=: every call returns, the stream keeps flowing')
         cl = AppClient(f'driver=zcs,addr=127.0.0.1:{PORT},timeout=30000', False)
         r = cl.result()
@@ -117,6 +132,7 @@ def main():
         stop(tx)
         tx = sender(SEND, f'127.0.0.1:{PORT}', 'p12', 1000000, 100000, 0.5, 1,
                     extra=('--key', key, '--control', '127.0.0.1:5392'))
+        wait_streaming(PORT)
         c = Checker('with key=: every call returns, the retune lands, a board gone is logged')
         cl = AppClient(f'driver=zcs,addr=127.0.0.1:{PORT},key={key},timeout=30000', True)
         try:
