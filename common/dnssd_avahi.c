@@ -142,7 +142,27 @@ static void announce_client_cb(AvahiClient *c, AvahiClientState state, void *ud)
 		a->said_waiting = true;
 		break;
 	case AVAHI_CLIENT_FAILURE:
-		/* the daemon went away: the stream goes on, unannounced */
+		if (avahi_client_errno(c) == AVAHI_ERR_DISCONNECTED) {
+			/* the daemon went away (a restart, an upgrade): a new client waits for it
+			 * and announces again, as avahi-publish does; the old one goes with its
+			 * group, freed here as avahi allows from its own callback */
+			int error = 0;
+
+			zcs_log(&a->log, "DNS-SD: avahi-daemon went away: the stream is announced "
+				"again once it is back");
+			avahi_client_free(c);
+			a->client = NULL;
+			a->group = NULL;
+			a->said_waiting = true;
+			a->client = avahi_client_new(avahi_threaded_poll_get(a->poll),
+						     AVAHI_CLIENT_NO_FAIL, announce_client_cb, a,
+						     &error);
+			if (!a->client)
+				zcs_log(&a->log, "DNS-SD: avahi-daemon not reachable (%s): the "
+					"stream is no longer announced", avahi_strerror(error));
+			break;
+		}
+		/* anything else: the stream goes on, unannounced */
 		zcs_log(&a->log, "DNS-SD: avahi-daemon: %s: the stream is no longer announced",
 			avahi_strerror(avahi_client_errno(c)));
 		break;
@@ -225,7 +245,8 @@ void zcs_dnssd_announce_stop(struct zcs_dnssd_announce *a)
 	if (a->poll) {
 		avahi_threaded_poll_stop(a->poll);
 		/* frees the group too, which withdraws the announcement (goodbye packets) */
-		avahi_client_free(a->client);
+		if (a->client)
+			avahi_client_free(a->client);
 		avahi_threaded_poll_free(a->poll);
 	}
 	avahi_free(a->name);

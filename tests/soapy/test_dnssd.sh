@@ -112,6 +112,7 @@ publish-addresses=yes
 EOF
 	start avahi-daemon -f "$tmp/avahi-$1.conf" --no-drop-root --no-chroot --no-proc-title \
 		>"$tmp/avahi-$1.log" 2>&1
+	avahi_pid=${pids##* }
 	wait_for 60 grep -q 'Server startup complete' "$tmp/avahi-$1.log" ||
 		fail "avahi-daemon did not start"
 }
@@ -249,6 +250,17 @@ SoapySDRUtil --probe="driver=zcs,addr=239.77.1.3:22241,iface=zdv0,stream=$id" >"
 	fail "board: multicast: --probe with find's arguments"
 grep -q 'wire_format=p12' "$tmp/out" || fail "board: multicast: probe: wire_format"
 grep -q 'Sample rates: 2 MSps' "$tmp/out" || fail "board: multicast: probe: rate"
+
+# avahi-daemon restarting (an upgrade, say): the senders running here announce again
+kill "$avahi_pid"
+wait "$avahi_pid" 2>/dev/null || true
+start_avahi pc zcs-dnssd-test zdv0
+wait_for 60 grep -q 'DNS-SD: avahi-daemon went away' "$tmp/send_mc.log" ||
+	fail "restart: the sender did not notice"
+find_until "DNS-SD 'zcs-dnssd-mc'"
+[ "$(grep -c "DNS-SD: announced as 'zcs-dnssd-mc'" "$tmp/send_mc.log")" = 2 ] ||
+	fail "restart: not announced exactly twice"
+grep -q 'no longer announced' "$tmp/send_mc.log" && fail "restart: given up"
 
 # a stream that ends is withdrawn
 kill "${pids##* }"
