@@ -313,9 +313,14 @@ static int parse_announce(struct zcs_send_opts *o, const char *arg, char *err, s
 	if (!ZCS_HAVE_AVAHI)
 		return zcs_err(err, errlen, -EINVAL,
 			       "--announce: this build has no DNS-SD (built without avahi)");
-	if (arg && (!arg[0] || strlen(arg) > 63 || !zcs_text_valid(arg, strlen(arg))))
+	if (arg && (!arg[0] || strlen(arg) > 63 || !zcs_text_valid(arg, strlen(arg)))) {
+		char safe[4 * 64];
+
+		/* escaped: the name given may hold the control characters it is refused for */
 		return zcs_err(err, errlen, -EINVAL,
-			       "--announce='%s': a name is 1..63 bytes of printable UTF-8", arg);
+			       "--announce='%s': a name is 1..63 bytes of printable UTF-8",
+			       zcs_text_escape(safe, sizeof(safe), arg));
+	}
 	o->announce = true;
 	o->announce_name = arg;
 	return 0;

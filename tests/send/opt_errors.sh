@@ -94,6 +94,14 @@ expect "--loop" -s - --loop $d
 expect "-r max" -s iio -r max $d
 expect "--zstd with --send-path gso" -s tone --zstd --send-path gso $d
 expect "--ttl and --mcast-loop" -s tone --ttl 2 $d
+# --announce[=NAME]: a DNS-SD name is 1..63 bytes of text; a build without avahi refuses it
+if "$send" --version | grep -q 'avahi yes'; then
+	expect "--announce='': a name is 1..63 bytes" -s tone --announce= $d
+	expect "a name is 1..63 bytes" -s tone "--announce=$(printf 'n%.0s' $(seq 64))" $d
+	expect "a name is 1..63 bytes" -s tone "--announce=$(printf 'a\tb')" $d
+else
+	expect "--announce: this build has no DNS-SD" -s tone --announce $d
+fi
 
 # and the good ones: --help and --version exit 0 and say what they should
 "$send" --help | grep -q -- '--send-path' || { echo "FAIL: --help"; fails=$((fails + 1)); }
