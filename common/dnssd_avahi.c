@@ -4,6 +4,7 @@
  * caller's threads only ever take that lock briefly (an update, a copy of the results). */
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,7 +65,8 @@ static void group_cb(AvahiEntryGroup *g, AvahiEntryGroupState state, void *ud)
 
 		if (!next)
 			break;
-		zcs_log(&a->log, "DNS-SD: the name '%s' is taken, announcing as '%s'", a->name, next);
+		zcs_log(&a->log, "DNS-SD: the name '%s' is taken, announcing as '%s'", a->name,
+			next);
 		avahi_free(a->name);
 		a->name = next;
 		avahi_entry_group_reset(g);
@@ -306,10 +308,18 @@ static void resolve_cb(AvahiServiceResolver *r, AvahiIfIndex iface, AvahiProtoco
 	/* names and TXT come from anyone on the LAN: escaped before they reach a log or a label */
 	zcs_text_escape(s.name, sizeof(s.name), name);
 	zcs_text_escape(s.host, sizeof(s.host), host);
-	for (const AvahiStringList *t = txt; t; t = avahi_string_list_get_next((AvahiStringList *)t)) {
-		if (zcs_dnssd_txt_parse(&s, avahi_string_list_get_text((AvahiStringList *)t),
-					avahi_string_list_get_size((AvahiStringList *)t)) < 0) {
-			zcs_err(why, sizeof(why), -EINVAL, "a bad TXT value");
+	for (AvahiStringList *t = txt; t; t = avahi_string_list_get_next(t)) {
+		const uint8_t *const text = avahi_string_list_get_text(t);
+		const size_t len = avahi_string_list_get_size(t);
+
+		if (zcs_dnssd_txt_parse(&s, text, len) < 0) {
+			/* cut, NUL-terminated and escaped: it is anyone's bytes */
+			char raw[ZCS_DNSSD_TXT_LEN], bad[4 * ZCS_DNSSD_TXT_LEN];
+			const int cut = (int)(len < sizeof(raw) ? len : sizeof(raw) - 1);
+
+			snprintf(raw, sizeof(raw), "%.*s", cut, (const char *)text);
+			zcs_err(why, sizeof(why), -EINVAL, "bad TXT '%s'",
+				zcs_text_escape(bad, sizeof(bad), raw));
 			break;
 		}
 	}
