@@ -210,7 +210,8 @@ grep -q 'Sample rates: 1.25 MSps' "$tmp/out" || fail "multicast: probe: rate"
 "$SEND" --gen-key "$tmp/key" >/dev/null 2>&1
 "$SEND" -q -s tone -f p12 -r 1000000 --key "$tmp/key" --control 22232 --announce \
 	198.18.77.1:22233 >"$tmp/send_uc.log" 2>&1 &
-pids="$pids $!"
+uc_pid=$!
+pids="$pids $uc_pid"
 wait_for 60 grep -q "DNS-SD: announced as 'zcs on " "$tmp/send_uc.log" ||
 	fail "the unicast sender was not announced"
 find_until "p12 keyed, DNS-SD 'zcs on "
@@ -263,13 +264,17 @@ find_until "DNS-SD 'zcs-dnssd-mc'"
 grep -q 'no longer announced' "$tmp/send_mc.log" && fail "restart: given up"
 
 # a stream that ends is withdrawn
-kill "${pids##* }"
-wait "${pids##* }" 2>/dev/null || true
+find_until "i16 keyed, DNS-SD 'zcs on "
+kill "$uc_pid"
+wait "$uc_pid" 2>/dev/null || true
 i=0
 while SoapySDRUtil --find="driver=zcs" >"$tmp/out" 2>&1 && grep -q 'keyed, DNS-SD' "$tmp/out"; do
 	i=$((i + 1))
 	[ $i -lt 40 ] || fail "the ended stream is still listed"
 done
+# and only it: the others are still there
+grep -q "DNS-SD 'zcs-dnssd-mc'" "$tmp/out" || fail "withdrawal: the multicast stream went too"
+grep -q "DNS-SD 'board-mc'" "$tmp/out" || fail "withdrawal: the board's stream went too"
 # ZCS_DNSSD_SHOW=1: the last find and the daemons' and senders' logs, for a person reading a run
 [ -n "${ZCS_DNSSD_SHOW:-}" ] && { cat "$tmp"/out "$tmp"/*.log; } >&2
 echo "soapy dnssd: ok"
