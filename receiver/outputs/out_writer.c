@@ -65,10 +65,11 @@ void zcs_out_detach(struct zcs_sink *s)
  * client has been turned away since a slot was last freed.  An application that connects at
  * start and reads only once its user presses start (GQRX's power button) keeps its slot while
  * nobody else needs it, and clients that never read cannot lock every later one out: each one
- * turned away frees a stalled slot for its retry. */
+ * turned away frees one stalled slot for its retry (the exchange: of several stalled writers
+ * looking at once, one takes the want). */
 static bool stalled_and_wanted(struct zcs_out *out, uint64_t last_progress, uint64_t timeout)
 {
-	return zcs_mono_ns() - last_progress >= timeout && atomic_load(&out->slot_wanted);
+	return zcs_mono_ns() - last_progress >= timeout && atomic_exchange(&out->slot_wanted, false);
 }
 
 int zcs_out_write_all(struct zcs_sink *s, int fd, const void *buf, size_t len)
