@@ -13,6 +13,11 @@ start_recv -o "rtl_tcp:127.0.0.1:$RTL" --exit-on-eos "127.0.0.1:$PORT"
 wait_listen "$RTL"
 # sent for 12.5 s at most; the flowgraph needs 0.5 s of it
 start_send -s tone --tone "$TONE" --amplitude "$AMP" -r "$RATE" -n 30M -f i8 "127.0.0.1:$PORT"
+# The stream runs before the application opens it, as a user's does.  Connected while the first
+# datagrams still waited for their metadata, gr-osmosdr 0.2's rtl_tcp source once in ~30 runs
+# measured 2^18 samples of the tone and then near-zeros, in 0.8 s instead of 1.3 s; not
+# root-caused (docs/outputs.md, rtl_tcp:)
+wait_log "$RECV_LOG" 'starting at datagram'
 start_app gr "$PY" "$GRTONE" osmo-rtltcp "127.0.0.1:$RTL" --label osmo-rtltcp \
 	-r "$RATE" --freq "$FREQ" --tone "$TONE" --amplitude "$AMP" --limit "$LIMIT" --count "$LIMIT"
 finish "$APP_PID" "the gr-osmosdr rtl_tcp= flowgraph"

@@ -1627,7 +1627,8 @@ START_TEST(test_file_full_fails)
 	ck_assert_int_eq(zcs_outputs_failed(o, &idx, &all), ENOSPC);
 	ck_assert_uint_eq(idx, 1);
 	ck_assert(!all);
-	ck_assert(log_has("file:/dev/full: cannot write: No space left on device"));
+	/* the failure is published before its news is written: wait for the line */
+	WAIT_FOR(log_has("file:/dev/full: cannot write: No space left on device"));
 	zcs_outputs_destroy(o, 1000);
 }
 END_TEST
