@@ -26,6 +26,16 @@ static inline size_t zcs_wire_pair_bytes(int format)
 	}
 }
 
+/* The format whose pairs take pair_bytes (each format's size is its own); 0 for none.  What a
+ * block of the wire's own bytes (ZCS_SAMPLE_NATIVE) holds, told by its size alone. */
+static inline int zcs_wire_of_pair_bytes(size_t pair_bytes)
+{
+	for (int f = 1; f <= ZCS_WIRE_MAX; f++)
+		if (zcs_wire_pair_bytes(f) == pair_bytes)
+			return f;
+	return 0;
+}
+
 static inline const char *zcs_wire_name(int format)
 {
 	switch (format) {

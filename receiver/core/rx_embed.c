@@ -113,7 +113,7 @@ int zcs_rx_embed_open(struct zcs_rx_embed **ep, const struct zcs_rx_embed_opts *
 	/* the wire's bytes, converted when read: a change of the reader's type (setupStream's
 	 * format) keeps the socket, the stream's state and what is queued */
 	e->ropt.type = ZCS_SAMPLE_NATIVE;
-	e->ropt.native_follows = true; /* each block's format is its pair size (wire_of) */
+	e->ropt.native_follows = true; /* each block's format is its pair size (zcs_wire_of_pair_bytes) */
 	e->type = o->type;
 	if (o->key_file) {
 		ret = zcs_key_load(&e->key, o->key_file, err, errlen);
@@ -211,15 +211,6 @@ void zcs_rx_embed_set_type(struct zcs_rx_embed *e, enum zcs_sample_type t)
 	e->type = t;
 }
 
-/* The wire format of a native block, from its pair size (each format's is distinct); 0: none. */
-static int wire_of(size_t pair_bytes)
-{
-	for (int f = 1; f <= ZCS_WIRE_MAX; f++)
-		if (zcs_wire_pair_bytes(f) == pair_bytes)
-			return f;
-	return 0;
-}
-
 /* A META item: what changed for the samples after it. */
 static enum zcs_rx_embed_event meta_event(struct zcs_rx_embed *e, const struct zcs_meta *m)
 {
@@ -230,7 +221,7 @@ static enum zcs_rx_embed_event meta_event(struct zcs_rx_embed *e, const struct z
 			ev = ZCS_RX_EMBED_RESTART;
 		else if (m->sample_rate != e->meta.sample_rate)
 			/* a new wire format alone is no news to the reader: each block is converted
-			 * by its own pair size (wire_of) into the same type, nothing lost */
+			 * by its own pair size (zcs_wire_of_pair_bytes) into the same type, nothing lost */
 			ev = ZCS_RX_EMBED_CHANGE;
 	}
 	if (ev == ZCS_RX_EMBED_RESTART)
@@ -253,7 +244,7 @@ static long copy_out(struct zcs_rx_embed *e, void *buf, size_t max_pairs, struct
 	if (e->type == ZCS_SAMPLE_NATIVE)
 		memcpy(buf, it->data + e->off, n * pb);
 	else
-		e->k.unpack[wire_of(pb)][e->type](buf, it->data + e->off, n);
+		e->k.unpack[zcs_wire_of_pair_bytes(pb)][e->type](buf, it->data + e->off, n);
 	r->first_sample = it->first_sample + done;
 	r->meta = e->meta;
 	r->have_meta = e->have_meta;
@@ -273,7 +264,7 @@ static bool take_item(struct zcs_rx_embed *e, struct zcs_rx_embed_read *r)
 	switch (it->kind) {
 	case ZCS_READER_DATA:
 		/* whole pairs of one wire format: what gapfill commits, checked before converting */
-		if (it->pairs == 0 || it->len % it->pairs || !wire_of((size_t)(it->len / it->pairs)))
+		if (it->pairs == 0 || it->len % it->pairs || !zcs_wire_of_pair_bytes((size_t)(it->len / it->pairs)))
 			return false;
 		e->have_item = true;
 		e->off = 0;

@@ -162,8 +162,8 @@ void zcs_rtltcp_to_cu8(uint8_t *dst, const uint8_t *src, size_t pairs, enum zcs_
 	case ZCS_SAMPLE_NATIVE: {
 		/* the wire's own layout: the formats kernels know each one (p12's bit layout lives
 		 * there only), and the pair size tells which it is */
-		const int wire = pair_bytes == 3 ? ZCS_WIRE_P12 : pair_bytes == 4 ? ZCS_WIRE_I16
-										 : ZCS_WIRE_I8;
+		const int of = zcs_wire_of_pair_bytes(pair_bytes);
+		const int wire = of ? of : ZCS_WIRE_I8;
 
 		pthread_once(&kernels_once, kernels_init);
 		kernels.unpack[wire][ZCS_SAMPLE_CU8](dst, src, pairs);
