@@ -452,8 +452,8 @@ static int copy_tail(struct sigmf_priv *p, int in, int out, uint64_t from, uint6
 }
 
 /* Ends the current recording at data file position cut (stream index at, from which the
- * settings m hold; p->meta has m's rate, for the times) and opens the next, which starts with sample 0 = stream index at, rate
- * m->sample_rate.  Samples already written from cut on (a change announced late) are moved
+ * settings m hold; p->meta has m's rate, for the times) and opens the next, which starts with
+ * sample 0 = stream index at, rate m->sample_rate.  Samples already written from cut on (a change announced late) are moved
  * there, with the captures and annotations that describe them.  When nothing is before cut,
  * the current recording simply takes the new rate.  0 or -errno (news logged). */
 static int roll(struct zcs_sink *s, struct sigmf_priv *p, uint64_t cut, uint64_t at,
@@ -484,9 +484,8 @@ static int roll(struct zcs_sink *s, struct sigmf_priv *p, uint64_t cut, uint64_t
 		unlink(path);
 		goto fail;
 	}
-	/* the recording before the change, complete: its data ends at the last sample before */
-	if (p->nnotes)
-		qsort(p->notes, p->nnotes, sizeof(*p->notes), note_cmp);
+	/* the recording before the change, complete: its data ends at the last sample before
+	 * (write_meta_upto sorts the annotations, as the cut needs) */
 	if ((ret = write_meta_upto(p, cut)) < 0) {
 		close(fd);
 		unlink(path);
