@@ -18,7 +18,7 @@
 # Routes in every host: 224.0.0.0/4 (so 239/8 and the SSM range 232/8) and ff00::/8 via eth0.
 # IPv6 duplicate address detection is off (accept_dad=0, nodad): v6 works at once.
 # The bridge br0 floods multicast (mcast_snooping 0) unless LAB_SNOOPING=1, which turns
-# snooping on with the bridge as IGMP/MLD querier.  The optional third argument of lab_up
+# snooping on with the bridge as IGMPv3/MLDv2 querier.  The optional third argument of lab_up
 # ("v6") is accepted for clarity: every lab is dual-stack.
 #
 # Functions:
@@ -124,7 +124,12 @@ lab_up() {
 	ip netns exec "$LAB-br" sysctl -qw net.ipv6.conf.all.accept_dad=0 \
 		net.ipv6.conf.default.accept_dad=0 &&
 	ip -n "$LAB-br" link set lo up &&
-	ip -n "$LAB-br" link add br0 type bridge mcast_snooping "$snoop" mcast_querier "$snoop" &&
+	# The querier speaks IGMPv3 and MLDv2 (the bridge's default is IGMPv2): hosts that hear a v2
+	# query fall back to v2, where a host that hears another's report for its group keeps its
+	# own quiet, and in the first 10 s (before the bridge trusts its own querier) it floods
+	# reports to every port: a late joiner then stays out of the switch's table.
+	ip -n "$LAB-br" link add br0 type bridge mcast_snooping "$snoop" mcast_querier "$snoop" \
+		mcast_igmp_version 3 mcast_mld_version 2 &&
 	ip -n "$LAB-br" link set br0 up || { _lab_log "bridge set-up failed"; return 1; }
 	_lab_host_up tx || { _lab_log "set-up of tx failed"; return 1; }
 	for ((i = 1; i <= nrecv; i++)); do
