@@ -250,6 +250,11 @@ int main(int argc, char **argv)
 			(unsigned long long)r, o.src.tone_hz, ZCS_SYNTH_PERIOD_MAX,
 			(double)r / ZCS_SYNTH_PERIOD_MAX);
 	}
+	if (src.tune_lag_pairs && src.info.sample_rate)
+		fprintf(stderr, "zcs-send: a retune's first new sample lies at most %llu pairs "
+			"(%.1f ms) after the index announced for it (the DMA queue)\n",
+			(unsigned long long)src.tune_lag_pairs,
+			(double)src.tune_lag_pairs * 1000.0 / (double)src.info.sample_rate);
 	fd = zcs_net_udp_sender(&o.addr, &o.tx, err, sizeof(err));
 	if (fd < 0) {
 		fprintf(stderr, "zcs-send: %s: %s\n", o.dest, err);

@@ -20,7 +20,7 @@ fakeboard_track $!
 fakeboard_wait_feed 1 'reader took'
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; rate $RATE S/s"
 /usr/bin/python3 -u - "$ZCS_RECV" "$key" "$N" <<'EOF'
-import json, socket, statistics, struct, subprocess, sys, time
+import json, random, socket, statistics, struct, subprocess, sys, time
 recv_exe, key, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 p = subprocess.Popen([recv_exe, '--json', '--interval', '0', '--key', key, '--control', '22592',
                       '-o', 'rtl_tcp:127.0.0.1:22512', '-F', 'cu8', '127.0.0.1:22511'],
@@ -71,7 +71,10 @@ for i in range(n):
         continue
     print('retune %2d: reply %7.1f ms, change believed by zcs-recv %7.1f ms' % (
         i + 1, took[-1], lat[-1]))
-    time.sleep(0.2)
+    # a user's set_freq comes at any moment of the board's refill: a pause of a random length
+    # (more than a block, 1/20 s) samples every phase; a fixed one kept each retune at the same
+    # phase, and the figures on 50 ms steps
+    time.sleep(random.uniform(0.2, 0.3))
 p.terminate()
 p.wait()
 for name, v in (('set_freq -> the board\'s reply (retune applied, announced)', took),

@@ -83,8 +83,10 @@ import json, re, sys
 out, tmp, rate = sys.argv[1], sys.argv[2], int(sys.argv[3])
 c = json.load(open(out))
 changes = {ch["ref_sample"]: ch for ch in c["changes"]}
-block = ((rate // 20) + 1023) // 1024 * 1024
-bound = 4 * block
+# the bound zcs-send states (libiio's 4 kernel blocks of 1/20 s)
+said = re.search(r"lies at most (\d+) pairs", open(tmp + "/send.log").read())
+assert said, "zcs-send did not state its retune bound"
+bound = int(said.group(1))
 los = [(int(m.group(1)), int(m.group(2))) for m in
        re.finditer(r"lo (\d+) at k=(\d+)", open(tmp + "/feed.log").read())]
 for name in ("r1", "r2", "r3", "r4", "r5"):
