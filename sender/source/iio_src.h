@@ -35,7 +35,17 @@ struct iio_src {
 	 * rebuilds the buffer on that receiver at its next refill; -1 = none asked. */
 	_Atomic int want_channel;
 	int channel;                    /* the receiver the buffer holds now (source thread) */
+	/* A rate far from the one the block was sized for: the control thread asks for a buffer
+	 * of this many pairs, the source thread rebuilds at its next refill; 0 = none asked. */
+	_Atomic size_t want_pairs;
+	size_t pairs_asked;             /* the block last asked for (control thread) */
 };
+
+/* libiio's default count of kernel buffers (blocks in the DMA queue); we leave it as it is */
+#define ZCS_IIO_KERNEL_BUFFERS 4u
+
+/* The block (one refill) for a sample rate: about 1/20 s, 4096..1 Mi pairs, a multiple of 1024. */
+size_t zcs_iio_block_pairs(uint64_t rate);
 
 /* Finds receiver ch's I/Q pair (voltage2ch, voltage2ch+1) on cf-ad9361-lpc; with enable, makes
  * it the only pair enabled (for the next buffer).  Returns 0 or -errno with err set. */

@@ -28,8 +28,6 @@
 #define BACKOFF_FIRST_MS 50u
 #define BACKOFF_MAX_MS 1000u
 #define TIMEOUT_MIN_MS 1000u
-/* libiio's default count of kernel buffers (blocks in the DMA queue); we leave it as it is */
-#define KERNEL_BUFFERS 4u
 
 static void sleep_ms(unsigned int ms)
 {
@@ -259,7 +257,7 @@ int zcs_iio_read_info(const struct iio_src *p, uint8_t channel, struct zcs_radio
 	return 0;
 }
 
-static size_t block_pairs_for(uint64_t rate)
+size_t zcs_iio_block_pairs(uint64_t rate)
 {
 	uint64_t n = rate / BLOCK_DIV;
 
@@ -327,15 +325,18 @@ static int refill(struct zcs_source *s, struct iio_src *p, uint32_t *events, cha
 		  size_t errlen)
 {
 	const int want = atomic_exchange(&p->want_channel, -1);
+	const size_t pairs = atomic_exchange(&p->want_pairs, 0);
 	ssize_t got;
 	int why;
 	unsigned int backoff = BACKOFF_FIRST_MS;
 
-	if (want >= 0) {
+	if (want >= 0 || pairs) {
 		/* checked by the control thread: only the enabling is left.  Rebuilt even when a
 		 * second set switched back before this refill: its announcement waits for it */
-		if ((why = zcs_iio_rx_channels(p, want, true, err, errlen)) < 0)
+		if (want >= 0 && (why = zcs_iio_rx_channels(p, want, true, err, errlen)) < 0)
 			return why;
+		if (pairs)
+			p->buf_pairs = pairs;
 		if (p->buf) {
 			iio_buffer_destroy(p->buf);
 			p->buf = NULL;
@@ -408,6 +409,7 @@ static int iio_open(struct zcs_source *s, const struct zcs_source_config *cfg, c
 	    !(p->phy = find_dev(p, PHY_DEV, uri, err, errlen)))
 		goto out;
 	atomic_init(&p->want_channel, -1);
+	atomic_init(&p->want_pairs, 0);
 	if ((ret = pick_channels(p, cfg->channel, err, errlen)) < 0)
 		goto out;
 	if ((ret = apply_settings(p, cfg, err, errlen)) < 0)
@@ -416,7 +418,8 @@ static int iio_open(struct zcs_source *s, const struct zcs_source_config *cfg, c
 		ret = zcs_err(err, errlen, ret, "cannot read the sampling_frequency of %s", PHY_DEV);
 		goto out;
 	}
-	p->buf_pairs = block_pairs_for(s->info.sample_rate);
+	p->buf_pairs = zcs_iio_block_pairs(s->info.sample_rate);
+	p->pairs_asked = p->buf_pairs;
 	/* A refill must be allowed a few blocks' time, but a dead buffer must be noticed soon. */
 	timeout = (unsigned int)(p->buf_pairs * 3000 / s->info.sample_rate) + 500;
 	if (timeout < TIMEOUT_MIN_MS)
@@ -428,7 +431,7 @@ static int iio_open(struct zcs_source *s, const struct zcs_source_config *cfg, c
 	s->discontinuities = 0;
 	/* libiio queues 4 kernel blocks by default: at most that many were captured before a
 	 * retune and not yet read when it takes effect (docs/protocol.md, "Retunes") */
-	s->tune_lag_pairs = KERNEL_BUFFERS * (uint64_t)p->buf_pairs;
+	s->tune_lag_pairs = ZCS_IIO_KERNEL_BUFFERS * (uint64_t)p->buf_pairs;
 	ret = 0;
 out:
 	if (ret < 0)

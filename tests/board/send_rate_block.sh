@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# A rate change over the control channel resizes the libiio block when the new rate is far from
+# the one it was sized for (sender/source/source_iio_tune.c), on the emulated board (real libiio
+# local:, or ip: through the real iiod with "iiod" as argument):
+#   2 MS/s -> 10 MS/s: the block of 1/20 s at 2 MS/s would be 10 ms at 10 MS/s: zcs-send rebuilds
+#       its buffer (the feeder sees a new enable, buffer/length the new block), the reply's index
+#       is the first sample of the new buffer, announced there by CHANGE metadata with the rate,
+#       the first datagram flagged DISCONT;
+#   10 MS/s -> 8 MS/s: within a factor of 2: no rebuild, the block stays;
+# and every pair is the board's pattern in order (check_board), nothing lost.
+. "$(dirname "$0")/fakeboard.sh"
+fakeboard_enter "$@"
+fakeboard_up
+RATE=2000000
+fakeboard_feed --rate $RATE --mark 200000
+uri=local:
+port=22018
+cport=22398
+if [ "${1:-}" = iiod ]; then
+	fakeboard_iiod
+	uri=ip:127.0.0.1
+	port=22019
+	cport=22399
+fi
+out=$FB_TMP/check.json
+key=$FB_TMP/key
+/usr/bin/python3 -c 'import os; print(os.urandom(32).hex())' > "$key"
+chmod 600 "$key"
+ctl() { "$ZCS_CTL" --key "$key" --timeout 20000 --json 127.0.0.1:$cport "$@"; }
+# the buffer libiio asks for at rate $1: 4 kernel blocks (libiio writes buffer/length as their
+# sum) of the iio source's block (zcs_iio_block_pairs: 1/20 s, 4096..1 Mi pairs, 1024s)
+block() {
+	echo $((4 * (($1 / 20 + 1023) / 1024 * 1024)))
+}
+enables() { grep -c 'enabled mask' "$FB_TMP/feed.log" || true; }
+
+# The stream ends when the second RX LO (915M, then 868M) shows in the metadata.
+"$BOARD_BIN/check_board" --port $port --out "$out" --stop-after-freqs 2 --timeout 60 -- \
+	"$ZCS_SEND" -u $uri -f p12 --rate $RATE --freq 915000000 --key "$key" \
+	--control 127.0.0.1:$cport -q --cpus none 127.0.0.1:$port 2> "$FB_TMP/send.log" &
+check=$!
+fakeboard_track $check
+fakeboard_wait_feed 1 'reader took'
+for ((i = 0; i < 200; i++)); do
+	ctl get > "$FB_TMP/get.json" 2> /dev/null && break
+	sleep 0.05
+done
+fakeboard_expect "$(fakeboard_attr $FB_LPC/buffer/length)" "$(block $RATE)" "block at 2 MS/s"
+n=$(enables)
+
+ctl set rate=10M > "$FB_TMP/r1.json" || fb_die "set rate=10M refused: $(cat "$FB_TMP/r1.json")"
+fakeboard_wait_feed $((n + 1)) 'enabled mask'
+fakeboard_expect "$(fakeboard_attr $FB_LPC/buffer/length)" "$(block 10000000)" "block at 10 MS/s"
+n=$(enables)
+ctl set rate=8M > "$FB_TMP/r2.json" || fb_die "set rate=8M refused"
+fakeboard_expect "$(fakeboard_attr $FB_PHY/in_voltage_sampling_frequency)" 8000000 "8 MS/s in the tree"
+ctl set freq=868M > "$FB_TMP/r3.json" || fb_die "set freq refused"
+wait $check || { cat "$out" "$FB_TMP/send.log"; fb_die "stream failed"; }
+fakeboard_expect "$(enables)" "$n" "enables after 8 MS/s (no rebuild)"
+fakeboard_expect "$(fakeboard_attr $FB_LPC/buffer/length)" "$(block 10000000)" "block kept at 8 MS/s"
+
+/usr/bin/python3 - "$out" "$FB_TMP" <<'EOF' || fb_die "announcements"
+import json, sys
+out, tmp = sys.argv[1], sys.argv[2]
+c = json.load(open(out))
+assert c["bad"] == 0 and c["lost"] == 0, c
+changes = {ch["ref_sample"]: ch for ch in c["changes"]}
+for name, rate in (("r1", 10000000), ("r2", 8000000)):
+    r = json.loads(open("%s/%s.json" % (tmp, name)).read())
+    since = r["since_sample"]
+    ch = changes.get(since)
+    assert ch and ch["sample_rate"] == rate, "%s: no CHANGE with rate %d at %d: %s" % (
+        name, rate, since, c["changes"])
+    print("ok: %s: %d S/s announced at sample %d" % (name, rate, since))
+# the rebuild dropped what the kernel had queued at the old rate: flagged there
+assert c["flagged"] >= 1, c
+print("ok: every pair is the board's pattern (%d pairs, %d DISCONT)" % (c["pairs"], c["flagged"]))
+EOF
+echo "PASS"
