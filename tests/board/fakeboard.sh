@@ -9,6 +9,10 @@
 #   fakeboard_up [no-lpc] [no-phy] [one-rx]
 #   fakeboard_feed [--rate SPS] [--jump N] [--mark PAIRS]
 #   fakeboard_iiod
+#   fakeboard_radio "$@"        # FB_URI: local:, or ip: through iiod when the argument is iiod
+#   fakeboard_key               # FB_KEY: a new stream key (mode 0600) for --key
+#   fakeboard_ctl PORT ARGS...  # zcs-ctl with that key on 127.0.0.1:PORT (JSON)
+#   fakeboard_wait_ctl PORT OUT # until zcs-send's control port answers get (the answer in OUT)
 #   ... test ...                # fakeboard_down runs on EXIT
 #
 # Needs BOARD_BIN: the build directory of tests/board (feed_iq, libexcl_open.so).
@@ -145,6 +149,41 @@ fakeboard_iiod() {
 	fb_die "iiod did not start listening"
 }
 
+# The radio's URI for zcs-send: local:, or with "iiod" as argument (a test run as SCRIPT iiod)
+# the real iiod started here and ip:127.0.0.1 through it.  Sets FB_URI.
+fakeboard_radio() {
+	FB_URI=local:
+	if [ "${1:-}" = iiod ]; then
+		fakeboard_iiod
+		FB_URI=ip:127.0.0.1
+	fi
+}
+
+# A new 32-byte stream key, hex, in $FB_TMP/key, readable by its owner only.  Sets FB_KEY.
+fakeboard_key() {
+	FB_KEY=$FB_TMP/key
+	(umask 077 && /usr/bin/python3 -c 'import os; print(os.urandom(32).hex())' > "$FB_KEY") ||
+		fb_die "cannot write a key"
+}
+
+# zcs-ctl with FB_KEY on 127.0.0.1:PORT, JSON out, a time-out a loaded machine meets.
+fakeboard_ctl() {
+	local port=$1
+	shift
+	"$ZCS_CTL" --key "$FB_KEY" --timeout 20000 --json 127.0.0.1:$port "$@"
+}
+
+# Waits (up to 10 s) until zcs-send's control port on PORT answers get; the answer is in OUT.
+# zcs-send opens the port once the radio is open, after its start.
+fakeboard_wait_ctl() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		fakeboard_ctl "$1" get > "$2" 2> /dev/null && return 0
+		sleep 0.05
+	done
+	fb_die "the control port $1 never answered get: $(cat "$2")"
+}
+
 # Adds a background process of the test's own to those fakeboard_down ends.
 fakeboard_track() { FB_PIDS+=("$@"); }
 
@@ -181,7 +220,7 @@ import json, sys
 lines = [l for l in open(sys.argv[1]) if l.startswith("{")]
 v = json.loads(lines[-1])
 for k in sys.argv[2].split("."):
-    v = v[k]
+    v = v[int(k)] if isinstance(v, list) else v[k]
 print(v)' "$1" "$2"
 }
 

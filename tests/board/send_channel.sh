@@ -13,50 +13,37 @@ fakeboard_enter "$@"
 fakeboard_up
 RATE=2000000
 fakeboard_feed --rate $RATE --mark 200000
-uri=local:
+fakeboard_radio "$@"
 port=22013
 cport=22394
-if [ "${1:-}" = iiod ]; then
-	fakeboard_iiod
-	uri=ip:127.0.0.1
+if [ "$FB_URI" != local: ]; then
 	port=22015
 	cport=22395
 fi
 out=$FB_TMP/check.json
-key=$FB_TMP/key
-/usr/bin/python3 -c 'import os; print(os.urandom(32).hex())' > "$key"
-chmod 600 "$key"
-ctl() { "$ZCS_CTL" --key "$key" --timeout 20000 --json 127.0.0.1:$cport "$@"; }
-jget() { /usr/bin/python3 -c '
-import json, sys
-v = json.loads(open(sys.argv[1]).read().splitlines()[-1])
-for k in sys.argv[2].split("."):
-    v = v[int(k)] if isinstance(v, list) else v[k]
-print(v)' "$1" "$2"; }
+fakeboard_key
+ctl() { fakeboard_ctl $cport "$@"; }
 
 # The stream ends when the second RX LO (915M, then 868M) shows in the metadata.
 "$BOARD_BIN/check_board" --port $port --out "$out" --stop-after-freqs 2 --timeout 60 -- \
-	"$ZCS_SEND" -u $uri -f p12 --rate $RATE --freq 915000000 --gain 10 --key "$key" \
+	"$ZCS_SEND" -u $FB_URI -f p12 --rate $RATE --freq 915000000 --gain 10 --key "$FB_KEY" \
 	--control 127.0.0.1:$cport -q --cpus none 127.0.0.1:$port 2> "$FB_TMP/send.log" &
 check=$!
 fakeboard_track $check
 fakeboard_wait_feed 1 'reader took'
-for ((i = 0; i < 200; i++)); do
-	ctl get > "$FB_TMP/get.json" 2> /dev/null && break
-	sleep 0.05
-done
-fakeboard_expect "$(jget "$FB_TMP/get.json" settings.channel)" rx1 "get: channel"
-grep -q "'channel'" <<< "$(jget "$FB_TMP/get.json" caps.settable)" ||
+fakeboard_wait_ctl $cport "$FB_TMP/get.json"
+fakeboard_expect "$(fakeboard_json "$FB_TMP/get.json" settings.channel)" rx1 "get: channel"
+grep -q "'channel'" <<< "$(fakeboard_json "$FB_TMP/get.json" caps.settable)" ||
 	fb_die "channel not settable: $(cat "$FB_TMP/get.json")"
 
 ctl set channel=rx2 gain=12 > "$FB_TMP/r1.json" || fb_die "set channel=rx2 refused: $(cat "$FB_TMP/r1.json")"
-fakeboard_expect "$(jget "$FB_TMP/r1.json" settings.channel)" rx2 "channel in the reply"
+fakeboard_expect "$(fakeboard_json "$FB_TMP/r1.json" settings.channel)" rx2 "channel in the reply"
 fakeboard_expect "$(fakeboard_attr $FB_LPC/scan_elements/in_voltage2_en)" 1 "voltage2 enabled"
 fakeboard_expect "$(fakeboard_attr $FB_LPC/scan_elements/in_voltage0_en)" 0 "voltage0 disabled"
 fakeboard_expect "$(fakeboard_attr $FB_PHY/in_voltage1_hardwaregain)" 12.000000 "gain on rx2"
 fakeboard_wait_feed 1 'enabled mask 0xc'
 ctl set channel=rx1 > "$FB_TMP/r2.json" || fb_die "set channel=rx1 refused"
-fakeboard_expect "$(jget "$FB_TMP/r2.json" settings.channel)" rx1 "back to rx1 in the reply"
+fakeboard_expect "$(fakeboard_json "$FB_TMP/r2.json" settings.channel)" rx1 "back to rx1 in the reply"
 fakeboard_wait_feed 2 'enabled mask 0x3'
 ctl set freq=868M > "$FB_TMP/r3.json" || fb_die "set freq refused"
 wait $check || { cat "$out" "$FB_TMP/send.log"; fb_die "stream failed"; }

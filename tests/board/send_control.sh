@@ -11,50 +11,35 @@ fakeboard_enter "$@"
 fakeboard_up
 RATE=2000000
 fakeboard_feed --rate $RATE --mark 200000 --lo-log
-uri=local:
-if [ "${1:-}" = iiod ]; then
-	fakeboard_iiod
-	uri=ip:127.0.0.1
-fi
+fakeboard_radio "$@"
 out=$FB_TMP/check.json
-key=$FB_TMP/key
-/usr/bin/python3 -c 'import os; print(os.urandom(32).hex())' > "$key"
-chmod 600 "$key"
-ctl() { "$ZCS_CTL" --key "$key" --timeout 20000 --json 127.0.0.1:22392 "$@"; }
-jget() { /usr/bin/python3 -c '
-import json, sys
-v = json.loads(open(sys.argv[1]).read().splitlines()[-1])
-for k in sys.argv[2].split("."):
-    v = v[int(k)] if isinstance(v, list) else v[k]
-print(v)' "$1" "$2"; }
+fakeboard_key
+ctl() { fakeboard_ctl 22392 "$@"; }
 
 # The stream ends when the third RX LO (915M, 433.92M, 868M) shows in the metadata.
 "$BOARD_BIN/check_board" --port 22011 --out "$out" --stop-after-freqs 3 --timeout 60 -- \
-	"$ZCS_SEND" -u $uri -f p12 --rate $RATE --freq 915000000 --gain 10 --key "$key" \
+	"$ZCS_SEND" -u $FB_URI -f p12 --rate $RATE --freq 915000000 --gain 10 --key "$FB_KEY" \
 	--control 127.0.0.1:22392 -q --cpus none 127.0.0.1:22011 2> "$FB_TMP/send.log" &
 check=$!
 fakeboard_track $check
 fakeboard_wait_feed 1 'reader took'
-for ((i = 0; i < 200; i++)); do
-	ctl get > "$FB_TMP/get.json" 2> /dev/null && break
-	sleep 0.05
-done
-fakeboard_expect "$(jget "$FB_TMP/get.json" settings.freq)" 915000000 "get: freq"
-fakeboard_expect "$(jget "$FB_TMP/get.json" caps.freq.1)" 6000000000 "get: LO range from the board"
-fakeboard_expect "$(jget "$FB_TMP/get.json" caps.rate.0)" 2083333 "get: rate range from the board"
-fakeboard_expect "$(jget "$FB_TMP/get.json" stream.source)" iio "get: stream source"
+fakeboard_wait_ctl 22392 "$FB_TMP/get.json"
+fakeboard_expect "$(fakeboard_json "$FB_TMP/get.json" settings.freq)" 915000000 "get: freq"
+fakeboard_expect "$(fakeboard_json "$FB_TMP/get.json" caps.freq.1)" 6000000000 "get: LO range from the board"
+fakeboard_expect "$(fakeboard_json "$FB_TMP/get.json" caps.rate.0)" 2083333 "get: rate range from the board"
+fakeboard_expect "$(fakeboard_json "$FB_TMP/get.json" stream.source)" iio "get: stream source"
 
 # One setting at a time: the tree, the reply, the index.
 ctl set freq=433.92M > "$FB_TMP/r1.json" || fb_die "set freq refused"
 fakeboard_expect "$(fakeboard_attr $FB_PHY/out_altvoltage0_RX_LO_frequency)" 433920000 "freq in the tree"
-fakeboard_expect "$(jget "$FB_TMP/r1.json" settings.freq)" 433920000 "freq read back in the reply"
+fakeboard_expect "$(fakeboard_json "$FB_TMP/r1.json" settings.freq)" 433920000 "freq read back in the reply"
 ctl set gain=30.5 > "$FB_TMP/r2.json" || fb_die "set gain refused"
 fakeboard_expect "$(fakeboard_attr $FB_PHY/in_voltage0_hardwaregain)" 30.500000 "gain in the tree"
 fakeboard_expect "$(fakeboard_attr $FB_PHY/in_voltage0_gain_control_mode)" manual "gain: manual mode"
-fakeboard_expect "$(jget "$FB_TMP/r2.json" settings.gain)" 30.5 "gain read back"
+fakeboard_expect "$(fakeboard_json "$FB_TMP/r2.json" settings.gain)" 30.5 "gain read back"
 ctl set bw=1.5M > "$FB_TMP/r3.json" || fb_die "set bw refused"
 fakeboard_expect "$(fakeboard_attr $FB_PHY/in_voltage_rf_bandwidth)" 1500000 "bw in the tree"
-fakeboard_expect "$(jget "$FB_TMP/r3.json" settings.bw)" 1500000 "bw read back"
+fakeboard_expect "$(fakeboard_json "$FB_TMP/r3.json" settings.bw)" 1500000 "bw read back"
 ctl set gain_mode=fast > "$FB_TMP/r4.json" || fb_die "set gain_mode refused"
 fakeboard_expect "$(fakeboard_attr $FB_PHY/in_voltage0_gain_control_mode)" fast_attack "gain mode in the tree"
 
@@ -63,7 +48,7 @@ fakeboard_expect "$(fakeboard_attr $FB_PHY/in_voltage0_gain_control_mode)" fast_
 for bad in freq=10M rate=100k; do
 	if ctl set $bad > "$FB_TMP/bad.json"; then fb_die "set $bad was taken"; fi
 	grep -q '"ok":false' "$FB_TMP/bad.json" || fb_die "set $bad: no refusal in $(cat "$FB_TMP/bad.json")"
-	echo "ok: set $bad refused: $(jget "$FB_TMP/bad.json" error)"
+	echo "ok: set $bad refused: $(fakeboard_json "$FB_TMP/bad.json" error)"
 done
 fakeboard_expect "$(fakeboard_attr $FB_PHY/out_altvoltage0_RX_LO_frequency)" 433920000 "freq after refusals"
 fakeboard_expect "$(fakeboard_attr $FB_PHY/in_voltage_sampling_frequency)" $RATE "rate after refusals"

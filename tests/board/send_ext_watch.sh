@@ -10,21 +10,17 @@ fakeboard_enter "$@"
 fakeboard_up
 RATE=2000000
 fakeboard_feed --rate $RATE --mark 200000
-uri=local:
+fakeboard_radio "$@"
 port=22013
-if [ "${1:-}" = iiod ]; then
-	fakeboard_iiod
-	uri=ip:127.0.0.1
+if [ "$FB_URI" != local: ]; then
 	port=22014
 fi
 out=$FB_TMP/check.json
-key=$FB_TMP/key
-/usr/bin/python3 -c 'import os; print(os.urandom(32).hex())' > "$key"
-chmod 600 "$key"
+fakeboard_key
 
 # The stream ends when the second RX LO (915M, then iio_attr's 433.92M) shows in the metadata.
 "$BOARD_BIN/check_board" --port $port --out "$out" --stop-after-freqs 2 --timeout 90 -- \
-	"$ZCS_SEND" -u $uri -f p12 --rate $RATE --freq 915000000 --key "$key" \
+	"$ZCS_SEND" -u $FB_URI -f p12 --rate $RATE --freq 915000000 --key "$FB_KEY" \
 	--control 127.0.0.1:22393 --cpus none 127.0.0.1:$port 2> "$FB_TMP/send.log" &
 check=$!
 fakeboard_track $check
@@ -32,7 +28,7 @@ fakeboard_wait_feed 1 'reader took'
 # watch, and wait until zcs-send says it holds the key (the control port opens once zcs-send
 # has started: retried until then)
 for ((i = 0; i < 400; i++)); do
-	"$ZCS_CTL" --key "$key" --timeout 20000 --json 127.0.0.1:22393 watch \
+	fakeboard_ctl 22393 watch \
 		> "$FB_TMP/watch.json" 2> "$FB_TMP/watch.log" &
 	watch=$!
 	fakeboard_track $watch
@@ -48,7 +44,7 @@ done
 grep -q 'holds the key' "$FB_TMP/send.log" || { cat "$FB_TMP/watch.log"; fb_die "zcs-ctl watch never connected"; }
 echo "ok: zcs-ctl watch connected"
 
-iio_attr -q -u $uri -o -c ad9361-phy altvoltage0 frequency 433920000 > /dev/null ||
+iio_attr -q -u $FB_URI -o -c ad9361-phy altvoltage0 frequency 433920000 > /dev/null ||
 	fb_die "iio_attr could not retune"
 wait $check || { cat "$out" "$FB_TMP/send.log"; fb_die "stream (retune) failed"; }
 fakeboard_expect "$(fakeboard_json "$out" freqs)" "[915000000, 433920000]" "RX LO in metadata before and after iio_attr"

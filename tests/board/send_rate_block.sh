@@ -14,20 +14,16 @@ fakeboard_enter "$@"
 fakeboard_up
 RATE=2000000
 fakeboard_feed --rate $RATE --mark 200000
-uri=local:
+fakeboard_radio "$@"
 port=22018
 cport=22398
-if [ "${1:-}" = iiod ]; then
-	fakeboard_iiod
-	uri=ip:127.0.0.1
+if [ "$FB_URI" != local: ]; then
 	port=22019
 	cport=22399
 fi
 out=$FB_TMP/check.json
-key=$FB_TMP/key
-/usr/bin/python3 -c 'import os; print(os.urandom(32).hex())' > "$key"
-chmod 600 "$key"
-ctl() { "$ZCS_CTL" --key "$key" --timeout 20000 --json 127.0.0.1:$cport "$@"; }
+fakeboard_key
+ctl() { fakeboard_ctl $cport "$@"; }
 # the buffer libiio asks for at rate $1: 4 kernel blocks (libiio writes buffer/length as their
 # sum) of the iio source's block (zcs_iio_block_pairs: 1/20 s, 4096..1 Mi pairs, 1024s)
 block() {
@@ -37,15 +33,12 @@ enables() { grep -c 'enabled mask' "$FB_TMP/feed.log" || true; }
 
 # The stream ends when the second RX LO (915M, then 868M) shows in the metadata.
 "$BOARD_BIN/check_board" --port $port --out "$out" --stop-after-freqs 2 --timeout 60 -- \
-	"$ZCS_SEND" -u $uri -f p12 --rate $RATE --freq 915000000 --key "$key" \
+	"$ZCS_SEND" -u $FB_URI -f p12 --rate $RATE --freq 915000000 --key "$FB_KEY" \
 	--control 127.0.0.1:$cport -q --cpus none 127.0.0.1:$port 2> "$FB_TMP/send.log" &
 check=$!
 fakeboard_track $check
 fakeboard_wait_feed 1 'reader took'
-for ((i = 0; i < 200; i++)); do
-	ctl get > "$FB_TMP/get.json" 2> /dev/null && break
-	sleep 0.05
-done
+fakeboard_wait_ctl $cport "$FB_TMP/get.json"
 fakeboard_expect "$(fakeboard_attr $FB_LPC/buffer/length)" "$(block $RATE)" "block at 2 MS/s"
 n=$(enables)
 

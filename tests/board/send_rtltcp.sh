@@ -9,13 +9,11 @@
 fakeboard_enter "$@"
 fakeboard_up
 fakeboard_feed --rate 2000000 --mark 200000
-key=$FB_TMP/key
-/usr/bin/python3 -c 'import os; print(os.urandom(32).hex())' > "$key"
-chmod 600 "$key"
-"$ZCS_SEND" -u local: -f p12 --rate 2000000 --freq 915000000 --key "$key" \
+fakeboard_key
+"$ZCS_SEND" -u local: -f p12 --rate 2000000 --freq 915000000 --key "$FB_KEY" \
 	--control 127.0.0.1:22492 -q --cpus none 127.0.0.1:22411 2> "$FB_TMP/send.log" &
 fakeboard_track $!
-"$ZCS_RECV" --key "$key" --control 22492 -o rtl_tcp:127.0.0.1:22412 -F cu8 127.0.0.1:22411 \
+"$ZCS_RECV" --key "$FB_KEY" --control 22492 -o rtl_tcp:127.0.0.1:22412 -F cu8 127.0.0.1:22411 \
 	2> "$FB_TMP/recv.log" &
 recv=$!
 fakeboard_track $recv

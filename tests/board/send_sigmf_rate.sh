@@ -11,12 +11,10 @@ fakeboard_up
 RATE=2500000
 NEW=4000000
 fakeboard_feed --rate 2000000 --mark 200000
-key=$FB_TMP/key
-/usr/bin/python3 -c 'import os; print(os.urandom(32).hex())' > "$key"
-chmod 600 "$key"
-ctl() { "$ZCS_CTL" --key "$key" --timeout 20000 --json 127.0.0.1:22394 "$@"; }
+fakeboard_key
+ctl() { fakeboard_ctl 22394 "$@"; }
 
-"$ZCS_RECV" --key "$key" --json --exit-on-eos -F cs16 -o sigmf:$FB_TMP/rec \
+"$ZCS_RECV" --key "$FB_KEY" --json --exit-on-eos -F cs16 -o sigmf:$FB_TMP/rec \
 	-o file:$FB_TMP/raw.cs16 127.0.0.1:22016 2> "$FB_TMP/recv.log" &
 recv=$!
 fakeboard_track $recv
@@ -27,7 +25,7 @@ for ((i = 0; i < 1200; i++)); do
 	sleep 0.05
 done
 grep -q 'listening on' "$FB_TMP/recv.log" || fb_die "zcs-recv never listened"
-"$ZCS_SEND" -u local: -f p12 --rate $RATE --freq 915000000 --key "$key" \
+"$ZCS_SEND" -u local: -f p12 --rate $RATE --freq 915000000 --key "$FB_KEY" \
 	--control 127.0.0.1:22394 -q --cpus none 127.0.0.1:22016 2> "$FB_TMP/send.log" &
 send=$!
 fakeboard_track $send
