@@ -11,9 +11,8 @@ fakeboard_up
 N=${1:-20}
 RATE=${RATE:-2000000}
 fakeboard_feed --rate $RATE --mark 200000
-key=$FB_TMP/key
-/usr/bin/python3 -c 'import os; print(os.urandom(32).hex())' > "$key"
-chmod 600 "$key"
+fakeboard_key
+key=$FB_KEY
 "$ZCS_SEND" -u local: -f p12 --rate $RATE --freq 915000000 --key "$key" \
 	--control 127.0.0.1:22592 -q --cpus none 127.0.0.1:22511 2> "$FB_TMP/send.log" &
 fakeboard_track $!
