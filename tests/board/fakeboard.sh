@@ -13,6 +13,7 @@
 #   fakeboard_key               # FB_KEY: a new stream key (mode 0600) for --key
 #   fakeboard_ctl PORT ARGS...  # zcs-ctl with that key on 127.0.0.1:PORT (JSON)
 #   fakeboard_wait_ctl PORT OUT # until zcs-send's control port answers get (the answer in OUT)
+#   fakeboard_tuned_pair RATE FREQ  # zcs-send and zcs-recv --control with an rtl_tcp: output
 #   ... test ...                # fakeboard_down runs on EXIT
 #
 # Needs BOARD_BIN: the build directory of tests/board (feed_iq, libexcl_open.so).
@@ -182,6 +183,28 @@ fakeboard_wait_ctl() {
 		sleep 0.05
 	done
 	fb_die "the control port $1 never answered get: $(cat "$2")"
+}
+
+# zcs-send on the board (p12 at RATE, RX LO at FREQ, keyed with FB_KEY, its control channel on
+# 127.0.0.1:22492, the stream to 127.0.0.1:22411) and zcs-recv forwarding its rtl_tcp: clients
+# (127.0.0.1:22412, cu8) to that control channel: the tests that tune the board through
+# zcs-recv.  Waits until zcs-recv has started the stream.  Logs send.log and recv.log; sets
+# FB_RECV_PID (zcs-recv, a child of the test's shell).
+fakeboard_tuned_pair() {
+	local rate=$1 freq=$2 i
+	"$ZCS_SEND" -u local: -f p12 --rate "$rate" --freq "$freq" --key "$FB_KEY" \
+		--control 127.0.0.1:22492 -q --cpus none 127.0.0.1:22411 2> "$FB_TMP/send.log" &
+	fakeboard_track $!
+	"$ZCS_RECV" --key "$FB_KEY" --control 22492 -o rtl_tcp:127.0.0.1:22412 -F cu8 \
+		127.0.0.1:22411 2> "$FB_TMP/recv.log" &
+	FB_RECV_PID=$!
+	fakeboard_track $FB_RECV_PID
+	fakeboard_wait_feed 1 'reader took'
+	for ((i = 0; i < 400; i++)); do
+		grep -q 'starting at datagram' "$FB_TMP/recv.log" && return 0
+		sleep 0.05
+	done
+	fb_die "zcs-recv never started the stream: $(tail -3 "$FB_TMP/recv.log")"
 }
 
 # Adds a background process of the test's own to those fakeboard_down ends.

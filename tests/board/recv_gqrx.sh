@@ -30,15 +30,9 @@ done
 fakeboard_up
 fakeboard_feed --rate 2400000 --tone-at 434020000 --mark 200000
 fakeboard_key
-"$ZCS_SEND" -u local: -f p12 --rate 2400000 --freq 433920000 --key "$FB_KEY" \
-	--control 127.0.0.1:22492 -q --cpus none 127.0.0.1:22411 2> "$FB_TMP/send.log" &
-fakeboard_track $!
 # GQRX holds its source open without reading until its DSP starts: with the default
 # --client-timeout it keeps its slot, since no other client wants one
-"$ZCS_RECV" --key "$FB_KEY" --control 22492 -o rtl_tcp:127.0.0.1:22412 \
-	-F cu8 127.0.0.1:22411 2> "$FB_TMP/recv.log" &
-fakeboard_track $!
-fakeboard_wait_feed 1 'reader took'
+fakeboard_tuned_pair 2400000 433920000
 LO=$FB_PHY/out_altvoltage0_RX_LO_frequency
 
 # The desktop, private: HOME, the runtime directory (PulseAudio's socket) and X's socket

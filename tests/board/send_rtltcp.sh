@@ -10,18 +10,8 @@ fakeboard_enter "$@"
 fakeboard_up
 fakeboard_feed --rate 2000000 --mark 200000
 fakeboard_key
-"$ZCS_SEND" -u local: -f p12 --rate 2000000 --freq 915000000 --key "$FB_KEY" \
-	--control 127.0.0.1:22492 -q --cpus none 127.0.0.1:22411 2> "$FB_TMP/send.log" &
-fakeboard_track $!
-"$ZCS_RECV" --key "$FB_KEY" --control 22492 -o rtl_tcp:127.0.0.1:22412 -F cu8 127.0.0.1:22411 \
-	2> "$FB_TMP/recv.log" &
-recv=$!
-fakeboard_track $recv
-fakeboard_wait_feed 1 'reader took'
-for ((i = 0; i < 400; i++)); do
-	grep -q 'frequency 915' "$FB_TMP/recv.log" && break
-	sleep 0.05
-done
+fakeboard_tuned_pair 2000000 915000000
+recv=$FB_RECV_PID
 # waits until an attribute file holds a value (the forwarder merges, then the board applies)
 wait_attr() {
 	local i
