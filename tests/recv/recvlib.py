@@ -210,3 +210,61 @@ def workdir(prefix):
     d = os.path.join(base, 'recv-tests', f'{prefix}-{os.getpid()}')
     os.makedirs(d, exist_ok=True)
     return d
+
+
+def wait_for(what, cond, timeout=90.0):
+    """cond()'s first true value, polled every 50 ms; AssertionError naming what after timeout."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        v = cond()
+        if v:
+            return v
+        time.sleep(0.05)
+    raise AssertionError('timed out waiting for ' + what)
+
+
+def change_events(recv):
+    """The --json "change" events zcs-recv has printed so far."""
+    out = []
+    for line in list(recv.lines):
+        if line.startswith('{'):
+            obj = json.loads(line)
+            if obj.get('type') == 'change':
+                out.append(obj)
+    return out
+
+
+class Ctl:
+    """zcs-ctl with a key, against a zcs-send control port on 127.0.0.1."""
+
+    def __init__(self, exe, key, port):
+        self.exe, self.key, self.port = exe, key, port
+
+    def run(self, *args):
+        """(exit status, the finished process) of zcs-ctl --json ARGS."""
+        p = subprocess.run([self.exe, '--key', self.key, '--json', '--timeout', '20000',
+                            '127.0.0.1:%d' % self.port] + list(args), stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True)
+        return p.returncode, p
+
+    def __call__(self, *args):
+        """zcs-ctl's answer (its last JSON line); AssertionError when it failed."""
+        rc, p = self.run(*args)
+        assert rc == 0, 'zcs-ctl %s: %s %s' % (args, p.stdout, p.stderr)
+        return json.loads(p.stdout.splitlines()[-1])
+
+    def set_retry(self, send, *settings, timeout=90.0):
+        """set SETTINGS, retried while zcs-send (the process send) is still starting: its
+        control port opens once it has, which under a sanitizer on a loaded machine can take
+        many seconds.  Returns the answer."""
+        last, end = None, time.monotonic() + timeout
+        while time.monotonic() < end:
+            try:
+                return self('set', *settings)
+            except AssertionError as e:
+                last = e
+                if send.poll() is not None:
+                    raise AssertionError('zcs-send ended (%s): %s' % (
+                        send.returncode, send.stderr.read().decode(errors='replace')))
+                time.sleep(0.1)
+        raise AssertionError('zcs-ctl never succeeded: %s' % last)

@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 
-from recvlib import Recv, isolate
+from recvlib import Ctl, Recv, change_events as changes, isolate, wait_for
 
 recv_exe, send_exe, ctl_exe, expect_exe = sys.argv[1:5]
 RATE, TONE, AMP, SEED = 1000000, 12345, 0.7, 3
@@ -29,53 +29,8 @@ def expected(fmt, out_type, first, count):
                           stdout=subprocess.PIPE).stdout
 
 
-def ctl_rc(key, port, *args):
-    p = subprocess.run([ctl_exe, '--key', key, '--json', '--timeout', '20000', '127.0.0.1:%d' % port]
-                       + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       universal_newlines=True)
-    return p.returncode, p
-
-
-def ctl(key, port, *args):
-    rc, p = ctl_rc(key, port, *args)
-    assert rc == 0, 'zcs-ctl %s: %s %s' % (args, p.stdout, p.stderr)
-    return json.loads(p.stdout.splitlines()[-1])
-
-
-def changes(recv):
-    out = []
-    for line in list(recv.lines):
-        if line.startswith('{'):
-            obj = json.loads(line)
-            if obj.get('type') == 'change':
-                out.append(obj)
-    return out
-
-
-def wait_for(what, cond, timeout=90.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        v = cond()
-        if v:
-            return v
-        time.sleep(0.05)
-    raise AssertionError('timed out waiting for ' + what)
-
-
 def set_format(key, port, send, fmt):
-    # the control port opens once zcs-send has started: under a sanitizer on a loaded machine
-    # that can take seconds, so retry until a deadline
-    r, last, end = None, None, time.monotonic() + 90
-    while r is None and time.monotonic() < end:
-        try:
-            r = ctl(key, port, 'set', 'format=' + fmt)
-        except AssertionError as e:
-            last = e
-            if send.poll() is not None:
-                raise AssertionError('zcs-send ended (%s): %s' % (
-                    send.returncode, send.stderr.read().decode(errors='replace')))
-            time.sleep(0.1)
-    assert r is not None, 'zcs-ctl never succeeded: %s' % last
+    r = Ctl(ctl_exe, key, port).set_retry(send, 'format=' + fmt)
     assert r['ok'] and r['settings']['format'] == fmt, r
     assert 'since_sample' in r, r
     return r['since_sample']
@@ -116,10 +71,10 @@ def run(d, key, name, ports, keyed, extra=()):
                      os.path.getsize(raw) // 4 > since + 20000)
         if name == 'keyed-auto':
             # a set the source refuses in part changes nothing: not the format either
-            rc, p = ctl_rc(key, port, 'set', 'format=p12', 'gain=10')
+            rc, p = Ctl(ctl_exe, key, port).run('set', 'format=p12', 'gain=10')
             r = json.loads(p.stdout.splitlines()[-1])
             assert rc == 1 and not r['ok'] and r['settings']['format'] == 'i16', (rc, r)
-            assert ctl(key, port, 'get')['stream']['format'] == 'i16'
+            assert Ctl(ctl_exe, key, port)('get')['stream']['format'] == 'i16'
             print('ok: %s: set format=p12 gain=10 refused (%s): still i16' % (name, r['error']))
         send.send_signal(signal.SIGINT)
         assert send.wait(timeout=60) == 0, send.stderr.read()

@@ -16,53 +16,13 @@ import sys
 import tempfile
 import time
 
-from recvlib import Recv, isolate
+from recvlib import Ctl, Recv, change_events as changes, isolate, wait_for
 
 recv_exe, send_exe, ctl_exe = sys.argv[1:4]
 
 
-def ctl(key, port, *args):
-    p = subprocess.run([ctl_exe, '--key', key, '--json', '--timeout', '20000', '127.0.0.1:%d' % port]
-                       + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       universal_newlines=True)
-    assert p.returncode == 0, 'zcs-ctl %s: %s %s' % (args, p.stdout, p.stderr)
-    return json.loads(p.stdout.splitlines()[-1])
-
-
-def changes(recv):
-    out = []
-    for line in list(recv.lines):
-        if line.startswith('{'):
-            obj = json.loads(line)
-            if obj.get('type') == 'change':
-                out.append(obj)
-    return out
-
-
-def wait_for(what, cond, timeout=60.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        v = cond()
-        if v:
-            return v
-        time.sleep(0.05)
-    raise AssertionError('timed out waiting for ' + what)
-
-
 def set_freq(key, port, send, freq):
-    # the control port opens when zcs-send has started: under a sanitizer on a loaded machine
-    # that can take many seconds, so retry until a deadline
-    r, last, end = None, None, time.monotonic() + 90
-    while r is None and time.monotonic() < end:
-        try:
-            r = ctl(key, port, 'set', 'freq=%d' % freq)
-        except AssertionError as e:
-            last = e
-            if send.poll() is not None:
-                raise AssertionError('zcs-send ended (%s): %s' % (
-                    send.returncode, send.stderr.read().decode(errors='replace')))
-            time.sleep(0.1)
-    assert r is not None, 'zcs-ctl never succeeded: %s' % last
+    r = Ctl(ctl_exe, key, port).set_retry(send, 'freq=%d' % freq)
     assert r['ok'] and r['settings']['freq'] == freq, r
     print('ok: set freq=%d holds from sample %d' % (freq, r['since_sample']))
     return r['since_sample']
