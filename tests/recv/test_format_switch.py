@@ -15,7 +15,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 from recvlib import Ctl, Recv, change_events as changes, isolate, wait_for
 
