@@ -6,7 +6,6 @@
 # before any stream never ends the wait, and that 0 disables the idle end.  Ports 21900-21919.
 # Usage: test_eos_lost.py ZCS_RECV ZCS_GENSTREAM
 import os
-import signal
 import subprocess
 import sys
 import time
