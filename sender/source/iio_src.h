@@ -51,6 +51,12 @@ size_t zcs_iio_block_pairs(uint64_t rate);
  * it the only pair enabled (for the next buffer).  Returns 0 or -errno with err set. */
 int zcs_iio_rx_channels(struct iio_src *p, int ch, bool enable, char *err, size_t errlen);
 
+/* After a rate change (the control channel's, deferred: it holds from the rebuilt buffer; or
+ * another program's): asks the source thread for a buffer of the new rate's block when the
+ * block it has is more than a factor of 2 off, and sets the refill time-out for the rate.
+ * Called under the pipeline's tuning lock. */
+void zcs_iio_fit_block(struct zcs_source *s, struct iio_src *p, uint64_t rate, bool deferred);
+
 /* "manual" etc. as the AD9361 driver spells them, indexed by enum zcs_gain_mode. */
 extern const char *const zcs_iio_gain_mode_names[4];
 

@@ -467,7 +467,7 @@ static ssize_t iio_read(struct zcs_source *s, const int16_t **pairs, size_t max_
 
 static int iio_poll_info(struct zcs_source *s, struct zcs_radio_info *info)
 {
-	const struct iio_src *p = s->priv;
+	struct iio_src *p = s->priv;
 	struct zcs_radio_info now;
 
 	if (zcs_iio_read_info(p, s->info.channel, &now) < 0) {
@@ -479,6 +479,10 @@ static int iio_poll_info(struct zcs_source *s, struct zcs_radio_info *info)
 	    now.bandwidth == s->info.bandwidth && now.gain_mdb == s->info.gain_mdb &&
 	    now.gain_mode == s->info.gain_mode)
 		return 0;
+	/* another program's rate: announced now (not exact: docs/protocol.md), and the buffer
+	 * fitted to it at the next refill */
+	if (now.sample_rate != s->info.sample_rate && now.sample_rate)
+		zcs_iio_fit_block(s, p, now.sample_rate, false);
 	s->info = now;
 	return 1;
 }

@@ -206,10 +206,10 @@ static int apply(struct zcs_source *s, struct iio_src *p, const struct zcs_ctl_s
 /* A new rate keeps the block while it lies within a factor of 2 of the rate's own (1/20 s):
  * from 2 to 20 MS/s it would be 5 ms, a refill 200 times a second and 20 ms of DMA queue left
  * to a reader that falls behind, and back down a retune would wait up to 0.5 s for its refill.
- * Farther, the source thread rebuilds the buffer at its next refill, as for a channel switch,
- * and the change holds from the new buffer's first pair (ZCS_SRC_REBUILT, DISCONT: the kernel's
- * queue of the old rate goes with the old buffer). */
-static void resize(struct zcs_source *s, struct iio_src *p, uint64_t rate)
+ * Farther, the source thread rebuilds the buffer at its next refill, as for a channel switch
+ * (ZCS_SRC_REBUILT, DISCONT: the kernel's queue of the old rate goes with the old buffer).
+ * A set from the control channel then holds from the new buffer's first pair (deferred). */
+void zcs_iio_fit_block(struct zcs_source *s, struct iio_src *p, uint64_t rate, bool deferred)
 {
 	const size_t pairs = zcs_iio_block_pairs(rate);
 	size_t block = p->pairs_asked;
@@ -218,7 +218,7 @@ static void resize(struct zcs_source *s, struct iio_src *p, uint64_t rate)
 	if (pairs > 2 * block || 2 * pairs < block) {
 		p->pairs_asked = block = pairs;
 		atomic_store(&p->want_pairs, pairs);
-		s->tune_deferred = true;
+		s->tune_deferred |= deferred;
 		s->tune_lag_pairs = ZCS_IIO_KERNEL_BUFFERS * (uint64_t)pairs;
 	}
 	/* a refill must still be allowed a few blocks' time at the new rate */
@@ -240,7 +240,7 @@ int zcs_iio_tune(struct zcs_source *s, const struct zcs_ctl_settings *want, uint
 	/* whatever happened, the answer and the stream say what the radio has now */
 	if (zcs_iio_read_info(p, s->info.channel, &now) == 0) {
 		if (now.sample_rate != s->info.sample_rate && now.sample_rate)
-			resize(s, p, now.sample_rate);
+			zcs_iio_fit_block(s, p, now.sample_rate, true);
 		s->info = now;
 	} else if (ret == 0) {
 		ret = zcs_err(err, errlen, -EIO, "cannot read the settings of %s back", PHY_DEV);
