@@ -41,12 +41,6 @@ struct iio_src {
 	size_t pairs_asked;             /* the block last asked for (control thread) */
 };
 
-/* libiio's default count of kernel buffers (blocks in the DMA queue); we leave it as it is */
-#define ZCS_IIO_KERNEL_BUFFERS 4u
-
-/* The block (one refill) for a sample rate: about 1/20 s, 4096..1 Mi pairs, a multiple of 1024. */
-size_t zcs_iio_block_pairs(uint64_t rate);
-
 /* Finds receiver ch's I/Q pair (voltage2ch, voltage2ch+1) on cf-ad9361-lpc; with enable, makes
  * it the only pair enabled (for the next buffer).  Returns 0 or -errno with err set. */
 int zcs_iio_rx_channels(struct iio_src *p, int ch, bool enable, char *err, size_t errlen);

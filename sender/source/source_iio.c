@@ -28,6 +28,8 @@
 #define BACKOFF_FIRST_MS 50u
 #define BACKOFF_MAX_MS 1000u
 #define TIMEOUT_MIN_MS 1000u
+/* libiio's default count of kernel buffers (blocks in the DMA queue); we leave it as it is */
+#define KERNEL_BUFFERS 4u
 
 static void sleep_ms(unsigned int ms)
 {
@@ -257,7 +259,7 @@ int zcs_iio_read_info(const struct iio_src *p, uint8_t channel, struct zcs_radio
 	return 0;
 }
 
-size_t zcs_iio_block_pairs(uint64_t rate)
+static size_t block_pairs_for(uint64_t rate)
 {
 	uint64_t n = rate / BLOCK_DIV;
 
@@ -266,6 +268,29 @@ size_t zcs_iio_block_pairs(uint64_t rate)
 	if (n > BLOCK_MAX_PAIRS)
 		n = BLOCK_MAX_PAIRS;
 	return (size_t)(n + 1023) / 1024 * 1024;
+}
+
+/* A new rate keeps the block while it lies within a factor of 2 of the rate's own (1/20 s):
+ * from 2 to 20 MS/s it would be 5 ms, a refill 200 times a second and 20 ms of DMA queue left
+ * to a reader that falls behind, and back down a retune would wait up to 0.5 s for its refill.
+ * Farther, the source thread rebuilds the buffer at its next refill, as for a channel switch
+ * (ZCS_SRC_REBUILT, DISCONT: the kernel's queue of the old rate goes with the old buffer).
+ * A set from the control channel then holds from the new buffer's first pair (deferred). */
+void zcs_iio_fit_block(struct zcs_source *s, struct iio_src *p, uint64_t rate, bool deferred)
+{
+	const size_t pairs = block_pairs_for(rate);
+	size_t block = p->pairs_asked;
+	unsigned int t;
+
+	if (pairs > 2 * block || 2 * pairs < block) {
+		p->pairs_asked = block = pairs;
+		atomic_store(&p->want_pairs, pairs);
+		s->tune_deferred |= deferred;
+		s->tune_lag_pairs = KERNEL_BUFFERS * (uint64_t)pairs;
+	}
+	/* a refill must still be allowed a few blocks' time at the new rate */
+	t = (unsigned int)(block * 3000 / rate) + 500;
+	(void)iio_context_set_timeout(p->ctx, t < 1000 ? 1000 : t);
 }
 
 /* Returns -e with the message for a buffer libiio could not create (or rebuild). */
@@ -418,7 +443,7 @@ static int iio_open(struct zcs_source *s, const struct zcs_source_config *cfg, c
 		ret = zcs_err(err, errlen, ret, "cannot read the sampling_frequency of %s", PHY_DEV);
 		goto out;
 	}
-	p->buf_pairs = zcs_iio_block_pairs(s->info.sample_rate);
+	p->buf_pairs = block_pairs_for(s->info.sample_rate);
 	p->pairs_asked = p->buf_pairs;
 	/* A refill must be allowed a few blocks' time, but a dead buffer must be noticed soon. */
 	timeout = (unsigned int)(p->buf_pairs * 3000 / s->info.sample_rate) + 500;
@@ -431,7 +456,7 @@ static int iio_open(struct zcs_source *s, const struct zcs_source_config *cfg, c
 	s->discontinuities = 0;
 	/* libiio queues 4 kernel blocks by default: at most that many were captured before a
 	 * retune and not yet read when it takes effect (docs/protocol.md, "Retunes") */
-	s->tune_lag_pairs = ZCS_IIO_KERNEL_BUFFERS * (uint64_t)p->buf_pairs;
+	s->tune_lag_pairs = KERNEL_BUFFERS * (uint64_t)p->buf_pairs;
 	ret = 0;
 out:
 	if (ret < 0)

@@ -203,29 +203,6 @@ static int apply(struct zcs_source *s, struct iio_src *p, const struct zcs_ctl_s
 	return 0;
 }
 
-/* A new rate keeps the block while it lies within a factor of 2 of the rate's own (1/20 s):
- * from 2 to 20 MS/s it would be 5 ms, a refill 200 times a second and 20 ms of DMA queue left
- * to a reader that falls behind, and back down a retune would wait up to 0.5 s for its refill.
- * Farther, the source thread rebuilds the buffer at its next refill, as for a channel switch
- * (ZCS_SRC_REBUILT, DISCONT: the kernel's queue of the old rate goes with the old buffer).
- * A set from the control channel then holds from the new buffer's first pair (deferred). */
-void zcs_iio_fit_block(struct zcs_source *s, struct iio_src *p, uint64_t rate, bool deferred)
-{
-	const size_t pairs = zcs_iio_block_pairs(rate);
-	size_t block = p->pairs_asked;
-	unsigned int t;
-
-	if (pairs > 2 * block || 2 * pairs < block) {
-		p->pairs_asked = block = pairs;
-		atomic_store(&p->want_pairs, pairs);
-		s->tune_deferred |= deferred;
-		s->tune_lag_pairs = ZCS_IIO_KERNEL_BUFFERS * (uint64_t)pairs;
-	}
-	/* a refill must still be allowed a few blocks' time at the new rate */
-	t = (unsigned int)(block * 3000 / rate) + 500;
-	(void)iio_context_set_timeout(p->ctx, t < 1000 ? 1000 : t);
-}
-
 int zcs_iio_tune(struct zcs_source *s, const struct zcs_ctl_settings *want, uint32_t *refused,
 		 char *err, size_t errlen)
 {
