@@ -16,17 +16,14 @@ fakeboard_up
 RATE=2000000
 fakeboard_feed --rate $RATE --mark 200000
 fakeboard_radio "$@"
+# the test's own network namespace (fakeboard_enter): its ports are its own
 port=22018
 cport=22398
-if [ "$FB_URI" != local: ]; then
-	port=22019
-	cport=22399
-fi
 out=$FB_TMP/check.json
 fakeboard_key
 ctl() { fakeboard_ctl $cport "$@"; }
 # the buffer libiio asks for at rate $1: 4 kernel blocks (libiio writes buffer/length as their
-# sum) of the iio source's block (zcs_iio_block_pairs: 1/20 s, 4096..1 Mi pairs, 1024s)
+# sum) of the iio source's block (source_iio.c: 1/20 s, 4096..1 Mi pairs, a multiple of 1024)
 block() {
 	echo $((4 * (($1 / 20 + 1023) / 1024 * 1024)))
 }
