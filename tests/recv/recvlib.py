@@ -264,7 +264,15 @@ class Ctl:
             except AssertionError as e:
                 last = e
                 if send.poll() is not None:
-                    raise AssertionError('zcs-send ended (%s): %s' % (
-                        send.returncode, send.stderr.read().decode(errors='replace')))
+                    raise AssertionError('zcs-send ended (%s): %s' % (send.returncode, (
+                        send.stderr.read().decode(errors='replace') if send.stderr else '')))
                 time.sleep(0.1)
         raise AssertionError('zcs-ctl never succeeded: %s' % last)
+
+
+def set_format(ctl_exe, key, port, send, fmt):
+    """set format=FMT on zcs-send's control port (retried while it starts); returns the sample
+    index the new format holds from, as the answer gives it."""
+    r = Ctl(ctl_exe, key, port).set_retry(send, 'format=' + fmt)
+    assert r['ok'] and r['settings']['format'] == fmt and 'since_sample' in r, r
+    return r['since_sample']

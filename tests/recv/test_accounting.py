@@ -22,7 +22,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from recvlib import Checker, Recv, finish_suite, isolate, read, settle, workdir  # noqa: E402
+from recvlib import (Checker, Recv, finish_suite, isolate, read, set_format, settle,  # noqa: E402
+                     workdir)
 
 isolate()
 
@@ -197,23 +198,6 @@ def tone_in(fmt, first, count):
 SW_RATE, SW_COUNT = 1000000, 2500000
 
 
-def set_format(key, cport, tx, fmt):
-    # the control port opens once zcs-send runs (seconds under a sanitizer): retry
-    end = time.monotonic() + 60
-    while time.monotonic() < end:
-        p = subprocess.run([CTL, '--key', key, '--json', '--timeout', '20000',
-                            f'127.0.0.1:{cport}', 'set', 'format=' + fmt],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
-        if p.returncode == 0:
-            r = json.loads(p.stdout.splitlines()[-1])
-            assert r['ok'] and r['settings']['format'] == fmt and 'since_sample' in r, r
-            return r['since_sample']
-        if tx.poll() is not None:
-            raise AssertionError('zcs-send ended: %s' % tx.returncode)
-        time.sleep(0.1)
-    raise AssertionError('zcs-ctl never succeeded: %s %s' % (p.stdout, p.stderr))
-
-
 def run_switch(idx, name, impair_args):
     c = Checker(name)
     port = BASE_PORT + 2 * idx
@@ -240,13 +224,13 @@ def run_switch(idx, name, impair_args):
                            f'127.0.0.1:{port + 1}'], stdout=subprocess.DEVNULL,
                           stderr=subprocess.DEVNULL)
     try:
-        s1 = set_format(key, cport, tx, 'i8')
+        s1 = set_format(CTL, key, cport, tx, 'i8')
         # half a second of i8 written before the next switch, so each format has its losses
         end = time.monotonic() + 60
         while time.monotonic() < end and tx.poll() is None and not (
                 os.path.exists(out) and os.path.getsize(out) // 4 > s1 + 500000):
             time.sleep(0.02)
-        s2 = set_format(key, cport, tx, 'i16')
+        s2 = set_format(CTL, key, cport, tx, 'i16')
         c.eq('zcs-send exit status', tx.wait(timeout=120), 0)
     finally:
         if tx.poll() is None:

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 
-from recvlib import Ctl, Recv, change_events as changes, isolate, wait_for
+from recvlib import Ctl, Recv, change_events as changes, isolate, set_format, wait_for
 
 recv_exe, send_exe, ctl_exe, expect_exe = sys.argv[1:5]
 RATE, TONE, AMP, SEED = 1000000, 12345, 0.7, 3
@@ -26,13 +26,6 @@ def expected(fmt, out_type, first, count):
     return subprocess.run([expect_exe, str(RATE), str(TONE), str(AMP), str(SEED), '0', fmt,
                            out_type, str(first), str(count)], check=True,
                           stdout=subprocess.PIPE).stdout
-
-
-def set_format(key, port, send, fmt):
-    r = Ctl(ctl_exe, key, port).set_retry(send, 'format=' + fmt)
-    assert r['ok'] and r['settings']['format'] == fmt, r
-    assert 'since_sample' in r, r
-    return r['since_sample']
 
 
 def sender(key, ctl_port, data_port, extra=()):
@@ -61,7 +54,7 @@ def run(d, key, name, ports, keyed, extra=()):
     try:
         wait_for('the stream', lambda: any('rate 1 MS/s' in l for l in recv.lines))
         for fmt in ('i8', 'i16'):
-            since = set_format(key, port, send, fmt)
+            since = set_format(ctl_exe, key, port, send, fmt)
             got.append((fmt, since))
             wait_for('the change event to ' + fmt, lambda: any(
                 c['since_sample'] == since for c in changes(recv)))
@@ -109,7 +102,7 @@ def native(d, key, ports):
     send = sender(key, port, data)
     try:
         wait_for('the stream', lambda: any('rate 1 MS/s' in l for l in recv.lines))
-        since = set_format(key, port, send, 'i16')
+        since = set_format(ctl_exe, key, port, send, 'i16')
         summary = recv.finish(timeout=90, stop_after=None)
         send.send_signal(signal.SIGINT)
         send.wait(timeout=60)

@@ -9,7 +9,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'recv'))
-from recvlib import Checker, finish_suite, isolate  # noqa: E402,F401
+from recvlib import Checker, finish_suite, isolate, set_format  # noqa: E402,F401
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PY = '/usr/bin/python3'

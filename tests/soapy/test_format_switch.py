@@ -5,38 +5,19 @@
 # each stretch through its own wire format (p12, then i8, then i16 from the indices the sender's
 # replies gave), with no OVERFLOW and nothing lost.  Ports 22190-22191.
 # Usage: test_format_switch.py MODULE_DIR ZCS_SEND ZCS_CTL ZCS_TONE_EXPECT
-import json
 import os
-import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from soapylib import Checker, Client, expected, finish_suite, isolate, sender, stop  # noqa: E402
+from soapylib import (Checker, Client, expected, finish_suite, isolate, sender,  # noqa: E402
+                      set_format, stop)
 
 isolate()
 
 MODULE, SEND, CTL, EXPECT = sys.argv[1:5]
 RATE, TONE, AMP, SEED, N = 1000000, 76543, 0.6, 9, 2000000
 PORT, CPORT = 22190, 22191
-
-
-def set_format(key, tx, fmt):
-    # the control port opens once zcs-send runs (seconds under a sanitizer): retry
-    end = time.monotonic() + 60
-    while time.monotonic() < end:
-        p = subprocess.run([CTL, '--key', key, '--json', '--timeout', '20000',
-                            f'127.0.0.1:{CPORT}', 'set', 'format=' + fmt],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
-        if p.returncode == 0:
-            r = json.loads(p.stdout.splitlines()[-1])
-            assert r['ok'] and r['settings']['format'] == fmt and 'since_sample' in r, r
-            return r['since_sample']
-        if tx.poll() is not None:
-            raise AssertionError('zcs-send ended: %s' % tx.returncode)
-        time.sleep(0.1)
-    raise AssertionError('zcs-ctl never succeeded: %s %s' % (p.stdout, p.stderr))
 
 
 def main():
@@ -53,8 +34,8 @@ def main():
     try:
         tx = sender(SEND, f'127.0.0.1:{PORT}', 'p12', RATE, TONE, AMP, SEED, count=N,
                     extra=['--key', key, '--control', f'127.0.0.1:{CPORT}'])
-        s1 = set_format(key, tx, 'i8')
-        s2 = set_format(key, tx, 'i16')
+        s1 = set_format(CTL, key, CPORT, tx, 'i8')
+        s2 = set_format(CTL, key, CPORT, tx, 'i16')
         res = cl.result()
         tx.wait(60)
     finally:
