@@ -44,6 +44,9 @@ struct board_check {
 	/* retunes announced (metadata flag CHANGE), one per meta_version */
 	struct zcs_meta changes[MAX_CHANGES];
 	unsigned int nchanges;
+	/* where the first datagrams flagged DISCONT start (a rebuild's exact index) */
+	uint64_t flagged_at[MAX_CHANGES];
+	unsigned int nflagged_at;
 	/* a channel switch announced: the pattern of receiver switch_rx from sample switch_at */
 	bool have_switch;
 	unsigned int switch_rx;
@@ -154,7 +157,11 @@ static void on_samples(struct board_check *c, const struct zcs_dgram *d)
 		c->have_switch = false;
 		c->switches++;
 	}
-	c->flagged += (h->flags & ZCS_FLAG_DISCONT) != 0;
+	if (h->flags & ZCS_FLAG_DISCONT) {
+		c->flagged++;
+		if (c->nflagged_at < MAX_CHANGES)
+			c->flagged_at[c->nflagged_at++] = h->first_sample;
+	}
 	c->eos |= (h->flags & ZCS_FLAG_EOS) != 0;
 	if (h->flags & ZCS_FLAG_ZSTD) {
 		bad(c, "zstd datagram %" PRIu64 ": not checked here", h->seq);
@@ -249,6 +256,9 @@ static void write_summary(const struct board_check *c, int sender_status, FILE *
 			"}", i ? ", " : "", x->ref_sample, x->center_freq, x->sample_rate,
 			x->bandwidth, x->gain_mdb, x->gain_mode, x->channel, x->meta_version);
 	}
+	fprintf(f, "], \"flagged_at\": [");
+	for (unsigned int i = 0; i < c->nflagged_at; i++)
+		fprintf(f, "%s%" PRIu64, i ? ", " : "", c->flagged_at[i]);
 	fprintf(f, "]}\n");
 }
 

@@ -71,6 +71,12 @@ for name, rate in (("r1", 10000000), ("r2", 8000000)):
     assert ch and ch["sample_rate"] == rate, "%s: no CHANGE with rate %d at %d: %s" % (
         name, rate, since, c["changes"])
     print("ok: %s: %d S/s announced at sample %d" % (name, rate, since))
+# the rebuilt buffer's first pair is the announced index, exactly: its datagram is flagged;
+# 8 MS/s kept the buffer, so nothing is flagged at its index
+r1, r2 = (json.loads(open("%s/%s.json" % (tmp, n)).read())["since_sample"] for n in ("r1", "r2"))
+assert r1 in c["flagged_at"], ("r1 not where a DISCONT starts", r1, c["flagged_at"])
+assert r2 not in c["flagged_at"], ("r2 flagged", r2, c["flagged_at"])
+print("ok: the 10 MS/s buffer starts at its index %d (DISCONT there)" % r1)
 # each rebuild (10 MS/s, iio_attr's 2 MS/s) dropped what the kernel had queued at the old
 # rate: flagged there (iiod may cut a read short around a rebuild, a further flag; that 8 MS/s
 # kept the buffer is the feeder's count of enables above)
