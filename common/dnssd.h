@@ -42,10 +42,11 @@ struct zcs_dnssd_stream {
  * (<= ZCS_DNSSD_TXT_MAX).  The name, host, sender and ifindex are not part of it. */
 size_t zcs_dnssd_txt_build(const struct zcs_dnssd_stream *s,
 			   char txt[ZCS_DNSSD_TXT_MAX][ZCS_DNSSD_TXT_LEN]);
+/* Empties s for a record's strings: nothing known yet, format unknown. */
+void zcs_dnssd_txt_init(struct zcs_dnssd_stream *s);
 /* Reads one TXT string (buf, len: "key=value", not NUL-terminated) into s; keys not known are
  * ignored.  Returns 0, or -EINVAL for a known key with a bad value (s is then unchanged for
  * that key).  Call zcs_dnssd_txt_init first and zcs_dnssd_txt_complete after the last one. */
-void zcs_dnssd_txt_init(struct zcs_dnssd_stream *s);
 int zcs_dnssd_txt_parse(struct zcs_dnssd_stream *s, const uint8_t *buf, size_t len);
 /* The record had what a receiver needs to open the stream: a stream id, a destination and a
  * port.  Returns 0 or -EINVAL with err saying what was missing. */

@@ -264,7 +264,8 @@ static bool take_item(struct zcs_rx_embed *e, struct zcs_rx_embed_read *r)
 	switch (it->kind) {
 	case ZCS_READER_DATA:
 		/* whole pairs of one wire format: what gapfill commits, checked before converting */
-		if (it->pairs == 0 || it->len % it->pairs || !zcs_wire_of_pair_bytes((size_t)(it->len / it->pairs)))
+		if (it->pairs == 0 || it->len % it->pairs ||
+		    !zcs_wire_of_pair_bytes((size_t)(it->len / it->pairs)))
 			return false;
 		e->have_item = true;
 		e->off = 0;

@@ -453,9 +453,10 @@ static int copy_tail(struct sigmf_priv *p, int in, int out, uint64_t from, uint6
 
 /* Ends the current recording at data file position cut (stream index at, from which the
  * settings m hold; p->meta has m's rate, for the times) and opens the next, which starts with
- * sample 0 = stream index at, rate m->sample_rate.  Samples already written from cut on (a change announced late) are moved
- * there, with the captures and annotations that describe them.  When nothing is before cut,
- * the current recording simply takes the new rate.  0 or -errno (news logged). */
+ * sample 0 = stream index at, rate m->sample_rate.  Samples already written from cut on (a
+ * change announced late) are moved there, with the captures and annotations that describe
+ * them.  When nothing is before cut, the current recording simply takes the new rate.  0 or
+ * -errno (news logged). */
 static int roll(struct zcs_sink *s, struct sigmf_priv *p, uint64_t cut, uint64_t at,
 		const struct zcs_meta *m)
 {

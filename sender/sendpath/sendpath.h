@@ -56,8 +56,9 @@ struct zcs_sendpath;
 
 /* Sets up fd for the path `want` (ZCS_PATH_AUTO: the fastest that probes well) and allocates the
  * path's state into *out.  A path asked for by name that this kernel or build lacks is an error.
- * log gets a line naming the path chosen (and why faster ones were passed over).  Returns 0 or
- * -errno with err set (*out is then NULL). */
+ * seg is the full datagram size of the trains sent first, the GSO size (0: the pool's largest;
+ * zcs_sendpath_set_seg changes it).  log gets a line naming the path chosen (and why faster
+ * ones were passed over).  Returns 0 or -errno with err set (*out is then NULL). */
 int zcs_sendpath_open(struct zcs_sendpath **out, int fd, int want, const struct zcs_train_pool *pool,
 		      size_t seg, zcs_sendpath_done_fn done, void *ctx, char *log, size_t loglen,
 		      char *err, size_t errlen);

@@ -3,7 +3,8 @@
  * order, loss (zero-filled to the sample, or skipped with --gap drop), losses before the first
  * datagram, a source discontinuity (DISCONT: the sender's loss kept apart from the network's),
  * jumps back and beyond what loss explains (taken as is, never filled), and --count ending
- * exactly, mid-datagram and mid-gap; a change of wire format (exact across it; -F native ends).  The samples go through real outputs into a file. */
+ * exactly, mid-datagram and mid-gap; a change of wire format (exact across it; -F native
+ * ends).  The samples go through real outputs into a file. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
