@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Kernel-headers-4.10 check: every kernel constant newer than 4.10 (the PlutoSDR toolchain's headers)
-# that the code uses must come with a guarded fallback in common/compat.h, and the file using it must
+# that the code uses must come with a guarded fallback in common/util/compat.h, and the file using it must
 # include compat.h itself; io_uring code must sit behind ZCS_HAVE_URING.  Exit 1 on any finding.
 #
 # Why a list and not a compile against old headers: the 4.10 UAPI headers are not installable here,
@@ -11,7 +11,7 @@
 # extend it when code starts using another one.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-compat="$top/common/compat.h"
+compat="$top/common/util/compat.h"
 
 # name  first-kernel  (all introduced after Linux 4.10)
 newer_than_4_10='
@@ -129,12 +129,12 @@ cat >"$shadow/config/zcs_config.h" <<'EOF2'
 EOF2
 nshadow=$(find "$shadow" -name '*.h' ! -path '*/config/*' | wc -l)
 ncomp=0
-# every folder of sender/ and receiver/ that holds a header is an include directory of some seam
-mapfile -t seam_incs < <(cd "$top" && find sender receiver -name '*.h' -printf '-I'"$top"'/%h\n' | sort -u)
+# every folder of common/, sender/ and receiver/ that holds a header is an include directory of some seam
+mapfile -t seam_incs < <(cd "$top" && find common sender receiver -name '*.h' -printf '-I'"$top"'/%h\n' | sort -u)
 for f in $(cd "$top" && find common sender receiver -name '*.c' | sort); do
 	ncomp=$((ncomp + 1))
 	if ! out=$($cc -std=gnu11 -D_GNU_SOURCE -fsyntax-only -I"$shadow" -I"$shadow/config" \
-		-I"$top/common" -I"$top/formats" "${seam_incs[@]}" "$top/$f" 2>&1); then
+		-I"$top/formats" "${seam_incs[@]}" "$top/$f" 2>&1); then
 		echo "  FAIL $f does not compile without the post-4.10 constants:"
 		grep -E 'error' <<<"$out" | head -5 | sed 's/^/       /'
 		fail=1

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* zcs-ctl: tune a zcs-send from a PC over its keyed control channel: `get` shows every setting
  * and what the radio can do, `set NAME=VALUE...` changes several at once, `watch` prints the
- * changes others make.  All protocol work is common/ctl_client.c's. */
+ * changes others make.  All protocol work is common/ctl/ctl_client.c's. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Parsing and checking zcs-send's options: every number through common/cli.h's parsers, every
+/* Parsing and checking zcs-send's options: every number through common/util/cli.h's parsers, every
  * option that does not apply to the chosen source or destination refused by name.  The --help
  * text is send_usage.c. */
 #include <errno.h>

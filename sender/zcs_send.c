@@ -151,7 +151,7 @@ static uint16_t control_port(const char *spec)
 	return p <= 65535 ? (uint16_t)p : 0;
 }
 
-/* --announce: DNS-SD on avahi's own thread (common/dnssd.h), never on the send path. */
+/* --announce: DNS-SD on avahi's own thread (common/dnssd/dnssd.h), never on the send path. */
 static int start_announce(struct zcs_dnssd_announce **ann, const struct zcs_send_opts *o,
 			  const struct zcs_source *src, uint32_t stream_id, const char *host,
 			  char *err, size_t errlen)

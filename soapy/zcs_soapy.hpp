@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The zcs SoapySDR device: a SoapySDR::Device over receiver/core/rx_embed.h.  C++ only because
+/* The zcs SoapySDR device: a SoapySDR::Device over receiver/embed/rx_embed.h.  C++ only because
  * SoapySDR's API is: receiving, reordering, gap filling and conversion are zcs-recv's own C. */
 #ifndef ZCS_SOAPY_HPP
 #define ZCS_SOAPY_HPP

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The zcs SoapySDR module's registration: driver key "zcs", find() by listening briefly for
- * streams' metadata (rx_find.c) and browsing DNS-SD meanwhile (common/dnssd.h), make() opening
+ * streams' metadata (rx_find.c) and browsing DNS-SD meanwhile (common/dnssd/dnssd.h), make() opening
  * the first stream that matches the arguments. */
 #include <arpa/inet.h>
 #include <cerrno>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* zstd in zcs-send, all of it in one place: the checks of --zstd, the send path a compressed
  * stream takes, the one compressor (the source thread's) with its buffer, and the flags it puts
- * on the wire.  Every datagram is one independent frame (common/codec.h). */
+ * on the wire.  Every datagram is one independent frame (common/wire/codec.h). */
 #ifndef ZCS_COMPRESS_H
 #define ZCS_COMPRESS_H
 

@@ -28,7 +28,7 @@ struct zcs_pipeline_config {
 	const char *sender_name;      /* host name for the metadata */
 	const char *source_name;      /* "tone", "iio", ... for the metadata */
 	struct zcs_log log;           /* news from the threads (path changes, pinning trouble) */
-	/* with a key every datagram carries an authentication trailer (common/auth.h);
+	/* with a key every datagram carries an authentication trailer (common/wire/auth.h);
 	 * run_start_ns is the sender's wall clock at start, announced in keyed metadata */
 	const struct zcs_key *key;
 	uint64_t run_start_ns;

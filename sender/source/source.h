@@ -20,7 +20,7 @@ struct zcs_radio_info {
 	uint64_t center_freq;  /* Hz, 0 when not a radio */
 	uint64_t bandwidth;    /* Hz, 0 when unknown */
 	int32_t gain_mdb;      /* thousandths of a dB */
-	uint8_t gain_mode;     /* enum zcs_gain_mode (common/proto.h) */
+	uint8_t gain_mode;     /* enum zcs_gain_mode (common/wire/proto.h) */
 	uint8_t channel;       /* 0 = rx1, 1 = rx2 */
 };
 

@@ -5,7 +5,7 @@
 """usage: check_manpages.py GROFF PROGRAM OPTS_C MANPAGE MARKDOWN
 
 PROGRAM is the built zcs-send or zcs-recv, OPTS_C its option parser (sender/send_opts.c,
-receiver/core/recv_opts.c), MANPAGE docs/zcs-*.1, MARKDOWN docs/sender.md or docs/receiver.md.
+receiver/recv_opts.c), MANPAGE docs/zcs-*.1, MARKDOWN docs/sender.md or docs/receiver.md.
 Exits 0 when everything agrees, 1 with one line per disagreement otherwise."""
 import os
 import re

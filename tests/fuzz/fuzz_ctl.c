@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* libFuzzer target for the control channel's parsers (common/ctl_proto.c, common/ctl_msg.c),
+/* libFuzzer target for the control channel's parsers (common/ctl/ctl_proto.c, common/ctl/ctl_msg.c),
  * everything a peer's bytes reach: the frame accumulator and the handshake checks of a server
  * session fed the input as a byte stream (never ready without the key), the request and reply
  * JSON parsers (0 or -EINVAL with a reason; a parsed request round-trips through the writer),

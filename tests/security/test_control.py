@@ -4,7 +4,7 @@
 # with a wrong key, a recorded session's handshake replayed, a sealed frame replayed inside a
 # live session, garbage and an oversized length, more clients than allowed.  Each is closed and
 # counted by reason in zcs-send's summary, no setting changes, and the stream zcs-recv takes
-# meanwhile loses nothing.  The handshake MACs are BLAKE2b keyed (hashlib), as common/ctl_proto.c
+# meanwhile loses nothing.  The handshake MACs are BLAKE2b keyed (hashlib), as common/ctl/ctl_proto.c
 # computes them, so a peer can be written here without libsodium.  Ports 23100-23109.
 import hashlib
 import json

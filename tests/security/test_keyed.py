@@ -190,7 +190,7 @@ def case_forged(port, d, key):
                          'restarts': 0, 'sample_datagrams': len(samples), 'meta': len(meta),
                          'sample_rate': RATE})
     c.same_bytes('output', read(path), expected(4))
-    # the document's construction, implemented apart from common/auth.c, agrees on every datagram
+    # the document's construction, implemented apart from common/wire/auth.c, agrees on every datagram
     kb = zcs_auth_ref.load_key(key)
     c.true('every datagram of zcs-send verifies with the reference of docs/protocol.md',
            all(zcs_auth_ref.verify(kb, g) for g in got))

@@ -2,7 +2,7 @@
 # A second implementation of the keyed-datagram check, written from docs/protocol.md ("Keyed
 # datagrams") alone, in plain Python (no libsodium): HChaCha20, ChaCha20 and Poly1305 as RFC 8439
 # and draft-irtf-cfrg-xchacha define them.  The tests verify zcs-send's datagrams with it, so the
-# document, not only common/auth.c, is what a receiver needs.
+# document, not only common/wire/auth.c, is what a receiver needs.
 import struct
 
 MASK = 0xffffffff

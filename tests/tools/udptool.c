@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* zcs-udptool: the tests' small UDP helper, built on common/net.c so lab tests exercise the real
+/* zcs-udptool: the tests' small UDP helper, built on common/net/net.c so lab tests exercise the real
  * socket set-up: send one datagram, receive and print datagrams (unicast or multicast, ASM/SSM),
  * generate a known sequence of zcs sample datagrams, and decode hex datagrams read from stdin. */
 #include <errno.h>

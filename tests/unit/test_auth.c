@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for common/auth.c: sealed sample, end-of-stream and metadata datagrams verify and
+/* Unit tests for common/wire/auth.c: sealed sample, end-of-stream and metadata datagrams verify and
  * parse as their unkeyed selves; any changed byte, another key, no trailer or a short datagram
  * is refused; the nonce's inputs (salt, stream, type, number) all matter. */
 #include <check.h>

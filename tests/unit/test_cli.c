@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for common/cli.c: integers and reals with SI suffixes, exactness of scaled
+/* Unit tests for common/util/cli.c: integers and reals with SI suffixes, exactness of scaled
  * decimals, and every rejection (empty, garbage, negative, NaN/inf, out of range). */
 #include <check.h>
 #include <errno.h>

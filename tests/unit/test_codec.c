@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for common/codec.c: tone-like samples round trip and shrink, noise goes raw, corrupt
+/* Unit tests for common/wire/codec.c: tone-like samples round trip and shrink, noise goes raw, corrupt
  * or oversized frames are -EBADMSG, and every frame decodes alone (no state between frames). */
 #include <check.h>
 #include <errno.h>

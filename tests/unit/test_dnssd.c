@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for common/dnssd_txt.c: the _zcs._udp TXT record round-trips (IPv4 and IPv6, with
+/* Unit tests for common/dnssd/dnssd_txt.c: the _zcs._udp TXT record round-trips (IPv4 and IPv6, with
  * and without a control port), keys come in any order, unknown keys are ignored, bad values and
  * incomplete records are refused, and nothing in it is the key. */
 #include <check.h>

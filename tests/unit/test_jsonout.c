@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for the JSON writers: common/jsonout.c (one line, escaped, rounded, bounded) and
- * zcs-recv's statistics object (receiver/core/recv_stats.c), whose strings come from outside. */
+/* Unit tests for the JSON writers: common/util/jsonout.c (one line, escaped, rounded, bounded) and
+ * zcs-recv's statistics object (receiver/recv_stats.c), whose strings come from outside. */
 #include <check.h>
 #include <jansson.h>
 #include <stdlib.h>

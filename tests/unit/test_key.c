@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for common/key.c: the key file's text, ssh's mode rule, files that are not regular,
+/* Unit tests for common/wire/key.c: the key file's text, ssh's mode rule, files that are not regular,
  * and --gen-key's file (0600, never replacing or following anything). */
 #include <check.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for common/log.c: a line reaches the sink formatted, "WHO: " in front with
+/* Unit tests for common/util/log.c: a line reaches the sink formatted, "WHO: " in front with
  * zcs_log_as, cut (never overrun) at ZCS_LOG_LINE, and nothing happens without a sink. */
 #include <check.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for common/net.c and net_udp.c: address parsing (every form, bad ports, bad hosts,
+/* Unit tests for common/net/net.c and net_udp.c: address parsing (every form, bad ports, bad hosts,
  * zones), multicast detection, UDP and TCP pairs over loopback (ports 24000-24099), and multicast
  * joins inside a private network namespace so nothing reaches the host's interfaces. */
 #include <arpa/inet.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for common/proto.c: round trips at extreme values, the exact bytes of the spec's
+/* Unit tests for common/wire/proto.c: round trips at extreme values, the exact bytes of the spec's
  * worked example, every rejection reason, no read past len (every prefix, exact-size buffers for
  * ASan) and a bit-flip sweep.  Offsets are restated here from docs/protocol.md on purpose. */
 #include <check.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for receiver/core/recv_opts.c: zcs-recv's defaults, every option reaching its field,
+/* Unit tests for receiver/recv_opts.c: zcs-recv's defaults, every option reaching its field,
  * and every refusal naming the option and the value, as docs/receiver.md promises. */
 #include <check.h>
 #include <errno.h>

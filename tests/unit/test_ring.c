@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for common/ring.c: capacity rules, FIFO order, full/empty edges, wrap of the
+/* Unit tests for common/util/ring.c: capacity rules, FIFO order, full/empty edges, wrap of the
  * indices, and a two-thread hand-off of 200,000 items in order. */
 #include <check.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for common/seq.h: serial arithmetic around 0, the UINT64_MAX wrap, the 2^63 edge
+/* Unit tests for common/wire/seq.h: serial arithmetic around 0, the UINT64_MAX wrap, the 2^63 edge
  * where the signed distance flips sign, and jumps far larger than any reorder window. */
 #include <check.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for common/stdfds.c: closed standard descriptors get /dev/null, open ones are left
+/* Unit tests for common/util/stdfds.c: closed standard descriptors get /dev/null, open ones are left
  * alone.  Each case runs in a child, which may close its own fds 0-2. */
 #include <check.h>
 #include <fcntl.h>

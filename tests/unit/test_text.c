@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for common/text.c: which strings from outside pass (UTF-8, no controls), and the
+/* Unit tests for common/util/text.c: which strings from outside pass (UTF-8, no controls), and the
  * terminal escape of those that do not. */
 #include <check.h>
 #include <stdlib.h>

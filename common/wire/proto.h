@@ -91,7 +91,7 @@ enum zcs_proto_err {
 	ZCS_PERR_RESERVED,      /* a reserved bit or field is not zero */
 	ZCS_PERR_BAD_META,      /* a metadata field out of range (rate 0, unterminated string, ...) */
 	ZCS_PERR_DECOMPRESS,    /* zstd payload does not decode to exactly the samples announced */
-	ZCS_PERR_AUTH,          /* a keyed receiver's verification failed (common/auth.h) */
+	ZCS_PERR_AUTH,          /* a keyed receiver's verification failed (common/wire/auth.h) */
 	ZCS_PERR_COUNT
 };
 

@@ -28,7 +28,7 @@ struct zcs_ctl_settings {
 	uint32_t have;          /* ZCS_CTL_* of the fields that are set */
 	uint64_t freq, rate, bw;
 	int32_t gain_mdb;       /* thousandths of a dB */
-	uint8_t gain_mode;      /* enum zcs_gain_mode (common/proto.h) */
+	uint8_t gain_mode;      /* enum zcs_gain_mode (common/wire/proto.h) */
 	uint8_t channel;        /* 0 = rx1, 1 = rx2 */
 	uint8_t format;         /* enum zcs_wire_format */
 };

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* zcs-recv option parsing (see recv_opts.h).  Numbers go through common/cli.h (end pointer, SI
+/* zcs-recv option parsing (see recv_opts.h).  Numbers go through common/util/cli.h (end pointer, SI
  * suffixes, range); combinations are checked once all options are read. */
 #include <errno.h>
 #include <getopt.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal to common/net.c and common/net_udp.c: the socket calls both halves of net.h's API
+/* Internal to common/net/net.c and common/net/net_udp.c: the socket calls both halves of net.h's API
  * share (messages through err.h).  Every function returns >= 0 or -errno with err set, like
  * net.h's own. */
 #ifndef ZCS_NET_SOCK_H
