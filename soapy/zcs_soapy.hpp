@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The zcs SoapySDR device: a SoapySDR::Device over receiver/embed/rx_embed.h.  C++ only because
- * SoapySDR's API is: receiving, reordering, gap filling and conversion are zcs-recv's own C. */
+ * SoapySDR's API is: receiving, reordering, gap filling and conversion are zcs-recv's own C.
+ * Split as SoapySDR's own modules are: zcs_soapy_settings.cpp (construction, identity, settings,
+ * sensors), zcs_soapy_control.cpp (the board's control channel), zcs_soapy_streaming.cpp (the
+ * stream), zcs_soapy_registry.cpp (arguments, find and make). */
 #ifndef ZCS_SOAPY_HPP
 #define ZCS_SOAPY_HPP
 
@@ -17,7 +20,7 @@ extern "C" {
 #include "ctl_client.h"
 }
 
-/* Device arguments, read once from the Kwargs (zcs_soapy_args.cpp). */
+/* Device arguments, read once from the Kwargs (zcs_soapy_registry.cpp). */
 struct ZcsArgs {
 	std::string addr;            /* addr=: group or address, and port ("" = every address) */
 	std::string iface;           /* iface= */

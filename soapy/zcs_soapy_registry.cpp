@@ -21,6 +21,7 @@
 
 extern "C" {
 #include "dnssd.h"
+#include "wire.h"
 }
 
 /* Streams one find() lists at most. */
@@ -87,11 +88,6 @@ std::string zcs_soapy_host(const struct zcs_addr &a)
 		return std::string("[") + buf + "]";
 	}
 	return buf;
-}
-
-static const char *wire_name(int f)
-{
-	return f == 1 ? "i8" : f == 2 ? "p12" : f == 3 ? "i16" : "?";
 }
 
 static int find_streams(const ZcsArgs &a, int timeout_ms, bool first_only,
@@ -218,7 +214,7 @@ static SoapySDR::Kwargs dnssd_kwargs(const struct zcs_dnssd_stream &d)
 	SoapySDR::Kwargs k;
 
 	snprintf(label, sizeof(label), "zcs %s (%s) %.6f MHz %.6g MS/s %s%s, DNS-SD '%s'", d.host,
-		 host.c_str(), (double)d.freq / 1e6, (double)d.rate / 1e6, wire_name(d.format),
+		 host.c_str(), (double)d.freq / 1e6, (double)d.rate / 1e6, zcs_wire_name(d.format),
 		 d.keyed ? " keyed" : "", d.name);
 	snprintf(id, sizeof(id), "0x%08x", (unsigned)d.stream_id);
 	k["driver"] = "zcs";
@@ -298,7 +294,7 @@ static SoapySDR::KwargsList find_zcs(const SoapySDR::Kwargs &args)
 		char err[64];
 
 		snprintf(label, sizeof(label), "zcs %s (%s) %.6f MHz %.6g MS/s %s", m.sender,
-			 host.c_str(), m.center_freq / 1e6, m.sample_rate / 1e6, wire_name(m.format));
+			 host.c_str(), m.center_freq / 1e6, m.sample_rate / 1e6, zcs_wire_name(m.format));
 		snprintf(id, sizeof(id), "0x%08x", (unsigned)m.stream_id);
 		k["driver"] = "zcs";
 		k["label"] = label;
@@ -336,7 +332,7 @@ static SoapySDR::Device *make_zcs(const SoapySDR::Kwargs &args)
 	if (!zcs_rx_embed_wait_meta(e, a.timeout_ms, &m, &from)) {
 		zcs_rx_embed_close(e);
 		throw std::runtime_error("zcs: no stream arriving on " +
-					 (a.addr.empty() ? std::string("port 5391") : a.addr) +
+					 (a.addr.empty() ? "port " + std::to_string(ZCS_DEFAULT_PORT) : a.addr) +
 					 " within " + std::to_string(a.timeout_ms) + " ms (timeout=)");
 	}
 	try {
