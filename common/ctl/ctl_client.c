@@ -19,8 +19,6 @@ struct zcs_ctl_client {
 	struct zcs_ctl_session s;
 	struct zcs_ctl_rxbuf rb;
 	uint32_t next_id;
-	bool have_event;
-	struct zcs_ctl_reply event;
 	uint8_t frame[ZCS_CTL_MAX_FRAME];
 	uint8_t plain[ZCS_CTL_MAX_PLAIN];
 };
@@ -251,14 +249,10 @@ static int await(struct zcs_ctl_client *c, uint32_t id, struct zcs_ctl_reply *re
 				return ret;
 			continue;
 		}
-		if (reply->event) {
-			c->event = *reply;
-			c->have_event = true;
-			continue;
-		}
-		if (reply->id == id)
+		if (!reply->event && reply->id == id)
 			return 0;
-		/* a reply to an earlier non-blocking request: not ours, skipped */
+		/* a change event, or a reply to an earlier non-blocking request: not ours, skipped
+		 * (a client that wants events polls: zcs_ctl_client_poll) */
 	}
 }
 
@@ -284,13 +278,4 @@ int zcs_ctl_client_set(struct zcs_ctl_client *c, const struct zcs_ctl_settings *
 	if ((ret = zcs_ctl_client_send(c, ZCS_CTL_OP_SET, want, &id, err, errlen)) < 0)
 		return ret;
 	return await(c, id, reply, deadline, err, errlen);
-}
-
-bool zcs_ctl_client_event(struct zcs_ctl_client *c, struct zcs_ctl_reply *ev)
-{
-	if (!c->have_event)
-		return false;
-	*ev = c->event;
-	c->have_event = false;
-	return true;
 }

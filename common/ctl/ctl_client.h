@@ -5,8 +5,7 @@
  *
  * Two ways to use it:
  * - blocking: zcs_ctl_client_get() / zcs_ctl_client_set() send a request and wait (with a
- *   time-out) for its reply; change events that arrive meanwhile are kept (last one wins) for
- *   zcs_ctl_client_event();
+ *   time-out) for its reply; change events that arrive meanwhile are skipped;
  * - non-blocking: zcs_ctl_client_send() queues nothing and never waits for an answer; poll the
  *   fd (zcs_ctl_client_fd) for POLLIN and call zcs_ctl_client_poll() to take replies and events
  *   as they come.
@@ -55,9 +54,5 @@ int zcs_ctl_client_send(struct zcs_ctl_client *c, int op, const struct zcs_ctl_s
  * or broken (a frame that does not open: -EBADMSG).  Call again until it returns 0. */
 int zcs_ctl_client_poll(struct zcs_ctl_client *c, struct zcs_ctl_reply *msg, char *err,
 			size_t errlen);
-
-/* The last change event the blocking calls skipped over: true (and *ev, cleared) when there was
- * one since the last call. */
-bool zcs_ctl_client_event(struct zcs_ctl_client *c, struct zcs_ctl_reply *ev);
 
 #endif

@@ -38,14 +38,6 @@ bool zcs_ring_push(struct zcs_ring *r, void *item)
 	return true;
 }
 
-void *zcs_ring_peek(struct zcs_ring *r)
-{
-	size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-	size_t head = atomic_load_explicit(&r->head, memory_order_acquire);
-
-	return head == tail ? NULL : r->slots[tail & r->mask];
-}
-
 void *zcs_ring_pop(struct zcs_ring *r)
 {
 	size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);

@@ -27,8 +27,6 @@ void zcs_ring_free(struct zcs_ring *r);
 bool zcs_ring_push(struct zcs_ring *r, void *item);
 /* Consumer side: NULL when empty. */
 void *zcs_ring_pop(struct zcs_ring *r);
-/* Consumer side: the oldest item without removing it, NULL when empty. */
-void *zcs_ring_peek(struct zcs_ring *r);
 /* Either side: items now queued (a snapshot). */
 size_t zcs_ring_count(struct zcs_ring *r);
 

@@ -444,9 +444,6 @@ START_TEST(test_client)
 	ck_assert(r.ok && !r.event);
 	ck_assert_uint_eq(r.now.freq, 915000000);
 	ck_assert_uint_eq(r.changed, ZCS_CTL_FREQ);
-	ck_assert(zcs_ctl_client_event(c, &r));
-	ck_assert_uint_eq(r.now.freq, 1);
-	ck_assert(!zcs_ctl_client_event(c, &r));
 	zcs_ctl_client_close(c);
 	pthread_join(th, NULL);
 

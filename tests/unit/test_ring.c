@@ -30,13 +30,11 @@ START_TEST(test_fill_drain_wrap)
 
 	ck_assert_int_eq(zcs_ring_init(&r, 4), 0);
 	ck_assert_ptr_null(zcs_ring_pop(&r));
-	ck_assert_ptr_null(zcs_ring_peek(&r));
 	/* many rounds so the indices pass the slot count many times over */
 	for (int round = 0; round < 100; round++) {
 		while (zcs_ring_push(&r, (void *)next_in))
 			next_in++;
 		ck_assert_uint_eq(zcs_ring_count(&r), 4);
-		ck_assert_ptr_eq(zcs_ring_peek(&r), (void *)next_out);
 		for (int i = 0; i < 3; i++)
 			ck_assert_ptr_eq(zcs_ring_pop(&r), (void *)next_out++);
 		ck_assert_uint_eq(zcs_ring_count(&r), 1);
