@@ -17,8 +17,11 @@ int zcs_pipeline_tune_init(struct zcs_pipeline *p)
 
 	if ((ret = pthread_condattr_init(&ca)) != 0)
 		return -ret;
-	(void)pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	ret = pthread_cond_init(&p->tune_cv, &ca);
+	/* zcs_pipeline_retune's deadline is on CLOCK_MONOTONIC: a condition variable left on the
+	 * realtime default would read it as a date in 1970 and time out at once */
+	ret = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	if (ret == 0)
+		ret = pthread_cond_init(&p->tune_cv, &ca);
 	pthread_condattr_destroy(&ca);
 	if (ret != 0)
 		return -ret;
