@@ -84,7 +84,7 @@ static uint32_t random_stream_id(void)
 	return id ? id : 1;
 }
 
-/* Runs until the pipeline ends; SIGINT/SIGTERM (blocked in every thread) ask it to stop. */
+/* For zcs_pipeline_locked(): a copy of the source's settings, taken under the tuning lock. */
 static int read_info(void *ctx, struct zcs_source *src)
 {
 	*(struct zcs_radio_info *)ctx = src->info;
@@ -103,6 +103,8 @@ static void announce_follow(struct zcs_pipeline *pl, struct zcs_dnssd_announce *
 	zcs_dnssd_announce_update(ann, info.sample_rate, info.center_freq, zcs_pipeline_format(pl));
 }
 
+/* Runs until the pipeline ends, printing statistics once a second; SIGINT/SIGTERM (blocked in
+ * every thread, taken here by sigtimedwait) ask it to stop. */
 static void watch(struct zcs_pipeline *pl, const struct zcs_send_opts *o, const sigset_t *sigs,
 		  uint64_t t0, struct zcs_dnssd_announce *ann)
 {
@@ -226,13 +228,14 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (o.key_path && zcs_key_load(&key, o.key_path, err, sizeof(err)) < 0) {
-		fprintf(stderr, "zcs-send: --key: %s\n", err);
-		return 2;
-	}
 	src.ops = source_ops(o.src.kind);
 	if (!src.ops) {
 		fprintf(stderr, "zcs-send: --source %s: not in this build\n", o.src.kind);
+		return 2;
+	}
+	/* from here on every way out passes `out`, which wipes the key */
+	if (o.key_path && zcs_key_load(&key, o.key_path, err, sizeof(err)) < 0) {
+		fprintf(stderr, "zcs-send: --key: %s\n", err);
 		return 2;
 	}
 	ret = src.ops->open(&src, &o.src, err, sizeof(err));

@@ -40,7 +40,8 @@ ssize_t zcs_sendpath_msg_train(struct zcs_sendpath *sp, struct zcs_train *t, boo
 		return -e;
 	}
 	if (zerocopy) {
-		/* the kernel numbered this send zc_next_id (failed sends take no number) */
+		/* the kernel numbered this send zc_next_id: a failed send that took a number had its
+		 * notification read at once (above), which moved zc_next_id past it */
 		sp->zc_table[sp->zc_next_id & sp->zc_mask] = t;
 		sp->zc_next_id++;
 		sp->inflight++;

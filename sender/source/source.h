@@ -70,8 +70,8 @@ struct zcs_source_ops {
 	 * whose settings never change after open (tone, noise, files): s->info then holds them. */
 	int (*poll_info)(struct zcs_source *s, struct zcs_radio_info *info);
 	void (*close)(struct zcs_source *s);
-	/* Appended for the control channel (sender/control/).  Both may be NULL: the source is not a
-	 * radio, and zcs_source_tune_meta() applies.
+	/* The control channel's (sender/control/).  Both are NULL for a source that is not a radio:
+	 * zcs_source_tune_meta() and zcs_source_caps_meta() then answer for it.
 	 * tune: applies every field of want (together: all are checked against the radio's ranges
 	 * before any is written), then reads every setting back into s->info.  Called from the
 	 * control thread while the pipeline's tuning lock keeps poll_info out.  Returns 0, or
@@ -89,13 +89,13 @@ struct zcs_source {
 	struct zcs_radio_info info;   /* filled by open, refreshed by poll_info */
 	bool paced_by_device;         /* true for iio: the radio sets the rate, no sleeps */
 	uint64_t discontinuities;     /* counted by the source */
-	/* Appended: most pairs the radio may have captured but not yet handed out at any moment
-	 * (the DMA queue: kernel buffers x block), the bound on how late a retune's first new
-	 * sample can follow the index announced for it; 0 for sources that are not a radio. */
+	/* Most pairs the radio may have captured but not yet handed out at any moment (the DMA
+	 * queue: kernel buffers x block), the bound on how late a retune's first new sample can
+	 * follow the index announced for it; 0 for sources that are not a radio. */
 	uint64_t tune_lag_pairs;
-	/* Appended: set by ops->tune when the change it wrote holds only from a block the source
-	 * thread reads later, which reports ZCS_SRC_REBUILT (a channel switch: the iio source
-	 * rebuilds its buffer on the other receiver at its next refill).  The pipeline clears it. */
+	/* Set by ops->tune when the change it wrote holds only from a block the source thread
+	 * reads later, which reports ZCS_SRC_REBUILT (a channel switch: the iio source rebuilds its
+	 * buffer on the other receiver at its next refill).  The pipeline clears it. */
 	bool tune_deferred;
 };
 
