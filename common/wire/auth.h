@@ -1,25 +1,20 @@
 /* SPDX-License-Identifier: MIT */
-/* Keyed streams: the authentication trailer of every datagram a keyed sender sends, and its
- * verification (docs/protocol.md, "Keyed datagrams"; docs/security.md for the threat model). */
+/* Keyed streams' cryptography: a keyed sender's key material for one run, and the tag over a
+ * range of bytes.  Where the tag and the nonce's inputs sit in a datagram is the wire format's
+ * (proto.h, "Keyed datagrams"); this file knows nothing of datagrams.  docs/protocol.md, "The tag";
+ * docs/security.md for the threat model. */
 #ifndef ZCS_AUTH_H
 #define ZCS_AUTH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "key.h"
 
-/* Type bit 7: the datagram ends with an authentication trailer (types 128 and 129). */
-#define ZCS_AUTH_TYPE_BIT 0x80
 #define ZCS_AUTH_SALT_BYTES 8
 #define ZCS_AUTH_TAG_BYTES 16
 #define ZCS_AUTH_NONCE_BYTES 24
-/* Trailer of a sample datagram: salt, tag. */
-#define ZCS_AUTH_SAMPLE_TRAILER (ZCS_AUTH_SALT_BYTES + ZCS_AUTH_TAG_BYTES)
-/* Trailer of a metadata datagram: run_start_ns, meta_seq, salt, tag. */
-#define ZCS_AUTH_META_TRAILER (8 + 8 + ZCS_AUTH_SALT_BYTES + ZCS_AUTH_TAG_BYTES)
-/* The largest trailer, for buffers that hold either. */
-#define ZCS_AUTH_MAX_TRAILER ZCS_AUTH_META_TRAILER
 
 /* A keyed sender's state for one run.  The salt and the run's start are fixed at init; meta_seq
  * numbers the metadata datagrams (the sample datagrams are numbered by their seq). */
@@ -30,13 +25,6 @@ struct zcs_auth {
 	uint64_t meta_seq;                 /* number of the next metadata datagram */
 };
 
-/* Verdicts of zcs_auth_verify. */
-enum zcs_auth_verdict {
-	ZCS_AUTH_OK = 0,
-	ZCS_AUTH_UNKEYED = 1,  /* no trailer announced (type bit 7 clear): an unkeyed sender */
-	ZCS_AUTH_BAD = 2,      /* a trailer announced that does not verify: another key, or forged */
-};
-
 /* Copies the key, draws a fresh salt from libsodium's random source and numbers metadata from 0.
  * Returns 0 or -errno with err set (libsodium failed to initialise). */
 int zcs_auth_init(struct zcs_auth *a, const struct zcs_key *key, uint64_t run_start_ns,
@@ -44,23 +32,16 @@ int zcs_auth_init(struct zcs_auth *a, const struct zcs_key *key, uint64_t run_st
 /* Overwrites the key in memory. */
 void zcs_auth_wipe(struct zcs_auth *a);
 
-/* Bytes of the trailer of a datagram of base type (0 samples, 1 metadata); 0 for others. */
-size_t zcs_auth_trailer_bytes(int base_type);
+/* Writes to tag the XChaCha20-Poly1305 tag of the empty message with the len bytes at bytes as
+ * additional data, under key (ZCS_KEY_BYTES) and nonce.  tag may be the byte right after the
+ * range (a datagram's trailer) but must not overlap it.  Reads key, nonce and bytes only, so
+ * threads may tag at once.  No allocation. */
+void zcs_auth_tag(const uint8_t *key, const uint8_t nonce[ZCS_AUTH_NONCE_BYTES],
+		  const uint8_t *bytes, size_t len, uint8_t tag[ZCS_AUTH_TAG_BYTES]);
 
-/* dg holds a complete unkeyed sample datagram of len bytes (header and payload) with room for
- * ZCS_AUTH_SAMPLE_TRAILER more behind it.  Sets the type bit, appends salt and tag.  Returns the
- * keyed datagram's length.  Reads a only, so the source thread may call it while the send
- * thread seals metadata.  No allocation. */
-size_t zcs_auth_seal_samples(const struct zcs_auth *a, uint8_t *dg, size_t len);
-
-/* dg holds a complete unkeyed metadata datagram (ZCS_PROTO_META_SIZE bytes) with room for
- * ZCS_AUTH_META_TRAILER more.  Sets the type bit, appends run_start_ns, the next meta_seq, salt
- * and tag.  Returns the keyed datagram's length. */
-size_t zcs_auth_seal_meta(struct zcs_auth *a, uint8_t *dg);
-
-/* Verifies the len bytes at dg under key, looking at nothing else first: the type byte says
- * whether a trailer is there and which; the tag covers every byte before it.  Returns an enum
- * zcs_auth_verdict.  Constant time in the tag comparison (libsodium). */
-int zcs_auth_verify(const struct zcs_key *key, const uint8_t *dg, size_t len);
+/* Whether tag is the tag zcs_auth_tag would write for the same key, nonce and bytes.  The
+ * comparison takes the same time whichever byte differs (libsodium). */
+bool zcs_auth_tag_ok(const uint8_t *key, const uint8_t nonce[ZCS_AUTH_NONCE_BYTES],
+		     const uint8_t *bytes, size_t len, const uint8_t tag[ZCS_AUTH_TAG_BYTES]);
 
 #endif

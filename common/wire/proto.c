@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* Writers and the validating parser of zcs datagrams.  docs/protocol.md is the spec: every offset
- * below is a row of one of its tables, and every rejection is one of its reasons. */
+/* Writers and the validating parser of zcs datagrams, and the keyed datagrams' trailer (sealed and
+ * verified with auth.c's tag).  docs/protocol.md is the spec: every offset below is a row of one
+ * of its tables, and every rejection is one of its reasons. */
 #include <string.h>
 
-#include "auth.h"
 #include "bytes.h"
 #include "proto.h"
 #include "text.h"
@@ -52,6 +52,24 @@ _Static_assert(S_RESERVED + 2 == ZCS_PROTO_SAMPLE_HDR_SIZE, "sample header layou
 _Static_assert(sizeof(((struct zcs_meta *)0)->sender) >= M_SENDER_LEN, "host sender too small");
 _Static_assert(sizeof(((struct zcs_meta *)0)->version) >= M_VERSION_LEN, "host version too small");
 _Static_assert(sizeof(((struct zcs_meta *)0)->source) >= M_SOURCE_LEN, "host source too small");
+
+/* Keyed datagrams: offsets in the metadata trailer, and from the datagram's end in both
+ * trailers (each ends with the salt, then the tag). */
+#define T_RUN_START 0
+#define T_META_SEQ 8
+#define END_SALT (ZCS_AUTH_SALT_BYTES + ZCS_AUTH_TAG_BYTES)
+#define END_TAG ZCS_AUTH_TAG_BYTES
+
+/* The nonce of a keyed datagram's tag: salt | stream_id | type | 3 zero bytes | number (u64). */
+#define N_SALT 0
+#define N_STREAM 8
+#define N_TYPE 12
+#define N_ZERO 13
+#define N_NUMBER 16
+
+_Static_assert(T_META_SEQ + 8 + END_SALT == ZCS_AUTH_META_TRAILER, "metadata trailer layout");
+_Static_assert(END_SALT == ZCS_AUTH_SAMPLE_TRAILER, "sample trailer layout");
+_Static_assert(N_NUMBER + 8 == ZCS_AUTH_NONCE_BYTES, "nonce layout must fill 24");
 
 /* IPv4 header 20 + UDP 8; IPv6 header 40 + UDP 8 (no extension headers). */
 #define IPV4_UDP_OVERHEAD 28
@@ -248,6 +266,15 @@ static int parse_meta(const uint8_t *buf, size_t len, struct zcs_dgram *out)
 	return 0;
 }
 
+size_t zcs_auth_trailer_bytes(int base_type)
+{
+	switch (base_type) {
+	case ZCS_DGRAM_SAMPLES: return ZCS_AUTH_SAMPLE_TRAILER;
+	case ZCS_DGRAM_META: return ZCS_AUTH_META_TRAILER;
+	default: return 0;
+	}
+}
+
 /* A keyed datagram is the unkeyed one plus a trailer whose size its base type gives: the base
  * is judged as ever, on the bytes before the trailer (what an unkeyed receiver does with it). */
 static int parse_keyed(const uint8_t *buf, size_t len, struct zcs_dgram *out)
@@ -267,10 +294,10 @@ static int parse_keyed(const uint8_t *buf, size_t len, struct zcs_dgram *out)
 		return ret;
 	out->keyed = true;
 	if (base == ZCS_DGRAM_META) {
-		out->run_start_ns = zcs_get_le64(buf + inner);
-		out->meta_seq = zcs_get_le64(buf + inner + 8);
+		out->run_start_ns = zcs_get_le64(buf + inner + T_RUN_START);
+		out->meta_seq = zcs_get_le64(buf + inner + T_META_SEQ);
 	}
-	memcpy(out->salt, buf + len - ZCS_AUTH_TAG_BYTES - ZCS_AUTH_SALT_BYTES, sizeof(out->salt));
+	memcpy(out->salt, buf + len - END_SALT, sizeof(out->salt));
 	return 0;
 }
 
@@ -324,4 +351,77 @@ const char *zcs_proto_err_name(int err)
 	if (err < 0 || err >= ZCS_PERR_COUNT)
 		return "unknown";
 	return names[err];
+}
+
+/* The nonce of the keyed datagram of len bytes at dg, whose salt is in place: the salt is random
+ * per run, and within a run (type, number) names one datagram, so no nonce repeats under a key.
+ * The stream id and type go in as the datagram's bytes. */
+static void make_nonce(uint8_t nonce[ZCS_AUTH_NONCE_BYTES], const uint8_t *dg, size_t len,
+		       uint64_t number)
+{
+	memcpy(nonce + N_SALT, dg + len - END_SALT, ZCS_AUTH_SALT_BYTES);
+	memcpy(nonce + N_STREAM, dg + OFF_STREAM, 4);
+	nonce[N_TYPE] = dg[OFF_TYPE];
+	memset(nonce + N_ZERO, 0, N_NUMBER - N_ZERO);
+	zcs_put_le64(nonce + N_NUMBER, number);
+}
+
+/* Writes the tag of the keyed datagram of total bytes at dg, all of it in place but the tag. */
+static void seal(const uint8_t *key, uint8_t *dg, size_t total, uint64_t number)
+{
+	uint8_t nonce[ZCS_AUTH_NONCE_BYTES];
+
+	make_nonce(nonce, dg, total, number);
+	zcs_auth_tag(key, nonce, dg, total - END_TAG, dg + total - END_TAG);
+}
+
+size_t zcs_auth_seal_samples(const struct zcs_auth *a, uint8_t *dg, size_t len)
+{
+	const size_t total = len + ZCS_AUTH_SAMPLE_TRAILER;
+
+	dg[OFF_TYPE] |= ZCS_AUTH_TYPE_BIT;
+	memcpy(dg + total - END_SALT, a->salt, ZCS_AUTH_SALT_BYTES);
+	seal(a->key, dg, total, zcs_get_le64(dg + S_SEQ));
+	return total;
+}
+
+size_t zcs_auth_seal_meta(struct zcs_auth *a, uint8_t *dg)
+{
+	const size_t total = ZCS_PROTO_META_SIZE + ZCS_AUTH_META_TRAILER;
+	uint8_t *const trailer = dg + ZCS_PROTO_META_SIZE;
+	const uint64_t number = a->meta_seq++;
+
+	dg[OFF_TYPE] |= ZCS_AUTH_TYPE_BIT;
+	zcs_put_le64(trailer + T_RUN_START, a->run_start_ns);
+	zcs_put_le64(trailer + T_META_SEQ, number);
+	memcpy(dg + total - END_SALT, a->salt, ZCS_AUTH_SALT_BYTES);
+	seal(a->key, dg, total, number);
+	return total;
+}
+
+int zcs_auth_verify(const struct zcs_key *key, const uint8_t *dg, size_t len)
+{
+	uint8_t nonce[ZCS_AUTH_NONCE_BYTES];
+	uint64_t number;
+
+	if (len <= OFF_TYPE || !(dg[OFF_TYPE] & ZCS_AUTH_TYPE_BIT))
+		return ZCS_AUTH_UNKEYED;
+	switch (dg[OFF_TYPE] & ~ZCS_AUTH_TYPE_BIT) {
+	case ZCS_DGRAM_SAMPLES:
+		if (len < ZCS_PROTO_SAMPLE_HDR_SIZE + ZCS_AUTH_SAMPLE_TRAILER)
+			return ZCS_AUTH_BAD;
+		number = zcs_get_le64(dg + S_SEQ);
+		break;
+	case ZCS_DGRAM_META:
+		if (len != ZCS_PROTO_META_SIZE + ZCS_AUTH_META_TRAILER)
+			return ZCS_AUTH_BAD;
+		number = zcs_get_le64(dg + ZCS_PROTO_META_SIZE + T_META_SEQ);
+		break;
+	default:
+		return ZCS_AUTH_BAD;
+	}
+	make_nonce(nonce, dg, len, number);
+	if (!zcs_auth_tag_ok(key->bytes, nonce, dg, len - END_TAG, dg + len - END_TAG))
+		return ZCS_AUTH_BAD;
+	return ZCS_AUTH_OK;
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "auth.h"
 #include "wire.h"
 
 #define ZCS_PROTO_VERSION 1
@@ -91,7 +92,7 @@ enum zcs_proto_err {
 	ZCS_PERR_RESERVED,      /* a reserved bit or field is not zero */
 	ZCS_PERR_BAD_META,      /* a metadata field out of range (rate 0, unterminated string, ...) */
 	ZCS_PERR_DECOMPRESS,    /* zstd payload does not decode to exactly the samples announced */
-	ZCS_PERR_AUTH,          /* a keyed receiver's verification failed (common/wire/auth.h) */
+	ZCS_PERR_AUTH,          /* a keyed receiver's verification failed (zcs_auth_verify) */
 	ZCS_PERR_COUNT
 };
 
@@ -104,7 +105,7 @@ struct zcs_dgram {
 	/* keyed: type bit 7 (ZCS_AUTH_TYPE_BIT) was set and the trailer stripped; the parser
 	 * does not verify it (zcs_auth_verify does).  run_start_ns and meta_seq: metadata only. */
 	bool keyed;
-	uint8_t salt[8];
+	uint8_t salt[ZCS_AUTH_SALT_BYTES];
 	uint64_t run_start_ns;
 	uint64_t meta_seq;
 };
@@ -133,5 +134,44 @@ int zcs_proto_parse(const uint8_t *buf, size_t len, struct zcs_dgram *out);
 
 /* Short stable name of a reason ("truncated", "bad_magic", ...), used in statistics and JSON. */
 const char *zcs_proto_err_name(int err);
+
+/* Keyed datagrams (docs/protocol.md, "Keyed datagrams"): the base datagram byte for byte with type
+ * bit 7 set, then an authentication trailer whose size the base type gives.  Both trailers end
+ * with the run's salt and the tag, so a receiver finds them from the datagram's length alone; the
+ * tag (auth.h) covers every byte before it under a nonce made of the salt, the stream id, the type
+ * byte and the datagram's number.  The layout is this file's; the cryptography is auth.h's. */
+#define ZCS_AUTH_TYPE_BIT 0x80
+/* Trailer of a sample datagram (type 128): salt, tag. */
+#define ZCS_AUTH_SAMPLE_TRAILER (ZCS_AUTH_SALT_BYTES + ZCS_AUTH_TAG_BYTES)
+/* Trailer of a metadata datagram (type 129): run_start_ns u64, meta_seq u64, salt, tag. */
+#define ZCS_AUTH_META_TRAILER (8 + 8 + ZCS_AUTH_SALT_BYTES + ZCS_AUTH_TAG_BYTES)
+/* The largest trailer, for buffers that hold either. */
+#define ZCS_AUTH_MAX_TRAILER ZCS_AUTH_META_TRAILER
+
+/* Verdicts of zcs_auth_verify. */
+enum zcs_auth_verdict {
+	ZCS_AUTH_OK = 0,
+	ZCS_AUTH_UNKEYED = 1,  /* no trailer announced (type bit 7 clear): an unkeyed sender */
+	ZCS_AUTH_BAD = 2,      /* a trailer announced that does not verify: another key, or forged */
+};
+
+/* Bytes of the trailer of a datagram of base type (0 samples, 1 metadata); 0 for others. */
+size_t zcs_auth_trailer_bytes(int base_type);
+
+/* dg holds a complete unkeyed sample datagram of len bytes (header and payload) with room for
+ * ZCS_AUTH_SAMPLE_TRAILER more behind it.  Sets the type bit, appends salt and tag.  Returns the
+ * keyed datagram's length.  Reads a only, so the source thread may call it while the send
+ * thread seals metadata.  No allocation. */
+size_t zcs_auth_seal_samples(const struct zcs_auth *a, uint8_t *dg, size_t len);
+
+/* dg holds a complete unkeyed metadata datagram (ZCS_PROTO_META_SIZE bytes) with room for
+ * ZCS_AUTH_META_TRAILER more.  Sets the type bit, appends run_start_ns, the next meta_seq, salt
+ * and tag.  Returns the keyed datagram's length. */
+size_t zcs_auth_seal_meta(struct zcs_auth *a, uint8_t *dg);
+
+/* Verifies the len bytes at dg under key, looking at nothing else first: the type byte says
+ * whether a trailer is there and which; the tag covers every byte before it.  Returns an enum
+ * zcs_auth_verdict.  Constant time in the tag comparison (libsodium). */
+int zcs_auth_verify(const struct zcs_key *key, const uint8_t *dg, size_t len);
 
 #endif

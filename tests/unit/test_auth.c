@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for common/wire/auth.c: sealed sample, end-of-stream and metadata datagrams verify and
- * parse as their unkeyed selves; any changed byte, another key, no trailer or a short datagram
- * is refused; the nonce's inputs (salt, stream, type, number) all matter. */
+/* Unit tests for keyed datagrams (the trailer's layout in common/wire/proto.c, the tag in auth.c):
+ * sealed sample, end-of-stream and metadata datagrams verify and parse as their unkeyed selves;
+ * any changed byte, another key, no trailer or a short datagram is refused; the nonce's inputs
+ * (salt, stream, type, number) all matter. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +196,74 @@ START_TEST(test_golden_vector)
 }
 END_TEST
 
+/* The same example's metadata counterpart: a metadata datagram sealed as the 8th of its run, the
+ * trailer (run_start_ns, meta_seq, salt, tag) checked against tests/security/zcs_auth_ref.py. */
+START_TEST(test_meta_golden_vector)
+{
+	static const uint8_t want_trailer[ZCS_AUTH_META_TRAILER] = {
+		0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x5a, 0x43, 0x53, 0x2d, 0x73, 0x61, 0x6c, 0x74, 0x16, 0x79, 0x94, 0x2a,
+		0x62, 0x24, 0x4e, 0x62, 0x02, 0x68, 0xca, 0x2d, 0x0e, 0x52, 0xf7, 0x5c,
+	};
+	struct zcs_meta m = {
+		.stream_id = 0x12345678, .meta_version = 3, .next_seq = 5, .ref_sample = 3040,
+		.sample_rate = 2000000, .center_freq = 100000000, .gain_mdb = -1500,
+		.gain_mode = ZCS_GAIN_MANUAL, .format = ZCS_WIRE_P12, .samples_per_dgram = 2,
+	};
+	uint8_t buf[ZCS_PROTO_META_SIZE + ZCS_AUTH_META_TRAILER];
+	struct zcs_key k;
+	struct zcs_auth a;
+
+	for (size_t i = 0; i < sizeof(k.bytes); i++)
+		k.bytes[i] = (uint8_t)i;
+	ck_assert_int_eq(zcs_auth_init(&a, &k, 0x1122334455667788ULL, NULL, 0), 0);
+	memcpy(a.salt, "ZCS-salt", sizeof(a.salt));
+	a.meta_seq = 7;
+	strcpy(m.sender, "pluto");
+	strcpy(m.version, "1");
+	strcpy(m.source, "tone");
+	zcs_proto_write_meta(buf, &m);
+	ck_assert_uint_eq(zcs_auth_seal_meta(&a, buf), sizeof(buf));
+	ck_assert_uint_eq(buf[3], ZCS_AUTH_TYPE_BIT | ZCS_DGRAM_META);
+	ck_assert_mem_eq(buf + ZCS_PROTO_META_SIZE, want_trailer, sizeof(want_trailer));
+	ck_assert_uint_eq(a.meta_seq, 8);
+	ck_assert_int_eq(zcs_auth_verify(&k, buf, sizeof(buf)), ZCS_AUTH_OK);
+}
+END_TEST
+
+/* The tag alone (auth.c knows no datagram): the golden vector's tag from its additional data and
+ * the nonce docs/protocol.md spells out; any other byte range, nonce, key or tag is refused. */
+START_TEST(test_tag_of_bytes)
+{
+	static const uint8_t dg[62] = {
+		0x5a, 0x53, 0x01, 0x80, 0x78, 0x56, 0x34, 0x12, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0xe0, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x04, 0x02, 0x00, 0x06, 0x00, 0x00, 0x00,
+		0xff, 0x07, 0x80, 0x01, 0x30, 0x00, 0x5a, 0x43, 0x53, 0x2d, 0x73, 0x61, 0x6c, 0x74, 0xa7, 0x2a,
+		0xcf, 0xa9, 0x89, 0x5a, 0x14, 0xa5, 0xc1, 0x5b, 0xcf, 0xf3, 0xbf, 0x63, 0xdd, 0xc4,
+	};
+	uint8_t nonce[ZCS_AUTH_NONCE_BYTES] = {
+		0x5a, 0x43, 0x53, 0x2d, 0x73, 0x61, 0x6c, 0x74, 0x78, 0x56, 0x34, 0x12, 0x80, 0, 0, 0,
+		0x05, 0, 0, 0, 0, 0, 0, 0,
+	};
+	uint8_t key[ZCS_KEY_BYTES], tag[ZCS_AUTH_TAG_BYTES];
+
+	for (size_t i = 0; i < sizeof(key); i++)
+		key[i] = (uint8_t)i;
+	zcs_auth_tag(key, nonce, dg, 46, tag);
+	ck_assert_mem_eq(tag, dg + 46, sizeof(tag));
+	ck_assert(zcs_auth_tag_ok(key, nonce, dg, 46, dg + 46));
+	ck_assert(!zcs_auth_tag_ok(key, nonce, dg, 45, dg + 46));
+	nonce[13] = 1;
+	ck_assert(!zcs_auth_tag_ok(key, nonce, dg, 46, dg + 46));
+	nonce[13] = 0;
+	key[31] ^= 1;
+	ck_assert(!zcs_auth_tag_ok(key, nonce, dg, 46, dg + 46));
+	key[31] ^= 1;
+	tag[15] ^= 0x80;
+	ck_assert(!zcs_auth_tag_ok(key, nonce, dg, 46, tag));
+}
+END_TEST
+
 static Suite *auth_suite(void)
 {
 	Suite *s = suite_create("auth");
@@ -205,6 +274,8 @@ static Suite *auth_suite(void)
 	tcase_add_test(tc, test_meta_round_trip);
 	tcase_add_test(tc, test_salts_differ);
 	tcase_add_test(tc, test_golden_vector);
+	tcase_add_test(tc, test_meta_golden_vector);
+	tcase_add_test(tc, test_tag_of_bytes);
 	suite_add_tcase(s, tc);
 	return s;
 }
