@@ -8,6 +8,7 @@
 #define ZCS_SOAPY_HPP
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -117,17 +118,28 @@ private:
 	 * for one is logged (set_rx0 false); neither throws. */
 	static bool is_rx0(const int dir, const size_t ch);
 	bool set_rx0(const int dir, const size_t ch, const char *what) const;
+	/* Logs msg as an error; throws it too when fatal. */
+	void refuse(const std::string &msg, bool fatal) const;
 	/* Without a control channel a setting can only be what the stream already has. */
 	void no_control(const std::string &what, double want, double have, bool fatal) const;
-	/* Connects to the board's control channel (key= needed) and reads its settings. */
+	/* Loads the key (key=, or the default one) and connects to the board's control channel. */
 	void open_control();
+	/* Opens the control connection (closing one there was) and reads the board's settings into
+	 * ctl_last_.  ctl_mu_ held.  Returns 0 or -errno with err set. */
+	int connect_locked(char *err, size_t errlen);
 	/* Applies want through the control channel (or, without one, accepts only what the
 	 * stream has); a refusal throws with the board's reason when fatal, else is only logged
 	 * (the default for every setting: GQRX exits on any exception, CubicSDR aborts; strict=1
-	 * makes a frequency or rate refusal throw). */
+	 * makes a frequency or rate refusal throw).  value (in the application's unit) outside
+	 * the board's range is refused without asking.  A connection that is gone is opened again
+	 * and the setting sent once more. */
 	void set_ctl(const struct zcs_ctl_settings &want, uint32_t bit, const std::string &what,
 		     double value, double have, bool fatal = true);
-	/* The board's answer to the last get or set; false without a control channel. */
+	/* Whether value can be asked for at all: a finite number; otherwise refused (as refuse())
+	 * and false.  Range checks against the board's are set_ctl's. */
+	bool sendable(const std::string &what, double value, bool fatal) const;
+	/* The board's settings and capabilities as last heard (also while a lost connection waits
+	 * to be opened again); false when it never answered. */
 	bool ctl_state(struct zcs_ctl_reply &r) const;
 
 	ZcsArgs args_;
@@ -143,6 +155,9 @@ private:
 	mutable std::mutex ctl_mu_;   /* the client is not thread-safe */
 	struct zcs_ctl_client *ctl_ = nullptr;
 	struct zcs_ctl_reply ctl_last_; /* settings and capabilities from the board */
+	struct zcs_key key_;          /* for connecting again; wiped with the device */
+	bool have_key_ = false;
+	std::chrono::steady_clock::time_point last_attempt_; /* the last connection attempt */
 };
 
 #endif

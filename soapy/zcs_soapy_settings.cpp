@@ -25,12 +25,14 @@ ZcsDevice::ZcsDevice(const ZcsArgs &args, struct zcs_rx_embed *rx, const struct 
 		       (unsigned)meta_.stream_id, zcs_soapy_host(sender_).c_str(), meta_.sender,
 		       meta_.sample_rate / 1e6, meta_.center_freq / 1e6);
 	memset(&ctl_last_, 0, sizeof(ctl_last_));
+	memset(&key_, 0, sizeof(key_));
 	open_control();
 }
 
 ZcsDevice::~ZcsDevice()
 {
 	zcs_ctl_client_close(ctl_);
+	zcs_key_wipe(&key_);
 	zcs_rx_embed_close(rx_);
 }
 
@@ -201,6 +203,8 @@ void ZcsDevice::setGain(const int dir, const size_t ch, const std::string &name,
 			       name.c_str());
 		return;
 	}
+	if (!sendable("the gain", value, false))
+		return;
 	w.have = ZCS_CTL_GAIN;
 	w.gain_mdb = (int32_t)std::lround(value * 1000.0);
 	set_ctl(w, ZCS_CTL_GAIN, "the gain", value, getGain(dir, ch), false);
@@ -259,12 +263,11 @@ void ZcsDevice::setFrequency(const int dir, const size_t ch, const std::string &
 			       name.c_str());
 		return;
 	}
+	if (!sendable("the frequency", frequency, args_.strict))
+		return;
 	if (frequency < 0) {
-		const std::string msg = "zcs: cannot set the frequency to " +
-			std::to_string(frequency) + ": negative";
-		SoapySDR::log(SOAPY_SDR_ERROR, msg);
-		if (args_.strict)
-			throw std::runtime_error(msg);
+		refuse("zcs: cannot set the frequency to " + std::to_string(frequency) + ": negative",
+		       args_.strict);
 		return;
 	}
 	if (std::llround(frequency) == std::llround(have))
@@ -322,7 +325,7 @@ void ZcsDevice::setSampleRate(const int dir, const size_t ch, const double rate)
 	struct zcs_ctl_settings w = {};
 	const double have = getSampleRate(dir, ch);
 
-	if (!set_rx0(dir, ch, "the sample rate"))
+	if (!set_rx0(dir, ch, "the sample rate") || !sendable("the sample rate", rate, args_.strict))
 		return;
 	if (std::llround(rate) == std::llround(have))
 		return;
@@ -380,7 +383,7 @@ void ZcsDevice::setBandwidth(const int dir, const size_t ch, const double bw)
 	struct zcs_ctl_settings w = {};
 	const double have = getBandwidth(dir, ch);
 
-	if (!set_rx0(dir, ch, "the bandwidth"))
+	if (!set_rx0(dir, ch, "the bandwidth") || !sendable("the bandwidth", bw, false))
 		return;
 	/* 0 is "leave it" to several applications */
 	if (bw == 0 || std::llround(bw) == std::llround(have))
