@@ -15,7 +15,8 @@ TEST_PKGS=(clang llvm libclang-rt-14-dev libiio-utils iiod iproute2 nftables eth
            gnuradio gr-osmosdr rtl-433 strace
            qemu-system-arm cpio libsoapysdr-dev soapysdr-tools python3-soapysdr
            soapyremote-server soapysdr0.8-module-remote avahi-daemon dbus
-           gqrx-sdr xvfb pulseaudio pulseaudio-utils xdotool)
+           gqrx-sdr xvfb pulseaudio pulseaudio-utils xdotool
+           debhelper lintian dpkg-dev)
 
 need_root() {
 	if [ "$(id -u)" -ne 0 ]; then

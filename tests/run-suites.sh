@@ -5,7 +5,8 @@
 # and SigMF fuzzers for a fixed number of runs, a build with libiio, io_uring and zstd disabled
 # (suites unit, fuzz and minimal), a TSan build of the threaded suites (unit, send, recv), and
 # the armhf cross build under qemu-arm with the glibc and kernel-header checks, then that build's
-# zcs-send on Debian's armhf Linux 6.1 and 5.10 booted under qemu-system-arm (.ci/kernels.sh).
+# zcs-send on Debian's armhf Linux 6.1 and 5.10 booted under qemu-system-arm (.ci/kernels.sh),
+# and the Debian packages built, linted, installed and used (tests/package/deb.sh).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -90,6 +91,12 @@ if [ -x .ci/armhf.sh ]; then
 		LOGS+=("${B}armhf/kernels.json")
 	fi
 fi
+
+# Last, because it installs the packages it builds (and purges them after): the earlier stages
+# must never meet an installed SoapySDR module or /usr/bin/zcs-recv.
+stage "Debian packages: dpkg-buildpackage -b, lintian, install, the installed files at work"
+tests/package/deb.sh "${B}ci/package.json" || STAGE_FAIL=1
+LOGS+=("${B}ci/package.json")
 
 stage "summary"
 /usr/bin/python3 "$ROOT/tests/summary.py" "${LOGS[@]}"
