@@ -204,8 +204,11 @@ static bool select_stream(struct zcs_rx *rx, uint32_t id, bool is_meta,
 		follow(rx, id, from);
 		return true;
 	}
-	if (rx->eos_pending && rx->now_ns - rx->last_rx_ns >= rx->quiet_ns)
+	if (rx->eos_pending && rx->now_ns - rx->last_rx_ns >= rx->quiet_ns) {
+		/* what the window still holds goes out before the end, as in zcs_rx_idle */
+		flush_window(rx, UINT32_MAX);
 		end_stream(rx);
+	}
 	if (rx->ended || rx->now_ns - rx->last_rx_ns > SILENCE_NS) {
 		restart_to(rx, id, from, rx->ended ? "ended" : "went silent", "");
 		return true;

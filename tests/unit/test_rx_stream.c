@@ -2,8 +2,9 @@
 /* Unit tests for receiver/core/rx_stream.c, datagram by datagram with the clock in the test's
  * hands: which stream is followed (the first to show itself, --stream, foreign ones counted),
  * a sender restart after silence, where the reorder window starts (the metadata's next number
- * when the first datagram is within the window really used: regression window_rounded), and that
- * zcs-recv holds no zstd compression context (regression recv_no_cctx). */
+ * when the first datagram is within the window really used: regression window_rounded), that
+ * zcs-recv holds no zstd compression context (regression recv_no_cctx), and that nothing of a
+ * stream reaches the outputs after its end (regression eos_after_held). */
 #include <arpa/inet.h>
 #include <check.h>
 #include <netinet/in.h>
@@ -61,6 +62,32 @@ static void rig_open(struct rig *r, size_t window, bool have_stream, uint32_t st
 	r->now = 1000 * SEC;
 }
 
+/* As rig_open, the one output a reader in this process (items in stream order). */
+static void rig_open_reader(struct rig *r, struct zcs_reader **rd, char *err, size_t errlen)
+{
+	struct zcs_rx_opts o = {
+		.rcvbuf = 1 << 20, .max_dgram = ZCS_RX_DEFAULT_MAX_DGRAM,
+		.batch = ZCS_RX_DEFAULT_BATCH, .type = ZCS_SAMPLE_CS16,
+	};
+	char listen[32];
+
+	snprintf(r->dir, sizeof(r->dir), "/tmp/zcs-test-rx-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(r->dir));
+	snprintf(listen, sizeof(listen), "127.0.0.1:%d", 30000 + getpid() % 20000);
+	o.listen = listen;
+	ck_assert_int_eq(zcs_kernels_init(&r->k, ZCS_ISA_SCALAR), 0);
+	ck_assert_int_eq(zcs_outputs_create(&r->out, ZCS_SAMPLE_CS16), 0);
+	ck_assert_int_eq(zcs_outputs_add_reader(r->out, "test", rd, err, errlen), 0);
+	zcs_reader_attach(*rd);
+	ck_assert_msg(zcs_rx_open(&r->rx, &o, r->out, &r->k, err, errlen) == 0, "%s", err);
+	ck_assert_int_eq(zcs_outputs_start(r->out), 0);
+	r->from.sin_family = AF_INET;
+	r->from.sin_port = htons(5391);
+	r->from.sin_addr.s_addr = htonl(0xc6120001);
+	r->cur = r->rx.free_list[--r->rx.nfree];
+	r->now = 1000 * SEC;
+}
+
 static void rig_close(struct rig *r)
 {
 	zcs_rx_finish(&r->rx);
@@ -94,17 +121,22 @@ static void meta(struct rig *r, uint32_t id, uint64_t next_seq)
 }
 
 /* Sample datagram seq of stream id, whose first sample follows seq's place in the stream. */
-static void sample(struct rig *r, uint32_t id, uint64_t seq)
+static void sample_flags(struct rig *r, uint32_t id, uint64_t seq, uint8_t flags)
 {
 	const struct zcs_sample_hdr h = {
 		.stream_id = id, .seq = seq, .first_sample = seq * SPD, .samples = SPD,
-		.payload_len = SPD * 4, .format = ZCS_WIRE_I16,
+		.payload_len = SPD * 4, .format = ZCS_WIRE_I16, .flags = flags,
 	};
 	uint8_t *const b = r->rx.bufs[r->cur].own;
 
 	zcs_proto_write_sample_hdr(b, &h);
 	memset(b + ZCS_PROTO_SAMPLE_HDR_SIZE, 0, SPD * 4);
 	hand(r, ZCS_PROTO_SAMPLE_HDR_SIZE + SPD * 4);
+}
+
+static void sample(struct rig *r, uint32_t id, uint64_t seq)
+{
+	sample_flags(r, id, seq, 0);
 }
 
 START_TEST(test_first_stream_followed)
@@ -248,6 +280,50 @@ START_TEST(test_recv_no_cctx)
 }
 END_TEST
 
+/* Regression eos_after_held: the followed stream's end of stream is delivered, one datagram after
+ * it waits behind a hole, and a new stream comes once the old one fell silent.  What the window
+ * still held reaches the outputs before their end of stream, never after (the stream was ended
+ * before its window was flushed, the reverse of zcs_rx_idle). */
+START_TEST(test_eos_after_held)
+{
+	struct rig r;
+	struct zcs_reader *rd;
+	struct zcs_reader_item it;
+	char err[256];
+	bool eos = false, data_after_eos = false;
+	uint64_t last_data = 0;
+
+	memset(&r, 0, sizeof(r));
+	rig_open_reader(&r, &rd, err, sizeof(err));
+	meta(&r, 0xa, 0);
+	for (uint64_t s = 0; s <= 8; s++)
+		sample(&r, 0xa, s);
+	sample_flags(&r, 0xa, 12, 0);   /* held: 9, 10, 11 missing */
+	sample(&r, 0xa, 9);
+	sample_flags(&r, 0xa, 10, ZCS_FLAG_EOS); /* delivered: the end, pending; 12 still held */
+	r.now += 200 * SEC / 1000;      /* silent for longer than the end needs to be believed */
+	meta(&r, 0xb, 0);
+	sample(&r, 0xb, 0);
+	zcs_rx_finish(&r.rx);
+	while (zcs_reader_next(rd, 2000, &it) == 1) {
+		if (it.kind == ZCS_READER_META && it.meta.stream_id == 0xb)
+			break;
+		if (it.kind == ZCS_READER_EOS)
+			eos = true;
+		else if (it.kind == ZCS_READER_DATA) {
+			data_after_eos |= eos;
+			last_data = it.first_sample + it.pairs;
+		}
+	}
+	ck_assert(eos);
+	ck_assert_msg(!data_after_eos, "samples reached the outputs after their end of stream");
+	ck_assert_uint_eq(last_data, 13 * SPD);
+	/* what the reader did not take is discarded, so the close does not wait for it */
+	zcs_reader_detach(rd);
+	rig_close(&r);
+}
+END_TEST
+
 static Suite *rx_stream_suite(void)
 {
 	Suite *s = suite_create("rx_stream");
@@ -260,6 +336,7 @@ static Suite *rx_stream_suite(void)
 	tcase_add_test(tc, test_restart_after_silence);
 	tcase_add_test(tc, test_window_rounded);
 	tcase_add_test(tc, test_recv_no_cctx);
+	tcase_add_test(tc, test_eos_after_held);
 	suite_add_tcase(s, tc);
 	return s;
 }
