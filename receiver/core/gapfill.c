@@ -7,10 +7,6 @@
 #include "gapfill.h"
 #include "seq.h"
 
-/* A source discontinuity longer than this (2^32 pairs: minutes at any rate) is not filled: it is
- * a sender that jumped, and filling it would write gigabytes of zeros. */
-#define MAX_SOURCE_GAP (1ULL << 32)
-
 void zcs_gapfill_init(struct zcs_gapfill *g, struct zcs_outputs *out, const struct zcs_kernels *k,
 		      enum zcs_sample_type type, bool drop, uint64_t limit)
 {
@@ -20,6 +16,36 @@ void zcs_gapfill_init(struct zcs_gapfill *g, struct zcs_outputs *out, const stru
 	g->type = type;
 	g->drop = drop;
 	g->limit = limit;
+}
+
+void zcs_gapfill_set_native_strict(struct zcs_gapfill *g, bool on)
+{
+	g->native_strict = on;
+}
+
+void zcs_gapfill_set_spd(struct zcs_gapfill *g, uint64_t spd)
+{
+	g->spd = spd;
+}
+
+void zcs_gapfill_meta(struct zcs_gapfill *g, const struct zcs_meta *m)
+{
+	zcs_outputs_meta(g->out, m);
+}
+
+void zcs_gapfill_flush(struct zcs_gapfill *g)
+{
+	zcs_outputs_flush(g->out);
+}
+
+size_t zcs_gapfill_pending(const struct zcs_gapfill *g)
+{
+	return zcs_outputs_pending(g->out);
+}
+
+void zcs_gapfill_eos(struct zcs_gapfill *g)
+{
+	zcs_outputs_eos(g->out);
 }
 
 void zcs_gapfill_restart(struct zcs_gapfill *g, uint64_t spd)
@@ -161,7 +187,7 @@ static uint64_t close_gap(struct zcs_gapfill *g, const struct zcs_sample_hdr *hd
 	/* more zeros than real time could have lost are not filled either (the receive path
 	 * confirms jumps before they get here; this bounds whatever slips through) */
 	if (d < 0 || (!discont && (uint64_t)d > most_net) ||
-	    (discont && (uint64_t)d > most_net + MAX_SOURCE_GAP) ||
+	    (discont && (uint64_t)d > most_net + ZCS_GAPFILL_MAX_SOURCE_GAP) ||
 	    !zcs_gapfill_within(g, g->pos, hdr->first_sample, g->now_ns - g->last_ns, g->now_ns)) {
 		g->st.jumps++;
 		g->pos = hdr->first_sample;
@@ -182,12 +208,13 @@ static uint64_t close_gap(struct zcs_gapfill *g, const struct zcs_sample_hdr *hd
 }
 
 uint64_t zcs_gapfill_data(struct zcs_gapfill *g, const struct zcs_sample_hdr *hdr,
-			  const uint8_t *payload)
+			  const uint8_t *payload, uint64_t now_ns)
 {
 	const int fmt = hdr->format;
 	const zcs_unpack_fn unpack = (fmt >= 1 && fmt <= ZCS_WIRE_MAX) ? g->k->unpack[fmt][g->type] : NULL;
 	uint64_t out = 0, done;
 
+	g->now_ns = now_ns;
 	if (g->done || !unpack || zcs_sample_pair_bytes(g->type, fmt) == 0)
 		return 0;
 	if (g->native_strict) {

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* From datagrams released in order to consumer samples: keeps the stream's sample position,
  * turns every lost stretch into exactly as many zero samples (or skips it with --gap drop), and
- * converts payloads straight into the outputs' blocks.  Stops exactly at --count samples. */
+ * converts payloads straight into the outputs' blocks.  Stops exactly at --count samples.  The
+ * receive engine's one door to the outputs: samples, metadata, hand-on and end of stream all go
+ * through here, in stream order. */
 #ifndef ZCS_GAPFILL_H
 #define ZCS_GAPFILL_H
 
@@ -34,6 +36,11 @@ struct zcs_gapfill_stats {
 #define ZCS_GAPFILL_GAP_TOLERANCE_PERMIL 10
 #define ZCS_GAPFILL_LINE_TOLERANCE_PPM 1000
 
+/* A source discontinuity (ZCS_FLAG_DISCONT) longer than this (2^32 pairs: minutes at any rate)
+ * is not filled, nor believed as the stream's own: it is a sender that jumped, and filling it
+ * would write gigabytes of zeros. */
+#define ZCS_GAPFILL_MAX_SOURCE_GAP (1ULL << 32)
+
 /* Most zero samples a gap may be, dt_ns after the datagram before it (saturating). */
 static inline uint64_t zcs_gapfill_budget(uint64_t rate, uint64_t dt_ns, uint64_t slack)
 {
@@ -53,7 +60,7 @@ struct zcs_gapfill {
 	/* -F native puts out the wire's own bytes, whose layout is the wire format: the first
 	 * datagram's is the only one it can write.  A datagram of another format (a change of
 	 * format while streaming) ends the output before it: done, with what and where. */
-	bool native_strict;       /* the caller's choice (rx.h, native_follows); else it flows on */
+	bool native_strict;       /* zcs_gapfill_set_native_strict(); else it flows on */
 	int native_fmt;           /* the format written, 0 = none yet (or not native) */
 	bool fmt_ended;
 	int fmt_to;
@@ -66,7 +73,7 @@ struct zcs_gapfill {
 	/* the bound on zero fill (zcs_gapfill_budget); rate 0 = unbounded */
 	uint64_t rate;
 	uint64_t slack;
-	uint64_t now_ns;          /* monotonic time of the datagram being delivered: the caller's */
+	uint64_t now_ns;          /* monotonic time of the datagram being delivered (the caller's) */
 	uint64_t last_ns;         /* ... of the one delivered before it */
 	bool have_line;           /* the stream began here (the line, above): */
 	uint64_t line_pos;        /* ... at this stream index */
@@ -78,8 +85,16 @@ struct zcs_gapfill {
 void zcs_gapfill_init(struct zcs_gapfill *g, struct zcs_outputs *out, const struct zcs_kernels *k,
 		      enum zcs_sample_type type, bool drop, uint64_t limit);
 
+/* -F native without following a change of wire format (rx.h, native_follows): a datagram of
+ * another format than the first ends the output before it (done, fmt_ended, fmt_to, fmt_at). */
+void zcs_gapfill_set_native_strict(struct zcs_gapfill *g, bool on);
+
 /* A new stream (or a resync): forget the position; spd is the metadata's samples per datagram. */
 void zcs_gapfill_restart(struct zcs_gapfill *g, uint64_t spd);
+
+/* The stream's samples per full datagram changed (a change of wire format): the estimates for
+ * lost datagrams use the size in force. */
+void zcs_gapfill_set_spd(struct zcs_gapfill *g, uint64_t spd);
 
 /* Bounds zero fill from now on: rate pairs/s (0: unbounded) plus slack pairs (see above). */
 void zcs_gapfill_bound(struct zcs_gapfill *g, uint64_t rate, uint64_t slack);
@@ -99,9 +114,19 @@ void zcs_gapfill_observe(struct zcs_gapfill *g);
 /* count datagrams were declared lost before the next one delivered. */
 void zcs_gapfill_lost(struct zcs_gapfill *g, uint64_t count);
 
-/* Delivers one datagram in order; payload holds hdr->samples uncompressed pairs of hdr->format.
- * Returns the pairs put out for it (fill included); g->done tells when --count was reached. */
+/* Delivers one datagram in order, at monotonic time now_ns; payload holds hdr->samples
+ * uncompressed pairs of hdr->format.  Returns the pairs put out for it (fill included); g->done
+ * tells when --count was reached. */
 uint64_t zcs_gapfill_data(struct zcs_gapfill *g, const struct zcs_sample_hdr *hdr,
-			  const uint8_t *payload);
+			  const uint8_t *payload, uint64_t now_ns);
+
+/* The stream's settings (its first, or a change) for the samples that follow. */
+void zcs_gapfill_meta(struct zcs_gapfill *g, const struct zcs_meta *m);
+/* Hands what waits to the outputs' writers now (the samples before it go first). */
+void zcs_gapfill_flush(struct zcs_gapfill *g);
+/* Blocks waiting to be handed on (zcs_outputs_pending). */
+size_t zcs_gapfill_pending(const struct zcs_gapfill *g);
+/* The stream followed ended: its outputs are told, after every sample put out before. */
+void zcs_gapfill_eos(struct zcs_gapfill *g);
 
 #endif

@@ -90,7 +90,7 @@ int zcs_rx_open(struct zcs_rx *rx, const struct zcs_rx_opts *opt, struct zcs_out
 		rx->codec = NULL;
 
 	zcs_gapfill_init(&rx->gf, out, k, opt->type, opt->gap_drop, opt->count);
-	rx->gf.native_strict = opt->type == ZCS_SAMPLE_NATIVE && !opt->native_follows;
+	zcs_gapfill_set_native_strict(&rx->gf, opt->type == ZCS_SAMPLE_NATIVE && !opt->native_follows);
 	/* blocks go to the writers in bursts (hand_on), not one wake-up each */
 	zcs_outputs_defer_wakes(out, true);
 
@@ -415,7 +415,7 @@ static void plan_sleep(struct zcs_rx *rx, const struct step_read *r, size_t pend
  * instead of after a timer wake-up of their own. */
 static void hand_on(struct zcs_rx *rx, const struct step_read *r)
 {
-	size_t pending = zcs_outputs_pending(rx->out);
+	size_t pending = zcs_gapfill_pending(&rx->gf);
 
 	if (pending) {
 		/* read after a deferred sleep: they may have waited in the socket since it began */
@@ -423,7 +423,7 @@ static void hand_on(struct zcs_rx *rx, const struct step_read *r)
 			rx->handon_since = r->deferred ? r->since : rx->now_ns;
 		if (pending >= ZCS_RX_HANDON_BLOCKS ||
 		    rx->now_ns + r->gap - rx->handon_since >= ZCS_RX_HANDON_NS) {
-			zcs_outputs_flush(rx->out);
+			zcs_gapfill_flush(&rx->gf);
 			pending = 0;
 		}
 	}

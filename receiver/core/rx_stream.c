@@ -34,8 +34,6 @@
  * 500 ms, so a spoofed change is contradicted within this time (docs/protocol.md).  Keyed, it
  * is believed at once (meta_confirmed). */
 #define META_CONFIRM_NS (500ULL * 1000 * 1000)
-/* A source discontinuity longer than this is not a gap (as gapfill.c's MAX_SOURCE_GAP). */
-#define MAX_SOURCE_GAP (1ULL << 32)
 
 static void free_buf(struct zcs_rx *rx, uint32_t b, uint32_t cur)
 {
@@ -50,7 +48,6 @@ static void deliver(struct zcs_rx *rx, const struct zcs_sample_hdr *hdr, const u
 {
 	const uint8_t flags = hdr->flags;
 
-	rx->gf.now_ns = rx->now_ns;
 	if (!rx->done) {
 		if (flags & ZCS_FLAG_DISCONT) {
 			rx->st.discont++;
@@ -62,7 +59,7 @@ static void deliver(struct zcs_rx *rx, const struct zcs_sample_hdr *hdr, const u
 					hdr->first_sample, rx->st.discont);
 			}
 		}
-		zcs_gapfill_data(&rx->gf, hdr, payload);
+		zcs_gapfill_data(&rx->gf, hdr, payload, rx->now_ns);
 		if (rx->gf.fmt_ended && !rx->done)
 			zcs_log(&rx->opt.log, "stream 0x%08" PRIx32 ": the wire format changed from "
 				"%s to %s at sample %" PRIu64 "; -F native writes the wire's own bytes, "
@@ -78,7 +75,7 @@ static void deliver(struct zcs_rx *rx, const struct zcs_sample_hdr *hdr, const u
 	if (flags & ZCS_FLAG_EOS && !rx->ended && !rx->eos_pending) {
 		rx->eos_pending = true;
 		rx->eos_seq = hdr->seq;
-		zcs_outputs_flush(rx->out);
+		zcs_gapfill_flush(&rx->gf);
 	}
 }
 
@@ -89,8 +86,7 @@ static void end_stream(struct zcs_rx *rx)
 	rx->ended = true;
 	rx->st.eos++;
 	zcs_log(&rx->opt.log, "stream 0x%08" PRIx32 ": end of stream", rx->stream_id);
-	zcs_outputs_flush(rx->out);
-	zcs_outputs_eos(rx->out);
+	zcs_gapfill_eos(&rx->gf);
 	if (rx->opt.exit_on_eos)
 		rx->done = true;
 }
@@ -122,7 +118,7 @@ static void flush_window(struct zcs_rx *rx, uint32_t cur)
 		return;
 	zcs_reorder_flush(&rx->ro);
 	drain(rx, cur);
-	zcs_outputs_flush(rx->out);
+	zcs_gapfill_flush(&rx->gf);
 }
 
 /* The jump awaiting confirmation is not believed: its datagram is dropped. */
@@ -176,7 +172,7 @@ static void restart_to(struct zcs_rx *rx, uint32_t id, const struct sockaddr *fr
 
 	flush_window(rx, UINT32_MAX);
 	if (!rx->ended)
-		zcs_outputs_eos(rx->out);
+		zcs_gapfill_eos(&rx->gf);
 	rx->st.restarts++;
 	zcs_log(&rx->opt.log, "sender restart: stream 0x%08" PRIx32 " %s, stream 0x%08" PRIx32
 		"%s begins", old, why, id, what);
@@ -375,9 +371,9 @@ static void apply_meta(struct zcs_rx *rx, const struct zcs_meta *m)
 		bound_fill(rx);
 		/* a change of wire format changes the datagrams' size: the gap filler's estimates
 		 * for lost datagrams (before a DISCONT) use the size in force */
-		rx->gf.spd = m->samples_per_dgram;
+		zcs_gapfill_set_spd(&rx->gf, m->samples_per_dgram);
 	}
-	zcs_outputs_meta(rx->out, &eff);
+	zcs_gapfill_meta(&rx->gf, &eff);
 	if (!first) {
 		/* the sender says from which sample a retune holds; a receiver that missed both
 		 * copies of that announcement knows only that it holds by now */
@@ -460,7 +456,7 @@ static bool decompress(struct zcs_rx *rx, struct zcs_rx_buf *b)
 
 /* Whether sample datagram h continues the stream where it stands: its sample index follows from
  * the newest one taken (a lost datagram held at most 65535 pairs; a discontinuity at most
- * MAX_SOURCE_GAP) and no more zeros lie before it than real time could have lost
+ * ZCS_GAPFILL_MAX_SOURCE_GAP) and no more zeros lie before it than real time could have lost
  * (zcs_gapfill_within, since the newest datagram taken).  A datagram behind the newest must lie
  * before its samples.  The usual case, the very next datagram, costs two compares. */
 static bool continues(const struct zcs_rx *rx, const struct zcs_sample_hdr *h, uint64_t seq,
@@ -479,7 +475,8 @@ static bool continues(const struct zcs_rx *rx, const struct zcs_sample_hdr *h, u
 		return false;
 	most = (uint64_t)k > (1ULL << 32) ? UINT64_MAX : (uint64_t)(k - 1) * UINT16_MAX;
 	if (h->flags & ZCS_FLAG_DISCONT)
-		most = most > UINT64_MAX - MAX_SOURCE_GAP ? UINT64_MAX : most + MAX_SOURCE_GAP;
+		most = most > UINT64_MAX - ZCS_GAPFILL_MAX_SOURCE_GAP ? UINT64_MAX
+							      : most + ZCS_GAPFILL_MAX_SOURCE_GAP;
 	if ((uint64_t)gap > most)
 		return false;
 	return zcs_gapfill_within(&rx->gf, end, h->first_sample, rx->now_ns - since_ns, rx->now_ns);
@@ -824,5 +821,5 @@ void zcs_rx_finish(struct zcs_rx *rx)
 	/* the run ends: nothing can follow an end of stream delivered any more */
 	if (rx->eos_pending)
 		end_stream(rx);
-	zcs_outputs_flush(rx->out);
+	zcs_gapfill_flush(&rx->gf);
 }

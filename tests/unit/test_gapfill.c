@@ -61,7 +61,7 @@ static uint64_t deliver_i8(struct rig *r, uint64_t first, uint16_t samples, int8
 	uint8_t pl[SPD * 4];
 
 	memset(pl, (uint8_t)b, sizeof(pl));
-	return zcs_gapfill_data(&r->g, &h, pl);
+	return zcs_gapfill_data(&r->g, &h, pl, 0);
 }
 
 /* One datagram of `samples` pairs starting at stream index first. */
@@ -72,7 +72,7 @@ static uint64_t deliver(struct rig *r, uint64_t first, uint16_t samples, uint8_t
 		.payload_len = (uint16_t)(samples * 4), .format = ZCS_WIRE_I16, .flags = flags,
 	};
 
-	return zcs_gapfill_data(&r->g, &h, r->payload);
+	return zcs_gapfill_data(&r->g, &h, r->payload, 0);
 }
 
 /* Closes the outputs (all written) and returns the file: pairs of int16 I, Q. */
@@ -299,9 +299,9 @@ START_TEST(test_gap_event_before_zeros)
 	zcs_reader_attach(rd);
 	zcs_gapfill_init(&g, out, &k, ZCS_SAMPLE_CS16, false, 0);
 	zcs_gapfill_restart(&g, SPD);
-	ck_assert_uint_eq(zcs_gapfill_data(&g, &h1, payload), SPD);
+	ck_assert_uint_eq(zcs_gapfill_data(&g, &h1, payload, 0), SPD);
 	zcs_gapfill_lost(&g, 2);
-	ck_assert_uint_eq(zcs_gapfill_data(&g, &h2, payload), 3 * SPD);
+	ck_assert_uint_eq(zcs_gapfill_data(&g, &h2, payload, 0), 3 * SPD);
 	zcs_outputs_flush(out);
 
 	ck_assert_int_eq(zcs_reader_next(rd, 1000, &it), 1);
@@ -366,7 +366,7 @@ START_TEST(test_native_format_change)
 	/* -F native writes the wire's bytes: an i8 datagram after i16 ends it, nothing of the new
 	 * layout written, and says where */
 	rig_open_type(&r, ZCS_SAMPLE_NATIVE, false, 0);
-	r.g.native_strict = true; /* as zcs-recv sets it (rx.h, native_follows) */
+	zcs_gapfill_set_native_strict(&r.g, true); /* as zcs-recv sets it (rx.h, native_follows) */
 	ck_assert_uint_eq(deliver(&r, 0, SPD, 0), SPD);
 	ck_assert_uint_eq(deliver_i8(&r, SPD, SPD, 3), 0);
 	ck_assert(r.g.done && r.g.fmt_ended);
