@@ -33,20 +33,23 @@ static void put(struct sbuf *b, const char *fmt, ...)
 void zcs_recv_snapshot_take(struct zcs_recv_snapshot *s, const struct zcs_rx *rx,
 			    struct zcs_outputs *o, uint64_t start_ns)
 {
+	struct zcs_rx_snapshot e;
+
 	memset(s, 0, sizeof(*s));
 	s->t_ns = zcs_mono_ns();
 	s->seconds = (double)(s->t_ns - start_ns) / 1e9;
-	s->rx = rx->st;
-	s->ro = rx->ro.st;
-	s->gf = rx->gf.st;
-	s->depth = zcs_reorder_depth(&rx->ro);
-	s->window = rx->ro.window;
-	s->locked = rx->locked;
-	s->have_meta = rx->have_meta;
-	s->stream_id = rx->stream_id;
-	s->rate = rx->meta.sample_rate;
-	s->center_freq = rx->meta.center_freq;
-	s->gain_mdb = rx->meta.gain_mdb;
+	zcs_rx_snapshot(rx, &e);
+	s->rx = e.rx;
+	s->ro = e.ro;
+	s->gf = e.gf;
+	s->depth = e.depth;
+	s->window = e.window;
+	s->locked = e.locked;
+	s->have_meta = e.have_meta;
+	s->stream_id = e.stream_id;
+	s->rate = e.meta.sample_rate;
+	s->center_freq = e.meta.center_freq;
+	s->gain_mdb = e.meta.gain_mdb;
 	s->nout = o ? zcs_outputs_count(o) : 0;
 	if (s->nout > ZCS_RECV_MAX_OUTPUTS)
 		s->nout = ZCS_RECV_MAX_OUTPUTS;

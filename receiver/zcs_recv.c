@@ -155,7 +155,9 @@ int main(int argc, char **argv)
 {
 	static struct zcs_recv_snapshot cur, prev;
 	static struct zcs_recv_opts opts;
-	static struct zcs_rx rx;
+	struct zcs_rx *rx = NULL;
+	struct zcs_addr sender;
+	char where[64];
 	struct zcs_outputs *out = NULL;
 	struct zcs_ctl_fwd *fwd = NULL;
 	struct zcs_kernels k;
@@ -248,8 +250,8 @@ int main(int argc, char **argv)
 	if (!u.quiet)
 		fprintf(stderr, "zcs-recv %s: listening on %s, receive buffer %d bytes%s, %s kernels, "
 			"%s to %zu output%s\n", ZCS_VERSION,
-			opts.rx.listen && *opts.rx.listen ? opts.rx.listen : "every address, port 5391",
-			zcs_rx_rcvbuf(&rx), zcs_rx_gro(&rx) ? ", UDP GRO" : "",
+			zcs_rx_listen_name(opts.rx.listen, where, sizeof(where)),
+			zcs_rx_rcvbuf(rx), zcs_rx_gro(rx) ? ", UDP GRO" : "",
 			zcs_isa_name(k.isa), zcs_sample_name(opts.rx.type),
 			opts.noutputs, opts.noutputs == 1 ? "" : "s");
 	if (!u.quiet && opts.key_path)
@@ -263,13 +265,13 @@ int main(int argc, char **argv)
 		idle_end_ns = (uint64_t)(opts.eos_timeout * 1e9);
 	if (period_ns)
 		next_tick = start_ns + period_ns;
-	zcs_recv_snapshot_take(&prev, &rx, out, start_ns);
+	zcs_recv_snapshot_take(&prev, rx, out, start_ns);
 	while (!stop_signal) {
 		int timeout = 100;
 		const uint64_t now = zcs_mono_ns();
 
 		if (period_ns && !u.quiet && now >= next_tick) {
-			zcs_recv_snapshot_take(&cur, &rx, out, start_ns);
+			zcs_recv_snapshot_take(&cur, rx, out, start_ns);
 			stats_line(&u, &cur, &prev);
 			prev = cur;
 			/* skip ticks missed rather than printing a burst of them */
@@ -278,10 +280,14 @@ int main(int argc, char **argv)
 		}
 		if (period_ns && next_tick > now && (next_tick - now) / 1000000 < (uint64_t)timeout)
 			timeout = (int)((next_tick - now) / 1000000) + 1;
-		ret = zcs_rx_step(&rx, timeout);
+		ret = zcs_rx_step(rx, timeout);
 		/* the forwarder sends to the stream's sender unless --control named a host */
-		if (fwd && zcs_rx_stream_open(&rx, NULL))
-			zcs_ctl_fwd_set_sender(fwd, &rx.sender);
+		if (fwd && zcs_rx_stream_open(rx, NULL)) {
+			/* its address, or none (len 0) while the datagrams carried none */
+			memset(&sender, 0, sizeof(sender));
+			(void)zcs_rx_sender(rx, &sender);
+			zcs_ctl_fwd_set_sender(fwd, &sender);
+		}
 		if (ret < 0) {
 			clear_line(&u);
 			fprintf(stderr, "zcs-recv: receive: %s\n", strerror(-ret));
@@ -290,8 +296,8 @@ int main(int argc, char **argv)
 			break;
 		}
 		if (ret == 1) {
-			ended_by = zcs_rx_count_reached(&rx) ? "count" : "eos";
-			if (zcs_rx_format_ended(&rx)) {
+			ended_by = zcs_rx_count_reached(rx) ? "count" : "eos";
+			if (zcs_rx_format_ended(rx)) {
 				/* the outputs hold less than the stream: not a clean end */
 				ended_by = "format";
 				status = 1;
@@ -301,7 +307,7 @@ int main(int argc, char **argv)
 		if (outputs_ended(&u, out, &opts, &status, &ended_by))
 			break;
 		/* silence the socket really had: a late run reads what waits first (rx.h) */
-		if (idle_end_ns && zcs_rx_stream_open(&rx, &id) && zcs_rx_silence_ns(&rx) >= idle_end_ns) {
+		if (idle_end_ns && zcs_rx_stream_open(rx, &id) && zcs_rx_silence_ns(rx) >= idle_end_ns) {
 			char msg[160];
 
 			snprintf(msg, sizeof(msg), "stream 0x%08x: silent for %.1f s: taken as ended "
@@ -312,8 +318,8 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	zcs_rx_finish(&rx);
-	if (zcs_rx_stream_open(&rx, NULL))
+	zcs_rx_finish(rx);
+	if (zcs_rx_stream_open(rx, NULL))
 		zcs_outputs_eos(out);
 	/* the writers empty their queues (5 s at most) so the summary counts what they wrote; then
 	 * nothing is left for destroy to wait for */
@@ -321,7 +327,7 @@ int main(int argc, char **argv)
 	/* a recording's last meta is written at the end of stream: its failure counts too */
 	if (status == 0 && strcmp(ended_by, "error") != 0)
 		outputs_ended(&u, out, &opts, &status, &ended_by);
-	zcs_recv_snapshot_take(&cur, &rx, out, start_ns);
+	zcs_recv_snapshot_take(&cur, rx, out, start_ns);
 	cur.ended_by = ended_by;
 	clear_line(&u);
 	if (u.json)
@@ -343,7 +349,7 @@ int main(int argc, char **argv)
 out_rx:
 	zcs_outputs_destroy(out, 0);
 	out = NULL;
-	zcs_rx_close(&rx);
+	zcs_rx_close(rx);
 out_outputs:
 	if (out)
 		zcs_outputs_destroy(out, 0);

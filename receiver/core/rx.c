@@ -15,7 +15,7 @@
 #include "codec.h"
 #include "compat.h"
 #include "err.h"
-#include "rx.h"
+#include "rx_impl.h"
 
 /* Batches handled per zcs_rx_step before returning to the caller's loop. */
 #define BATCHES_PER_STEP 16
@@ -24,15 +24,19 @@
 
 static void prepare(struct zcs_rx *rx, size_t i);
 
-int zcs_rx_open(struct zcs_rx *rx, const struct zcs_rx_opts *opt, struct zcs_outputs *out,
+int zcs_rx_open(struct zcs_rx **rxp, const struct zcs_rx_opts *opt, struct zcs_outputs *out,
 		const struct zcs_kernels *k, char *err, size_t errlen)
 {
 	struct zcs_net_rx_opts nopt = { 0 };
 	struct zcs_addr addr;
+	struct zcs_rx *rx;
 	size_t capacity;
 	int ret;
 
-	memset(rx, 0, sizeof(*rx));
+	*rxp = NULL;
+	rx = calloc(1, sizeof(*rx));
+	if (!rx)
+		return zcs_err(err, errlen, -ENOMEM, "out of memory for the receiver");
 	rx->fd = -1;
 	rx->opt = *opt;
 	rx->out = out;
@@ -41,16 +45,18 @@ int zcs_rx_open(struct zcs_rx *rx, const struct zcs_rx_opts *opt, struct zcs_out
 		rx->opt.max_dgram = ZCS_RX_DEFAULT_MAX_DGRAM;
 	if (rx->opt.batch == 0)
 		rx->opt.batch = ZCS_RX_DEFAULT_BATCH;
-	if (rx->opt.max_dgram < ZCS_PROTO_META_SIZE || rx->opt.max_dgram > 65536)
-		return zcs_err(err, errlen, -EINVAL, "datagram size out of range");
+	if (rx->opt.max_dgram < ZCS_PROTO_META_SIZE || rx->opt.max_dgram > 65536) {
+		ret = zcs_err(err, errlen, -EINVAL, "datagram size out of range");
+		goto out;
+	}
 
 	ret = zcs_net_parse_addr(&addr, opt->listen ? opt->listen : "", ZCS_DEFAULT_PORT, err, errlen);
 	if (ret < 0)
-		return ret;
+		goto out;
 	if (opt->source) {
 		ret = zcs_net_parse_addr(&rx->source, opt->source, 0, err, errlen);
 		if (ret < 0)
-			return ret;
+			goto out;
 		nopt.source = &rx->source;
 	}
 	nopt.iface = opt->iface;
@@ -60,8 +66,10 @@ int zcs_rx_open(struct zcs_rx *rx, const struct zcs_rx_opts *opt, struct zcs_out
 	/* the window's capacity is fixed now; the window in use is sized per stream */
 	capacity = opt->window > ZCS_RX_MAX_WINDOW ? opt->window : ZCS_RX_MAX_WINDOW;
 	ret = zcs_reorder_init(&rx->ro, capacity, 0);
-	if (ret < 0)
-		return zcs_err(err, errlen, ret, "reorder window: bad size or out of memory");
+	if (ret < 0) {
+		ret = zcs_err(err, errlen, ret, "reorder window: bad size or out of memory");
+		goto out;
+	}
 	capacity = rx->ro.capacity;
 
 	/* + 1: a jump awaiting confirmation holds its first datagram outside the window */
@@ -91,6 +99,7 @@ int zcs_rx_open(struct zcs_rx *rx, const struct zcs_rx_opts *opt, struct zcs_out
 
 	zcs_gapfill_init(&rx->gf, out, k, opt->type, opt->gap_drop, opt->count);
 	zcs_gapfill_set_native_strict(&rx->gf, opt->type == ZCS_SAMPLE_NATIVE && !opt->native_follows);
+	zcs_rx_dgram_init(rx);
 	/* blocks go to the writers in bursts (hand_on), not one wake-up each */
 	zcs_outputs_defer_wakes(out, true);
 
@@ -120,6 +129,7 @@ int zcs_rx_open(struct zcs_rx *rx, const struct zcs_rx_opts *opt, struct zcs_out
 		rx->gro_buf = rx->free_list[--rx->nfree];
 	for (size_t i = 0; i < rx->opt.batch; i++)
 		prepare(rx, i);
+	*rxp = rx;
 	return 0;
 out:
 	zcs_rx_close(rx);
@@ -128,6 +138,8 @@ out:
 
 void zcs_rx_close(struct zcs_rx *rx)
 {
+	if (!rx)
+		return;
 	if (rx->fd >= 0)
 		close(rx->fd);
 	rx->fd = -1;
@@ -144,12 +156,7 @@ void zcs_rx_close(struct zcs_rx *rx)
 	free(rx->slot_buf);
 	free(rx->scratch);
 	free(rx->gro_mem);
-	rx->mem = rx->scratch = rx->ctrl = rx->gro_mem = NULL;
-	rx->bufs = NULL;
-	rx->free_list = rx->slot_buf = NULL;
-	rx->msgs = NULL;
-	rx->iov = NULL;
-	rx->names = NULL;
+	free(rx);
 }
 
 int zcs_rx_rcvbuf(const struct zcs_rx *rx)
@@ -174,11 +181,78 @@ bool zcs_rx_format_ended(const struct zcs_rx *rx)
 
 bool zcs_rx_stream_open(const struct zcs_rx *rx, uint32_t *id)
 {
-	if (!rx->locked || rx->ended)
+	if (!rx->fs.locked || rx->fs.ended)
 		return false;
 	if (id)
-		*id = rx->stream_id;
+		*id = rx->fs.stream_id;
 	return true;
+}
+
+bool zcs_rx_sender(const struct zcs_rx *rx, struct zcs_addr *a)
+{
+	if (!rx->fs.locked || rx->fs.sender.len == 0)
+		return false;
+	*a = rx->fs.sender;
+	return true;
+}
+
+uint64_t zcs_rx_silence_ns(const struct zcs_rx *rx)
+{
+	return zcs_rx_silence(rx);
+}
+
+const struct zcs_codec *zcs_rx_codec(const struct zcs_rx *rx)
+{
+	return rx->codec;
+}
+
+const char *zcs_rx_listen_name(const char *listen, char *buf, size_t len)
+{
+	if (listen && *listen)
+		return listen;
+	snprintf(buf, len, "every address, port %d", ZCS_DEFAULT_PORT);
+	return buf;
+}
+
+void zcs_rx_snapshot(const struct zcs_rx *rx, struct zcs_rx_snapshot *s)
+{
+	const struct zcs_follow *f = &rx->fs;
+
+	memset(s, 0, sizeof(*s));
+	s->rx.datagrams = rx->st.datagrams;
+	s->rx.bytes = rx->st.bytes;
+	s->rx.invalid = rx->st.invalid;
+	memcpy(s->rx.invalid_by, rx->st.invalid_by, sizeof(s->rx.invalid_by));
+	s->rx.filtered = rx->st.filtered;
+	s->rx.sample_dgrams = rx->st.sample_dgrams;
+	s->rx.compressed = rx->st.compressed;
+	s->rx.socket_drops = rx->st.socket_drops;
+	s->rx.discont = rx->st.discont;
+	s->rx.idle_flushes = rx->st.idle_flushes;
+	s->rx.age_ns = rx->st.age_ns;
+	s->rx.have_age = rx->st.have_age;
+	s->rx.foreign = f->st.foreign;
+	s->rx.pre_meta = f->st.pre_meta;
+	s->rx.pre_meta_samples = f->st.pre_meta_samples;
+	s->rx.meta = f->st.meta;
+	s->rx.streams = f->st.streams;
+	s->rx.restarts = f->st.restarts;
+	s->rx.eos = f->st.eos;
+	s->rx.unconfirmed = f->st.unconfirmed;
+	s->rx.replayed = f->st.replayed;
+	s->rx.late_joins = f->st.late_joins;
+	s->ro = rx->ro.st;
+	s->gf = rx->gf.st;
+	s->depth = zcs_reorder_depth(&rx->ro);
+	s->window = rx->ro.window;
+	s->locked = f->locked;
+	s->stream_id = f->stream_id;
+	s->have_meta = f->have_meta;
+	s->meta = f->meta;
+	s->ended = f->ended;
+	s->jump_pending = f->cand;
+	s->eos_pending = f->eos_pending;
+	s->meta_pending = f->meta_pending;
 }
 
 /* The kernel's count of datagrams this socket dropped, carried on every datagram read, and a
@@ -365,6 +439,41 @@ static int one_batch(struct zcs_rx *rx)
 	return n;
 }
 
+void zcs_rx_feed(struct zcs_rx *rx, const void *d, size_t len, const struct sockaddr *from,
+		 uint64_t now_ns)
+{
+	/* the buffer a datagram read now would land in: batch slot 0's, or the GRO segment's */
+	uint32_t *const slot = rx->gro ? &rx->gro_buf : &rx->slot_buf[0];
+	struct zcs_rx_buf *const b = &rx->bufs[*slot];
+
+	if (rx->done)
+		return;
+	/* read alone, the socket found empty right after it */
+	rx->look_ns = rx->dry_ns;
+	rx->dry_ns = now_ns;
+	rx->now_ns = now_ns;
+	rx->st.datagrams++;
+	rx->st.bytes += len < rx->opt.max_dgram ? len : rx->opt.max_dgram;
+	if (len > rx->opt.max_dgram) {
+		oversize(rx, len);
+		return;
+	}
+	b->data = b->own;
+	memcpy(b->own, d, len);
+	if (zcs_rx_datagram(rx, *slot, len, from)) {
+		*slot = rx->free_list[--rx->nfree];
+		if (!rx->gro)
+			prepare(rx, 0);
+	}
+}
+
+void zcs_rx_tick(struct zcs_rx *rx, uint64_t now_ns)
+{
+	rx->now_ns = now_ns;
+	rx->dry_ns = now_ns;
+	zcs_rx_idle(rx);
+}
+
 /* What one step read: datagrams, their bytes and the samples they became, since `since`, the
  * look at the socket before (everything read arrived after it; 0: unknown); `gap`: since the
  * step before that read datagrams (0 when none did); `deferred`: after a planned sleep. */
@@ -385,7 +494,7 @@ struct step_read {
 static void plan_sleep(struct zcs_rx *rx, const struct step_read *r, size_t pending)
 {
 	const uint64_t span = rx->now_ns - r->since;
-	const size_t pb = zcs_sample_pair_bytes(rx->opt.type, rx->meta.format);
+	const size_t pb = zcs_sample_pair_bytes(rx->opt.type, rx->fs.meta.format);
 	uint64_t until = rx->handon_since ? rx->handon_since + ZCS_RX_HANDON_NS
 					  : rx->now_ns + ZCS_RX_HANDON_NS;
 	uint64_t ahead;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* zcs-recv's receive thread: one UDP socket read with recvmmsg in batches, every datagram parsed
- * and validated, one stream selected, metadata applied, sample datagrams put through the reorder
- * window and the gap filler into the outputs.  rx.c does the socket, rx_stream.c the datagrams. */
+/* zcs-recv's receive engine: one UDP socket read with recvmmsg in batches, every datagram parsed
+ * and validated, one stream followed, its metadata applied, its sample datagrams put through the
+ * reorder window and the gap filler into the outputs.  rx.c does the socket and the buffers,
+ * rx_dgram.c each datagram, rx_follow.c which stream and what of it is believed. */
 #ifndef ZCS_RX_H
 #define ZCS_RX_H
 
@@ -9,7 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
-#include <sys/uio.h>
 
 #include "formats.h"
 #include "gapfill.h"
@@ -43,10 +43,10 @@ struct zcs_rx_opts {
 	/* news on the receive thread (stream found, settings, restart, resync, discontinuity, end
 	 * of stream); the program decides where it goes */
 	struct zcs_log log;
-	/* Appended: the stream's settings changed (a retune); m holds the new ones, and since the
-	 * first sample index they hold for (m->ref_sample of a CHANGE metadata; without that flag
-	 * the index is not known exactly: the first sample not yet delivered).  On the receive
-	 * thread; may be NULL. */
+	/* the stream's settings changed (a retune), not called for its first settings; m holds
+	 * the new ones, and since the first sample index they hold for (m->ref_sample of a CHANGE
+	 * metadata; without that flag the index is not known exactly: the first sample not yet
+	 * delivered).  On the receive thread; may be NULL. */
 	void (*on_change)(void *ctx, const struct zcs_meta *m, uint64_t since, bool exact);
 	void *on_change_ctx;
 	/* --key; NULL = unkeyed (keyed streams are taken unverified, and said so) */
@@ -106,120 +106,31 @@ struct zcs_rx_stats {
 				   * not their datagram 0 (what came before is not counted lost) */
 };
 
-/* One receive buffer; the reorder window holds them by index. */
-struct zcs_rx_buf {
-	uint8_t *data;            /* the datagram: `own`, or a segment of a UDP_GRO train */
-	uint8_t *own;             /* this buffer's max_dgram bytes */
-	struct zcs_sample_hdr hdr;
-	const uint8_t *payload;   /* uncompressed samples */
-	bool held;                /* in the reorder window */
-};
-
-struct zcs_codec;
-
-struct zcs_rx {
-	struct zcs_rx_opts opt;
-	int fd;
-	struct zcs_addr source;   /* valid when opt.source */
-	struct zcs_outputs *out;
-	const struct zcs_kernels *k;
-	struct zcs_codec *codec;  /* NULL without zstd */
-	uint8_t *scratch;         /* decompression target */
-
-	/* buffers: window capacity + one batch, so a batch always finds free ones */
-	size_t nbufs;
-	uint8_t *mem;
-	struct zcs_rx_buf *bufs;
-	uint32_t *free_list;
-	size_t nfree;
-	struct mmsghdr *msgs;
-	struct iovec *iov;
-	struct sockaddr_storage *names;
-	uint8_t *ctrl;
-	size_t ctrl_len;
-	uint32_t *slot_buf;       /* buffer behind each batch slot */
-	/* UDP_GRO: each batch slot receives a train of datagrams into its own 64 KB; a segment is
-	 * handled in place through buffer gro_buf and copied to that buffer's own memory only when
-	 * the reorder window keeps it.  Without GRO (refused, or no_gro) slots use the pool. */
-	bool gro;
-	uint8_t *gro_mem;
-	uint32_t gro_buf;
-
-	/* the stream followed */
-	bool locked;
+/* Everything the counters say at one moment (zcs_rx_snapshot), for statistics and embedders. */
+struct zcs_rx_snapshot {
+	struct zcs_rx_stats rx;
+	struct zcs_reorder_stats ro;
+	struct zcs_gapfill_stats gf;
+	size_t depth, window;     /* datagrams held now; the window in use */
+	bool locked;              /* a stream is followed: */
 	uint32_t stream_id;
-	bool have_meta;
+	bool have_meta;           /* ... and its settings, as believed: */
 	struct zcs_meta meta;
-	bool need_start;          /* reorder window not yet placed for this stream */
-	bool have_pre_meta;       /* sample datagrams came before the metadata ... */
-	uint64_t pre_meta_high;   /* ... the highest of them */
-	uint64_t pre_meta_low;    /* ... and the lowest */
-	bool ended;               /* its end-of-stream datagram was delivered */
-	uint64_t last_rx_ns;      /* monotonic time of its newest datagram */
-	uint64_t last_discont_log_ns;
-	uint64_t hold_ns;         /* silence after which held datagrams are released */
-	struct zcs_reorder ro;
-	struct zcs_gapfill gf;
-	bool done;                /* --count reached, or end of stream with --exit-on-eos */
-
-	uint64_t handon_since;    /* monotonic time samples began waiting to be handed on (after a
-				   * deferred sleep: the look before it); 0: none */
-	uint64_t now_ns;          /* monotonic time of the current batch */
-	/* a monotonic time at which the socket was seen empty, taken before the look
-	 * that found it so; silence is claimed only up to here, never for time the receiver was
-	 * descheduled with datagrams waiting in its socket */
-	uint64_t dry_ns;
-	uint64_t out_wall_ns;     /* wall-clock time of the newest batch delivered */
-	struct zcs_rx_stats st;
-	/* the last batch was full, so the next look is a read, not a wait */
-	bool more;
-	/* batch slots ask for the sender's address (zcs_rx_want_from) */
-	bool names_on;
-	/* monotonic time of the newest step that read datagrams (hand_on's forecast) */
-	uint64_t last_data_ns;
-	/* while samples wait to be handed on and the stream flows, the next sleep is
-	 * until defer_until without watching the socket (0: a wait for data), so what arrives
-	 * meanwhile is read in one go (rx.c, plan_sleep) */
-	uint64_t defer_until;
-	int rcvbuf;               /* the receive buffer the kernel granted, bytes */
-	struct zcs_addr sender;   /* who sends the stream followed (len 0: unknown) */
-	bool oversize_warned;     /* said once that the datagrams do not fit --max-datagram */
-
-	/* appended: what the stream followed has shown, so one datagram cannot steer the receiver
-	 * (docs/receiver.md, "What is believed when") */
-	uint64_t quiet_ns;        /* silence of the current position after which a jump or an end
-				   * is believed whatever it claims */
-	uint64_t live_ns;         /* monotonic time of the newest datagram taken at the current
-				   * position (the reorder window took it) */
-	bool have_anchor;         /* the highest number taken so far: */
-	uint64_t anchor_seq;
-	uint64_t anchor_first;    /* ... its first sample */
-	uint64_t anchor_end;      /* ... and the sample index after it */
-	bool cand;                /* a jump awaits confirmation: */
-	uint32_t cand_buf;        /* ... its first datagram, held in this buffer */
-	uint64_t cand_last;       /* ... the newest number that continued it */
-	uint64_t cand_end;        /* ... and the sample index after that one */
-	bool eos_pending;         /* an end-of-stream datagram was delivered, not yet believed */
-	uint64_t eos_seq;
-	bool meta_pending;        /* unkeyed: a change of settings announced, not yet believed: */
-	struct zcs_meta meta_new;
-	uint64_t meta_new_ns;     /* ... monotonic time it was first announced */
-	/* the socket was last seen empty at this time before the batch being handled, whose
-	 * datagrams all arrived after it: silence proven, however late the receiver ran */
-	uint64_t look_ns;
-	/* keyed: the run followed is (stream id, salt); run_start_ns is the newest start
-	 * of any run followed, and no run that began at or before it is followed again */
-	uint8_t salt[8];
-	bool have_run;
-	uint64_t run_start_ns;
-	uint64_t meta_seq;        /* newest metadata number of the run followed */
-	/* the once-only news about keys */
-	bool said_unkeyed, said_bad_key, said_unverified, said_replay;
+	bool ended;               /* ... its end of stream was believed */
+	/* claims awaiting confirmation (docs/receiver.md, "What is believed when"): a jump, an end
+	 * of stream, a change of settings (unkeyed) */
+	bool jump_pending, eos_pending, meta_pending;
 };
 
-/* Opens the socket (binding, joining, SO_RCVBUF, SO_RXQ_OVFL) and allocates every buffer. */
-int zcs_rx_open(struct zcs_rx *rx, const struct zcs_rx_opts *opt, struct zcs_outputs *out,
+/* The engine: opaque, reached through the functions below. */
+struct zcs_rx;
+
+/* Opens the socket (binding, joining, SO_RCVBUF, SO_RXQ_OVFL) and allocates the engine with every
+ * buffer into *rxp.  Samples, metadata and ends of stream go to out; k converts.  Returns 0, or
+ * -errno with err set (-EINVAL for a bad option). */
+int zcs_rx_open(struct zcs_rx **rxp, const struct zcs_rx_opts *opt, struct zcs_outputs *out,
 		const struct zcs_kernels *k, char *err, size_t errlen);
+/* Closes the socket and frees everything (NULL is fine).  The outputs are the caller's. */
 void zcs_rx_close(struct zcs_rx *rx);
 
 /* Waits up to timeout_ms for datagrams and handles what is ready (a bounded number of batches,
@@ -246,23 +157,25 @@ bool zcs_rx_format_ended(const struct zcs_rx *rx);
  * goes to *id (may be NULL).  Such a stream is ended by the program on exit or long silence. */
 bool zcs_rx_stream_open(const struct zcs_rx *rx, uint32_t *id);
 
-/* --- rx_stream.c: per-datagram logic, called by rx.c --- */
+/* Every counter and the stream's state now (on the receive thread, or under the caller's lock). */
+void zcs_rx_snapshot(const struct zcs_rx *rx, struct zcs_rx_snapshot *s);
+/* "every address, port 5391" for an empty listen, else listen itself: how start-up lines name
+ * where the receiver listens. */
+const char *zcs_rx_listen_name(const char *listen, char *buf, size_t len);
+/* The decompressor the engine holds (NULL in a build without zstd): it decodes only. */
+const struct zcs_codec *zcs_rx_codec(const struct zcs_rx *rx);
 
-/* Handles one datagram of len bytes in buffer b from sender `from`.  Returns true when the
- * reorder window kept the buffer (it must not be reused until released). */
-bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t b, size_t len, const struct sockaddr *from);
-/* Time passed without datagrams: release held ones of a silent stream. */
-void zcs_rx_idle(struct zcs_rx *rx);
+/* Hands the len bytes at d to the engine as if read from the socket at monotonic time now_ns,
+ * from `from`, with the socket seen empty right after it (a replay of captured traffic, and the
+ * tests' way to drive the engine datagram by datagram with the clock in their hands). */
+void zcs_rx_feed(struct zcs_rx *rx, const void *d, size_t len, const struct sockaddr *from,
+		 uint64_t now_ns);
+/* Time passes to now_ns with the socket empty: what zcs_rx_step does when nothing comes. */
+void zcs_rx_tick(struct zcs_rx *rx, uint64_t now_ns);
+
 /* How long the stream followed has certainly been silent: from its newest datagram to dry_ns,
  * the last time its socket was seen empty (0 when a datagram came since).  The hold and
  * --eos-timeout measure this, so a receiver run late still reads what waits before deciding. */
 uint64_t zcs_rx_silence_ns(const struct zcs_rx *rx);
-/* Whether the next batch must carry each sender's address, judged at `now`, taken before the
- * read: with --source, and while a new stream may be followed (none yet, the last one ended, or
- * it has been silent for a third of the restart silence, far ahead of it).  A followed live
- * stream needs no addresses, and copying one out per datagram costs the kernel a user copy. */
-bool zcs_rx_want_from(const struct zcs_rx *rx, uint64_t now);
-/* Recomputes st.age_ns from the metadata's time stamp (once per step, not per datagram). */
-void zcs_rx_update_age(struct zcs_rx *rx);
 
 #endif

@@ -16,7 +16,6 @@
 #include "err.h"
 #include "key.h"
 #include "output.h"
-#include "recv_stats.h"
 #include "rx.h"
 #include "rx_embed.h"
 
@@ -24,7 +23,7 @@
 #define STEP_MS 50
 
 struct zcs_rx_embed {
-	struct zcs_rx rx;
+	struct zcs_rx *rx;
 	struct zcs_rx_opts ropt;
 	struct zcs_key key;        /* key=, for ropt.key */
 	struct zcs_kernels k;
@@ -40,7 +39,8 @@ struct zcs_rx_embed {
 
 	/* the receive thread's results, for any thread */
 	pthread_mutex_t mu;
-	struct zcs_recv_snapshot snap;
+	struct zcs_rx_snapshot snap;
+	struct zcs_output_stats out_st; /* the reader's */
 	int error;                 /* the step's -errno that ended the thread */
 	struct zcs_addr sender;    /* the followed stream's sender (len 0: none yet) */
 	pthread_cond_t cond;       /* a step was taken (wait_meta) */
@@ -70,10 +70,11 @@ static void *receive_main(void *arg)
 	int ret = 0;
 
 	while (!atomic_load_explicit(&e->stop, memory_order_relaxed)) {
-		ret = zcs_rx_step(&e->rx, STEP_MS);
+		ret = zcs_rx_step(e->rx, STEP_MS);
 		pthread_mutex_lock(&e->mu);
-		zcs_recv_snapshot_take(&e->snap, &e->rx, e->out, e->start_ns);
-		if (!zcs_rx_sender(&e->rx, &e->sender))
+		zcs_rx_snapshot(e->rx, &e->snap);
+		zcs_outputs_stats(e->out, 0, &e->out_st);
+		if (!zcs_rx_sender(e->rx, &e->sender))
 			e->sender.len = 0;
 		if (ret < 0)
 			e->error = ret;
@@ -82,7 +83,7 @@ static void *receive_main(void *arg)
 		if (ret < 0)
 			break;
 	}
-	zcs_rx_finish(&e->rx);
+	zcs_rx_finish(e->rx);
 	return NULL;
 }
 
@@ -158,11 +159,11 @@ int zcs_rx_embed_open(struct zcs_rx_embed **ep, const struct zcs_rx_embed_opts *
 	}
 	e->thread_started = true;
 	{
-		char msg[160];
+		char msg[160], where[64];
 
 		snprintf(msg, sizeof(msg), "listening on %s, receive buffer %d bytes%s, read as %s",
-			 o->listen && *o->listen ? o->listen : "every address, port 5391",
-			 zcs_rx_rcvbuf(&e->rx), zcs_rx_gro(&e->rx) ? ", UDP GRO" : "",
+			 zcs_rx_listen_name(o->listen, where, sizeof(where)),
+			 zcs_rx_rcvbuf(e->rx), zcs_rx_gro(e->rx) ? ", UDP GRO" : "",
 			 zcs_sample_name(o->type));
 		news(e, msg);
 	}
@@ -186,7 +187,7 @@ void zcs_rx_embed_close(struct zcs_rx_embed *e)
 	if (e->out)
 		zcs_outputs_destroy(e->out, 0);
 	if (e->rx_open)
-		zcs_rx_close(&e->rx);
+		zcs_rx_close(e->rx);
 	zcs_key_wipe(&e->key);
 	pthread_cond_destroy(&e->cond);
 	pthread_mutex_destroy(&e->mu);
@@ -337,7 +338,7 @@ long zcs_rx_embed_read(struct zcs_rx_embed *e, void *buf, size_t max_pairs, int 
 
 void zcs_rx_embed_counters(struct zcs_rx_embed *e, struct zcs_rx_embed_counters *c)
 {
-	const struct zcs_recv_snapshot *s = &e->snap;
+	const struct zcs_rx_snapshot *s = &e->snap;
 
 	pthread_mutex_lock(&e->mu);
 	c->datagrams = s->rx.datagrams;
@@ -354,8 +355,8 @@ void zcs_rx_embed_counters(struct zcs_rx_embed *e, struct zcs_rx_embed_counters 
 	c->samples = s->gf.samples;
 	c->rx_samples = s->gf.rx_samples;
 	c->restarts = s->rx.restarts;
-	c->overruns = s->overruns;
-	c->unread = s->nout ? s->out[0].unread : 0;
+	c->overruns = e->out_st.overruns;
+	c->unread = e->out_st.unread;
 	c->have_meta = s->have_meta;
 	pthread_mutex_unlock(&e->mu);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests of the bounded answer to any datagram (issue 10, part 2): the reorder window's JUMP
  * verdict, the rate bound on zero fill (zcs_gapfill_within), and the receive path's confirmation
- * rules, driven datagram by datagram through zcs_rx_datagram with the clock in the test's hand:
+ * rules, fed datagram by datagram through zcs_rx_feed with the clock in the test's hand:
  * a jump is believed only when the stream continues it while it is plausible, the live stream
  * going on drops it (counted unconfirmed), a real outage is believed, an end of stream waits for
  * silence, a change of settings for 500 ms unopposed (unkeyed; keyed and verified, at once, from
@@ -100,7 +100,7 @@ END_TEST
 #define STREAM 0x5eed
 
 struct fix {
-	struct zcs_rx rx;
+	struct zcs_rx *rx;
 	struct zcs_outputs *out;
 	struct zcs_kernels k;
 	uint64_t now;
@@ -162,25 +162,26 @@ static void setup_keyed(void)
 
 static void teardown(void)
 {
-	zcs_rx_finish(&F.rx);
-	zcs_rx_close(&F.rx);
+	zcs_rx_finish(F.rx);
+	zcs_rx_close(F.rx);
 	zcs_outputs_destroy(F.out, 0);
 }
 
-/* Hands one datagram to the receive path as rx.c's plain path does, at time F.now. */
+/* Hands one datagram to the engine at time F.now, read alone, the socket found empty after it. */
 static void put(const uint8_t *d, size_t len)
 {
 	static const struct sockaddr_in from = { .sin_family = AF_INET };
-	const uint32_t b = F.rx.slot_buf[0];
 
-	/* each datagram read alone, the socket found empty right after it */
-	F.rx.look_ns = F.rx.dry_ns;
-	F.rx.dry_ns = F.now;
-	F.rx.now_ns = F.now;
-	F.rx.st.datagrams++;
-	memcpy(F.rx.bufs[b].data, d, len);
-	if (zcs_rx_datagram(&F.rx, b, len, (const struct sockaddr *)&from))
-		F.rx.slot_buf[0] = F.rx.free_list[--F.rx.nfree];
+	zcs_rx_feed(F.rx, d, len, (const struct sockaddr *)&from, F.now);
+}
+
+/* The engine's counters and state now. */
+static struct zcs_rx_snapshot snap(void)
+{
+	struct zcs_rx_snapshot s;
+
+	zcs_rx_snapshot(F.rx, &s);
+	return s;
 }
 
 /* Metadata m as the sender writes it (sealed when keyed) into buf; returns its length. */
@@ -261,17 +262,15 @@ static void live(uint64_t a, uint64_t b)
 static void silence(uint64_t ns)
 {
 	F.now += ns;
-	F.rx.now_ns = F.now;
-	F.rx.dry_ns = F.now;
-	zcs_rx_idle(&F.rx);
+	zcs_rx_tick(F.rx, F.now);
 }
 
 START_TEST(clean_stream)
 {
 	meta();
 	live(0, 99);
-	ck_assert_uint_eq(F.rx.gf.st.samples, 100 * SPD);
-	ck_assert_uint_eq(F.rx.st.unconfirmed, 0);
+	ck_assert_uint_eq(snap().gf.samples, 100 * SPD);
+	ck_assert_uint_eq(snap().rx.unconfirmed, 0);
 }
 END_TEST
 
@@ -283,23 +282,23 @@ START_TEST(forged_jumps_dropped)
 	dgram_of(STREAM, 50, 50 * SPD + (1ULL << 32), ZCS_FLAG_DISCONT);
 	/* the real 50 is taken, the forged one dropped */
 	live(50, 52);
-	ck_assert_uint_eq(F.rx.st.unconfirmed, 1);
+	ck_assert_uint_eq(snap().rx.unconfirmed, 1);
 	/* a sequence jump far ahead, then even a forged follower continuing it */
 	dgram(100000);
 	dgram(100001);
 	live(53, 55);
-	ck_assert_uint_eq(F.rx.st.unconfirmed, 3);
+	ck_assert_uint_eq(snap().rx.unconfirmed, 3);
 	/* a resync far away, continued at once */
 	dgram(1ULL << 40);
 	dgram((1ULL << 40) + 1);
 	live(56, 99);
-	ck_assert_uint_eq(F.rx.st.unconfirmed, 5);
-	ck_assert_uint_eq(F.rx.gf.st.samples, 100 * SPD);
-	ck_assert_uint_eq(F.rx.gf.st.gap_samples, 0);
-	ck_assert_uint_eq(F.rx.ro.st.lost, 0);
-	ck_assert_uint_eq(F.rx.ro.st.late, 0);
-	ck_assert_uint_eq(F.rx.ro.st.resyncs, 0);
-	ck_assert_uint_eq(F.rx.gf.st.jumps, 0);
+	ck_assert_uint_eq(snap().rx.unconfirmed, 5);
+	ck_assert_uint_eq(snap().gf.samples, 100 * SPD);
+	ck_assert_uint_eq(snap().gf.gap_samples, 0);
+	ck_assert_uint_eq(snap().ro.lost, 0);
+	ck_assert_uint_eq(snap().ro.late, 0);
+	ck_assert_uint_eq(snap().ro.resyncs, 0);
+	ck_assert_uint_eq(snap().gf.jumps, 0);
 }
 END_TEST
 
@@ -311,10 +310,10 @@ START_TEST(outage_believed_and_filled)
 	silence(10000 * MS);
 	live(100100, 100199);
 	silence(200 * MS);
-	ck_assert_uint_eq(F.rx.st.unconfirmed, 0);
-	ck_assert_uint_eq(F.rx.ro.st.lost, 100000);
-	ck_assert_uint_eq(F.rx.gf.st.gap_samples, 100000 * SPD);
-	ck_assert_uint_eq(F.rx.gf.st.samples, 100200 * SPD);
+	ck_assert_uint_eq(snap().rx.unconfirmed, 0);
+	ck_assert_uint_eq(snap().ro.lost, 100000);
+	ck_assert_uint_eq(snap().gf.gap_samples, 100000 * SPD);
+	ck_assert_uint_eq(snap().gf.samples, 100200 * SPD);
 }
 END_TEST
 
@@ -326,9 +325,9 @@ START_TEST(burst_loss_in_real_time_filled)
 	F.now += 30 * 100 * 1000;
 	live(130, 199);
 	silence(200 * MS);
-	ck_assert_uint_eq(F.rx.st.unconfirmed, 0);
-	ck_assert_uint_eq(F.rx.gf.st.gap_samples, 30 * SPD);
-	ck_assert_uint_eq(F.rx.gf.st.samples, 200 * SPD);
+	ck_assert_uint_eq(snap().rx.unconfirmed, 0);
+	ck_assert_uint_eq(snap().gf.gap_samples, 30 * SPD);
+	ck_assert_uint_eq(snap().gf.samples, 200 * SPD);
 }
 END_TEST
 
@@ -339,15 +338,15 @@ START_TEST(source_loss_believed_when_time_allows)
 	/* the sender's source lost 50 ms of samples, but 50 reached us only 100 us after 49: more
 	 * zeros than real time allows yet, so held ... */
 	dgram_of(STREAM, 50, 50 * SPD + 50000, ZCS_FLAG_DISCONT);
-	ck_assert_uint_eq(F.rx.gf.st.samples, 50 * SPD);
+	ck_assert_uint_eq(snap().gf.samples, 50 * SPD);
 	/* ... and believed when 51 continues it 60 ms later, the old position silent since: the
 	 * zeros now fit real time (the jump is within the window: no silence of 100 ms needed) */
 	F.now += 60 * MS;
 	dgram_of(STREAM, 51, 51 * SPD + 50000, 0);
-	ck_assert_uint_eq(F.rx.st.unconfirmed, 0);
-	ck_assert_uint_eq(F.rx.gf.st.discont_samples, 50000);
-	ck_assert_uint_eq(F.rx.gf.st.samples, 52 * SPD + 50000);
-	ck_assert_uint_eq(F.rx.gf.st.jumps, 0);
+	ck_assert_uint_eq(snap().rx.unconfirmed, 0);
+	ck_assert_uint_eq(snap().gf.discont_samples, 50000);
+	ck_assert_uint_eq(snap().gf.samples, 52 * SPD + 50000);
+	ck_assert_uint_eq(snap().gf.jumps, 0);
 }
 END_TEST
 
@@ -359,28 +358,28 @@ START_TEST(jump_faster_than_time_waits)
 	dgram(10100);
 	F.now += 100 * 1000;
 	dgram(10101);
-	ck_assert_uint_eq(F.rx.gf.st.samples, 100 * SPD);
-	ck_assert_uint_eq(F.rx.st.unconfirmed, 1);
+	ck_assert_uint_eq(snap().gf.samples, 100 * SPD);
+	ck_assert_uint_eq(snap().rx.unconfirmed, 1);
 	/* ... believed once the old position has been silent (100 ms, proven by an empty socket)
 	 * while the stream went on from the new one; what came meanwhile was dropped */
 	{
 		uint64_t s = 10102;
 
-		for (; F.rx.cand && s < 10200; s++) {
+		for (; snap().jump_pending && s < 10200; s++) {
 			F.now += 10 * MS;
 			dgram(s);
 		}
-		ck_assert(!F.rx.cand);
+		ck_assert(!snap().jump_pending);
 		ck_assert_uint_gt(s, 10102 + 9);
-		ck_assert_uint_eq(F.rx.st.unconfirmed, s - 1 - 10101);
+		ck_assert_uint_eq(snap().rx.unconfirmed, s - 1 - 10101);
 	}
 	silence(200 * MS);
-	ck_assert_uint_eq(F.rx.ro.st.delivered, 102);
+	ck_assert_uint_eq(snap().ro.delivered, 102);
 	/* the zeros: only what real time allowed; the 1 s jump was more, so its position is taken
 	 * as is (a jump) rather than filled; the 11 datagrams dropped meanwhile are lost and
 	 * zero-filled (their time did pass) */
-	ck_assert_uint_eq(F.rx.gf.st.jumps, 1);
-	ck_assert_uint_eq(F.rx.gf.st.samples, 102 * SPD + 11 * SPD);
+	ck_assert_uint_eq(snap().gf.jumps, 1);
+	ck_assert_uint_eq(snap().gf.samples, 102 * SPD + 11 * SPD);
 }
 END_TEST
 
@@ -390,18 +389,18 @@ START_TEST(forged_eos_not_believed)
 	live(0, 9);
 	dgram_of(STREAM, 10, 10 * SPD, ZCS_FLAG_EOS);
 	F.now += 100 * 1000;
-	ck_assert(!F.rx.ended);
+	ck_assert(!snap().ended);
 	live(11, 20);
-	ck_assert_uint_eq(F.rx.st.unconfirmed, 1);
-	ck_assert_uint_eq(F.rx.st.eos, 0);
+	ck_assert_uint_eq(snap().rx.unconfirmed, 1);
+	ck_assert_uint_eq(snap().rx.eos, 0);
 	/* the real end: believed once the stream fell silent after it */
 	dgram_of(STREAM, 21, 21 * SPD, ZCS_FLAG_EOS);
 	silence(50 * MS);
-	ck_assert(!F.rx.ended);
+	ck_assert(!snap().ended);
 	silence(60 * MS);
-	ck_assert(F.rx.ended);
-	ck_assert_uint_eq(F.rx.st.eos, 1);
-	ck_assert_uint_eq(F.rx.gf.st.samples, 22 * SPD);
+	ck_assert(snap().ended);
+	ck_assert_uint_eq(snap().rx.eos, 1);
+	ck_assert_uint_eq(snap().gf.samples, 22 * SPD);
 }
 END_TEST
 
@@ -413,22 +412,22 @@ START_TEST(spoofed_settings_not_applied)
 	meta_of(STREAM, 2 * RATE, ZCS_WIRE_I16);
 	F.now += 100 * MS;
 	meta();
-	ck_assert_uint_eq(F.rx.meta.sample_rate, RATE);
-	ck_assert_uint_eq(F.rx.st.unconfirmed, 1);
+	ck_assert_uint_eq(snap().meta.sample_rate, RATE);
+	ck_assert_uint_eq(snap().rx.unconfirmed, 1);
 	/* another format: contradicted by the next sample datagram of the old one */
 	meta_of(STREAM, RATE, ZCS_WIRE_P12);
 	live(10, 10);
-	ck_assert_uint_eq(F.rx.meta.format, ZCS_WIRE_I16);
-	ck_assert_uint_eq(F.rx.st.unconfirmed, 2);
+	ck_assert_uint_eq(snap().meta.format, ZCS_WIRE_I16);
+	ck_assert_uint_eq(snap().rx.unconfirmed, 2);
 	/* a real change, repeated for 500 ms with nothing against it, is applied */
 	meta_of(STREAM, 2 * RATE, ZCS_WIRE_I16);
 	F.now += 400 * MS;
 	meta_of(STREAM, 2 * RATE, ZCS_WIRE_I16);
-	ck_assert_uint_eq(F.rx.meta.sample_rate, RATE);
+	ck_assert_uint_eq(snap().meta.sample_rate, RATE);
 	F.now += 400 * MS;
 	meta_of(STREAM, 2 * RATE, ZCS_WIRE_I16);
-	ck_assert_uint_eq(F.rx.meta.sample_rate, 2 * RATE);
-	ck_assert_uint_eq(F.rx.st.unconfirmed, 2);
+	ck_assert_uint_eq(snap().meta.sample_rate, 2 * RATE);
+	ck_assert_uint_eq(snap().rx.unconfirmed, 2);
 }
 END_TEST
 
@@ -441,11 +440,11 @@ START_TEST(unkeyed_retune_waits)
 	/* unkeyed, even the sender's own announcement waits for its 500 ms unopposed */
 	retune_in(buf, 2000000, 1000);
 	live(10, 10);
-	ck_assert_uint_eq(F.rx.meta.center_freq, 1000000);
+	ck_assert_uint_eq(snap().meta.center_freq, 1000000);
 	ck_assert_uint_eq(F.changes, 0);
 	F.now += 500 * MS;
 	retune_in(buf, 2000000, 1000);
-	ck_assert_uint_eq(F.rx.meta.center_freq, 2000000);
+	ck_assert_uint_eq(snap().meta.center_freq, 2000000);
 	/* and still holds from the index the first announcement gave */
 	ck_assert_uint_eq(F.changes, 1);
 	ck_assert_uint_eq(F.change_since, 1000);
@@ -461,37 +460,37 @@ START_TEST(keyed_retune_at_once)
 
 	meta();
 	live(0, 9);
-	ck_assert_uint_eq(F.rx.st.streams, 1);
+	ck_assert_uint_eq(snap().rx.streams, 1);
 	/* a verified announcement is believed as it comes, the clock not moved: a change from
 	 * its index, with nothing waiting */
 	first_len = retune_in(first, 2000000, 1000);
-	ck_assert_uint_eq(F.rx.meta.center_freq, 2000000);
+	ck_assert_uint_eq(snap().meta.center_freq, 2000000);
 	ck_assert_uint_eq(F.changes, 1);
 	ck_assert_uint_eq(F.change_since, 1000);
 	ck_assert_uint_eq(F.change_freq, 2000000);
 	ck_assert(F.change_exact);
-	ck_assert(!F.rx.meta_pending);
+	ck_assert(!snap().meta_pending);
 	/* its second copy is the same description again: no second change */
 	retune_in(buf, 2000000, 1000);
 	ck_assert_uint_eq(F.changes, 1);
 	live(10, 10);
 	/* another retune straight after, then the end of the stream: each reported */
 	retune_in(buf, 3000000, 1100);
-	ck_assert_uint_eq(F.rx.meta.center_freq, 3000000);
+	ck_assert_uint_eq(snap().meta.center_freq, 3000000);
 	ck_assert_uint_eq(F.changes, 2);
 	ck_assert_uint_eq(F.change_since, 1100);
 	/* a replay of the first announcement verifies, but is older than what the run has said:
 	 * refused (replayed), the settings stay */
 	put(first, first_len);
-	ck_assert_uint_eq(F.rx.meta.center_freq, 3000000);
+	ck_assert_uint_eq(snap().meta.center_freq, 3000000);
 	ck_assert_uint_eq(F.changes, 2);
-	ck_assert_uint_eq(F.rx.st.replayed, 1);
-	ck_assert_uint_eq(F.rx.st.unconfirmed, 0);
+	ck_assert_uint_eq(snap().rx.replayed, 1);
+	ck_assert_uint_eq(snap().rx.unconfirmed, 0);
 	/* unkeyed metadata is not even read by a keyed receiver */
 	F.keyed = false;
 	meta_of(STREAM, 2 * RATE, ZCS_WIRE_I16);
-	ck_assert_uint_eq(F.rx.meta.sample_rate, RATE);
-	ck_assert_uint_eq(F.rx.st.invalid_by[ZCS_PERR_AUTH], 1);
+	ck_assert_uint_eq(snap().meta.sample_rate, RATE);
+	ck_assert_uint_eq(snap().rx.invalid_by[ZCS_PERR_AUTH], 1);
 }
 END_TEST
 
@@ -500,19 +499,19 @@ START_TEST(lone_datagram_first_does_not_capture)
 	/* a forger sends first: one sample datagram, one metadata datagram of its own stream */
 	dgram_of(0xbad, 0, 0, 0);
 	meta_of(0xbad, RATE, ZCS_WIRE_I16);
-	ck_assert_uint_eq(F.rx.stream_id, 0xbad);
+	ck_assert_uint_eq(snap().stream_id, 0xbad);
 	/* the real stream then: followed, not foreign */
 	meta();
 	live(0, 9);
-	ck_assert_uint_eq(F.rx.stream_id, STREAM);
-	ck_assert_uint_eq(F.rx.st.foreign, 0);
-	ck_assert_uint_eq(F.rx.st.streams, 1);
-	ck_assert_uint_eq(F.rx.gf.st.samples, 10 * SPD);
+	ck_assert_uint_eq(snap().stream_id, STREAM);
+	ck_assert_uint_eq(snap().rx.foreign, 0);
+	ck_assert_uint_eq(snap().rx.streams, 1);
+	ck_assert_uint_eq(snap().gf.samples, 10 * SPD);
 	/* once it has shown itself (metadata, then samples), another id is foreign */
 	meta_of(0xbad, RATE, ZCS_WIRE_I16);
 	dgram_of(0xbad, 0, 0, 0);
-	ck_assert_uint_eq(F.rx.stream_id, STREAM);
-	ck_assert_uint_eq(F.rx.st.foreign, 2);
+	ck_assert_uint_eq(snap().stream_id, STREAM);
+	ck_assert_uint_eq(snap().rx.foreign, 2);
 }
 END_TEST
 

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for receiver/core/rx_stream.c, datagram by datagram with the clock in the test's
- * hands: which stream is followed (the first to show itself, --stream, foreign ones counted),
- * a sender restart after silence, where the reorder window starts (the metadata's next number
- * when the first datagram is within the window really used: regression window_rounded), that
- * zcs-recv holds no zstd compression context (regression recv_no_cctx), and that nothing of a
- * stream reaches the outputs after its end (regression eos_after_held). */
+/* Unit tests of the receive engine (receiver/core/rx.h), fed datagram by datagram with the clock
+ * in the test's hands (zcs_rx_feed): which stream is followed (the first to show itself,
+ * --stream, foreign ones counted), a sender restart after silence, where the reorder window
+ * starts (the metadata's next number when the first datagram is within the window really used:
+ * regression window_rounded), that zcs-recv holds no zstd compression context (regression
+ * recv_no_cctx), and that nothing of a stream reaches the outputs after its end (regression
+ * eos_after_held). */
 #include <arpa/inet.h>
 #include <check.h>
 #include <netinet/in.h>
@@ -27,10 +28,10 @@ struct rig {
 	char dir[64], path[96];
 	struct zcs_outputs *out;
 	struct zcs_kernels k;
-	struct zcs_rx rx;
+	struct zcs_rx *rx;
 	struct sockaddr_in from;
-	uint32_t cur;             /* the buffer the next datagram goes into (a batch slot's) */
 	uint64_t now;
+	uint8_t buf[ZCS_RX_DEFAULT_MAX_DGRAM]; /* the datagram being written */
 };
 
 static void rig_open(struct rig *r, size_t window, bool have_stream, uint32_t stream)
@@ -58,7 +59,6 @@ static void rig_open(struct rig *r, size_t window, bool have_stream, uint32_t st
 	r->from.sin_family = AF_INET;
 	r->from.sin_port = htons(5391);
 	r->from.sin_addr.s_addr = htonl(0xc6120001); /* 198.18.0.1 */
-	r->cur = r->rx.free_list[--r->rx.nfree];
 	r->now = 1000 * SEC;
 }
 
@@ -84,27 +84,32 @@ static void rig_open_reader(struct rig *r, struct zcs_reader **rd, char *err, si
 	r->from.sin_family = AF_INET;
 	r->from.sin_port = htons(5391);
 	r->from.sin_addr.s_addr = htonl(0xc6120001);
-	r->cur = r->rx.free_list[--r->rx.nfree];
 	r->now = 1000 * SEC;
 }
 
 static void rig_close(struct rig *r)
 {
-	zcs_rx_finish(&r->rx);
+	zcs_rx_finish(r->rx);
 	zcs_outputs_drain(r->out, 10000);
 	zcs_outputs_destroy(r->out, 0);
-	zcs_rx_close(&r->rx);
+	zcs_rx_close(r->rx);
 	unlink(r->path);
 	rmdir(r->dir);
 }
 
-/* Hands the len bytes at r->rx.bufs[r->cur].own to the stream logic at time r->now. */
+/* Hands the len bytes at r->buf to the engine at time r->now. */
 static void hand(struct rig *r, size_t len)
 {
-	r->rx.now_ns = r->now;
-	r->rx.bufs[r->cur].data = r->rx.bufs[r->cur].own;
-	if (zcs_rx_datagram(&r->rx, r->cur, len, (const struct sockaddr *)&r->from))
-		r->cur = r->rx.free_list[--r->rx.nfree]; /* the window keeps it: a fresh one */
+	zcs_rx_feed(r->rx, r->buf, len, (const struct sockaddr *)&r->from, r->now);
+}
+
+/* The engine's counters now. */
+static struct zcs_rx_snapshot snap(const struct rig *r)
+{
+	struct zcs_rx_snapshot s;
+
+	zcs_rx_snapshot(r->rx, &s);
+	return s;
 }
 
 static void meta(struct rig *r, uint32_t id, uint64_t next_seq)
@@ -117,7 +122,7 @@ static void meta(struct rig *r, uint32_t id, uint64_t next_seq)
 	snprintf(m.sender, sizeof(m.sender), "test");
 	snprintf(m.version, sizeof(m.version), "%s", ZCS_VERSION);
 	snprintf(m.source, sizeof(m.source), "tone");
-	hand(r, zcs_proto_write_meta(r->rx.bufs[r->cur].own, &m));
+	hand(r, zcs_proto_write_meta(r->buf, &m));
 }
 
 /* Sample datagram seq of stream id, whose first sample follows seq's place in the stream. */
@@ -127,7 +132,7 @@ static void sample_flags(struct rig *r, uint32_t id, uint64_t seq, uint8_t flags
 		.stream_id = id, .seq = seq, .first_sample = seq * SPD, .samples = SPD,
 		.payload_len = SPD * 4, .format = ZCS_WIRE_I16, .flags = flags,
 	};
-	uint8_t *const b = r->rx.bufs[r->cur].own;
+	uint8_t *const b = r->buf;
 
 	zcs_proto_write_sample_hdr(b, &h);
 	memset(b + ZCS_PROTO_SAMPLE_HDR_SIZE, 0, SPD * 4);
@@ -145,19 +150,19 @@ START_TEST(test_first_stream_followed)
 	uint32_t id = 0;
 
 	rig_open(&r, 0, false, 0);
-	ck_assert(!zcs_rx_stream_open(&r.rx, &id));
+	ck_assert(!zcs_rx_stream_open(r.rx, &id));
 	meta(&r, 0xa, 0);
 	sample(&r, 0xa, 0);
-	ck_assert(zcs_rx_stream_open(&r.rx, &id));
+	ck_assert(zcs_rx_stream_open(r.rx, &id));
 	ck_assert_uint_eq(id, 0xa);
 	/* another stream while the first is live: counted, not followed */
 	meta(&r, 0xb, 0);
 	sample(&r, 0xb, 0);
 	sample(&r, 0xa, 1);
-	ck_assert_uint_eq(r.rx.st.foreign, 2);
-	ck_assert(zcs_rx_stream_open(&r.rx, &id) && id == 0xa);
-	ck_assert_uint_eq(r.rx.st.streams, 1);
-	ck_assert_uint_eq(r.rx.gf.st.rx_samples, 2 * SPD);
+	ck_assert_uint_eq(snap(&r).rx.foreign, 2);
+	ck_assert(zcs_rx_stream_open(r.rx, &id) && id == 0xa);
+	ck_assert_uint_eq(snap(&r).rx.streams, 1);
+	ck_assert_uint_eq(snap(&r).gf.rx_samples, 2 * SPD);
 	rig_close(&r);
 }
 END_TEST
@@ -171,11 +176,11 @@ START_TEST(test_stream_option)
 	rig_open(&r, 0, true, 0xb);
 	meta(&r, 0xa, 0);
 	sample(&r, 0xa, 0);
-	ck_assert(!zcs_rx_stream_open(&r.rx, &id));
+	ck_assert(!zcs_rx_stream_open(r.rx, &id));
 	meta(&r, 0xb, 0);
 	sample(&r, 0xb, 0);
-	ck_assert(zcs_rx_stream_open(&r.rx, &id) && id == 0xb);
-	ck_assert_uint_eq(r.rx.st.foreign, 2);
+	ck_assert(zcs_rx_stream_open(r.rx, &id) && id == 0xb);
+	ck_assert_uint_eq(snap(&r).rx.foreign, 2);
 	rig_close(&r);
 }
 END_TEST
@@ -190,16 +195,16 @@ START_TEST(test_pre_meta_samples)
 	rig_open(&r, 0, false, 0);
 	sample(&r, 0xa, 0);
 	sample(&r, 0xa, 1);
-	ck_assert_uint_eq(r.rx.st.pre_meta, 2);
-	ck_assert_uint_eq(r.rx.st.pre_meta_samples, 2 * SPD);
-	ck_assert_uint_eq(r.rx.gf.st.samples, 0);
+	ck_assert_uint_eq(snap(&r).rx.pre_meta, 2);
+	ck_assert_uint_eq(snap(&r).rx.pre_meta_samples, 2 * SPD);
+	ck_assert_uint_eq(snap(&r).gf.samples, 0);
 	meta(&r, 0xa, 2);
 	sample(&r, 0xa, 2);
-	ck_assert_uint_eq(r.rx.gf.st.rx_samples, SPD);
-	ck_assert_uint_eq(r.rx.ro.st.lost, 2);
-	ck_assert_uint_eq(r.rx.gf.st.gap_samples, 2 * SPD);
-	ck_assert_uint_eq(r.rx.gf.st.samples, 3 * SPD);
-	ck_assert_uint_eq(r.rx.st.late_joins, 0);
+	ck_assert_uint_eq(snap(&r).gf.rx_samples, SPD);
+	ck_assert_uint_eq(snap(&r).ro.lost, 2);
+	ck_assert_uint_eq(snap(&r).gf.gap_samples, 2 * SPD);
+	ck_assert_uint_eq(snap(&r).gf.samples, 3 * SPD);
+	ck_assert_uint_eq(snap(&r).rx.late_joins, 0);
 	rig_close(&r);
 }
 END_TEST
@@ -214,11 +219,11 @@ START_TEST(test_pre_meta_late_join)
 	sample(&r, 0xa, 51);
 	meta(&r, 0xa, 52);
 	sample(&r, 0xa, 52);
-	ck_assert_uint_eq(r.rx.st.pre_meta, 2);
-	ck_assert_uint_eq(r.rx.gf.st.rx_samples, SPD);
-	ck_assert_uint_eq(r.rx.gf.st.samples, SPD);
-	ck_assert_uint_eq(r.rx.ro.st.lost, 0);
-	ck_assert_uint_eq(r.rx.st.late_joins, 1);
+	ck_assert_uint_eq(snap(&r).rx.pre_meta, 2);
+	ck_assert_uint_eq(snap(&r).gf.rx_samples, SPD);
+	ck_assert_uint_eq(snap(&r).gf.samples, SPD);
+	ck_assert_uint_eq(snap(&r).ro.lost, 0);
+	ck_assert_uint_eq(snap(&r).rx.late_joins, 1);
 	rig_close(&r);
 }
 END_TEST
@@ -234,15 +239,15 @@ START_TEST(test_restart_after_silence)
 	/* a new stream id while the old one is live is foreign ... */
 	r.now += SEC / 100;
 	meta(&r, 0xc, 0);
-	ck_assert_uint_eq(r.rx.st.restarts, 0);
+	ck_assert_uint_eq(snap(&r).rx.restarts, 0);
 	/* ... and after a long silence of the old one it is its sender restarting */
 	r.now += 60 * SEC;
 	meta(&r, 0xc, 0);
 	sample(&r, 0xc, 0);
-	ck_assert_uint_eq(r.rx.st.restarts, 1);
-	ck_assert_uint_eq(r.rx.st.streams, 2);
-	ck_assert(zcs_rx_stream_open(&r.rx, &id) && id == 0xc);
-	ck_assert_uint_eq(r.rx.gf.st.rx_samples, 2 * SPD);
+	ck_assert_uint_eq(snap(&r).rx.restarts, 1);
+	ck_assert_uint_eq(snap(&r).rx.streams, 2);
+	ck_assert(zcs_rx_stream_open(r.rx, &id) && id == 0xc);
+	ck_assert_uint_eq(snap(&r).gf.rx_samples, 2 * SPD);
 	rig_close(&r);
 }
 END_TEST
@@ -257,10 +262,9 @@ START_TEST(test_window_rounded)
 	rig_open(&r, 100, false, 0);
 	meta(&r, 0xa, 1000);
 	sample(&r, 0xa, 1110);
-	ck_assert_uint_eq(r.rx.ro.window, 128);
-	ck_assert_uint_eq(r.rx.ro.start, 1000);
-	zcs_rx_finish(&r.rx);
-	ck_assert_uint_eq(r.rx.ro.st.lost, 110);
+	ck_assert_uint_eq(snap(&r).window, 128);
+	zcs_rx_finish(r.rx);
+	ck_assert_uint_eq(snap(&r).ro.lost, 110);
 	rig_close(&r);
 }
 END_TEST
@@ -271,10 +275,10 @@ START_TEST(test_recv_no_cctx)
 
 	rig_open(&r, 0, false, 0);
 	if (ZCS_HAVE_ZSTD) {
-		ck_assert(zcs_codec_can(r.rx.codec, ZCS_CODEC_DECODE));
-		ck_assert(!zcs_codec_can(r.rx.codec, ZCS_CODEC_ENCODE));
+		ck_assert(zcs_codec_can(zcs_rx_codec(r.rx), ZCS_CODEC_DECODE));
+		ck_assert(!zcs_codec_can(zcs_rx_codec(r.rx), ZCS_CODEC_ENCODE));
 	} else {
-		ck_assert_ptr_null(r.rx.codec);
+		ck_assert_ptr_null(zcs_rx_codec(r.rx));
 	}
 	rig_close(&r);
 }
@@ -282,8 +286,8 @@ END_TEST
 
 /* Regression eos_after_held: the followed stream's end of stream is delivered, one datagram after
  * it waits behind a hole, and a new stream comes once the old one fell silent.  What the window
- * still held reaches the outputs before their end of stream, never after (the stream was ended
- * before its window was flushed, the reverse of zcs_rx_idle). */
+ * still held reaches the outputs before their end of stream, never after (select_stream ended the
+ * stream before it flushed the window, the reverse of zcs_rx_idle). */
 START_TEST(test_eos_after_held)
 {
 	struct rig r;
@@ -304,7 +308,7 @@ START_TEST(test_eos_after_held)
 	r.now += 200 * SEC / 1000;      /* silent for longer than the end needs to be believed */
 	meta(&r, 0xb, 0);
 	sample(&r, 0xb, 0);
-	zcs_rx_finish(&r.rx);
+	zcs_rx_finish(r.rx);
 	while (zcs_reader_next(rd, 2000, &it) == 1) {
 		if (it.kind == ZCS_READER_META && it.meta.stream_id == 0xb)
 			break;
@@ -324,9 +328,9 @@ START_TEST(test_eos_after_held)
 }
 END_TEST
 
-static Suite *rx_stream_suite(void)
+static Suite *rx_suite(void)
 {
-	Suite *s = suite_create("rx_stream");
+	Suite *s = suite_create("rx");
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_first_stream_followed);
@@ -343,7 +347,7 @@ static Suite *rx_stream_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(rx_stream_suite());
+	SRunner *sr = srunner_create(rx_suite());
 	int failed;
 
 	srunner_run_all(sr, CK_NORMAL);

@@ -1,0 +1,505 @@
+// SPDX-License-Identifier: MIT
+/* Stream following (see rx_follow.h): the stream chosen, keyed runs, the metadata believed, and
+ * the trust rules for what sample datagrams claim.  Decisions only: every buffer, the window and
+ * the outputs are the engine's (rx_dgram.c). */
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <string.h>
+
+#include "clock.h"
+#include "rx_follow.h"
+#include "seq.h"
+
+/* A stream silent this long has gone: a new stream id then is its sender restarting.  Metadata
+ * comes at least every 500 ms, so 1.5 s of silence is three missed metadata datagrams. */
+#define SILENCE_NS (1500ULL * 1000 * 1000)
+/* Held datagrams are released when nothing has come for this long (at least; see hold_ns). */
+#define HOLD_MIN_NS (100ULL * 1000 * 1000)
+/* A jump (in sequence or sample index) or an end of stream is believed whatever it claims once
+ * the stream's current position has been silent this long (at least; 8 datagrams of a slow
+ * stream): a live stream sends far more often, so a forger cannot make the silence, while a
+ * sender that really moved or stopped makes it at once. */
+#define QUIET_MIN_NS (100ULL * 1000 * 1000)
+/* Unkeyed, a change of settings is believed once announced for this long with no metadata of
+ * the old settings in between: the protocol has the sender repeat its metadata at least every
+ * 500 ms, so a spoofed change is contradicted within this time (docs/protocol.md).  Keyed, it
+ * is believed at once (meta_confirmed). */
+#define META_CONFIRM_NS (500ULL * 1000 * 1000)
+
+void zcs_follow_init(struct zcs_follow *f, const struct zcs_follow_opts *opt,
+		     const struct zcs_reorder *ro, const struct zcs_gapfill *gf)
+{
+	memset(f, 0, sizeof(*f));
+	f->opt = *opt;
+	f->ro = ro;
+	f->gf = gf;
+}
+
+uint32_t zcs_follow_drop_cand(struct zcs_follow *f)
+{
+	if (!f->cand)
+		return ZCS_FOLLOW_NONE;
+	f->cand = false;
+	f->st.unconfirmed++;
+	return f->cand_handle;
+}
+
+/* Forgets what the stream followed has shown (a new stream).  No jump is held then: the engine
+ * released the candidate's buffer with the window it ended (zcs_follow_switch's contract). */
+static void forget_position(struct zcs_follow *f)
+{
+	f->cand = false;
+	f->have_anchor = false;
+	f->eos_pending = false;
+	f->meta_pending = false;
+}
+
+static void follow(struct zcs_follow *f, uint32_t id, const struct sockaddr *from, uint64_t now)
+{
+	char a[96] = "?";
+	struct zcs_addr fa;
+
+	memset(&fa, 0, sizeof(fa));
+	if (from->sa_family == AF_INET || from->sa_family == AF_INET6) {
+		fa.len = from->sa_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+		memcpy(&fa.ss, from, fa.len);
+		zcs_net_addr_str(&fa, a, sizeof(a));
+	}
+	f->sender = fa;
+	f->locked = true;
+	f->stream_id = id;
+	f->have_meta = false;
+	f->need_start = true;
+	f->have_pre_meta = false;
+	f->ended = false;
+	f->last_rx_ns = now;
+	forget_position(f);
+	f->st.streams++;
+	zcs_log(&f->opt.log, "stream 0x%08" PRIx32 " from %s: waiting for its metadata", id, a);
+}
+
+static uint32_t id_of(const struct zcs_dgram *dg)
+{
+	return dg->type == ZCS_DGRAM_META ? dg->meta.stream_id : dg->hdr.stream_id;
+}
+
+bool zcs_follow_eos_believed(const struct zcs_follow *f, uint64_t now)
+{
+	return f->eos_pending && now - f->last_rx_ns >= f->quiet_ns;
+}
+
+/* Stream choice of an unkeyed receiver. */
+static enum zcs_follow_sel select_unkeyed(struct zcs_follow *f, const struct zcs_dgram *dg,
+					  const struct sockaddr *from, uint64_t now)
+{
+	const uint32_t id = id_of(dg);
+
+	if (!f->locked) {
+		follow(f, id, from, now);
+		return ZCS_FOLLOW_TAKE;
+	}
+	if (id == f->stream_id)
+		return ZCS_FOLLOW_TAKE;
+	/* a stream is held to only once it has shown itself: metadata, then a sample datagram
+	 * that placed the window.  Before that, the metadata of another stream takes the receiver
+	 * over: a lone datagram sent first (a forger) does not keep it from the stream that follows,
+	 * and of two real senders starting together the first to show itself wins */
+	if (f->need_start && !f->ended && dg->type == ZCS_DGRAM_META) {
+		f->st.streams--;
+		follow(f, id, from, now);
+		return ZCS_FOLLOW_TAKE;
+	}
+	f->switch_eos = zcs_follow_eos_believed(f, now);
+	if (f->ended || f->switch_eos || now - f->last_rx_ns > SILENCE_NS) {
+		f->switch_why = f->ended || f->switch_eos ? "ended" : "went silent";
+		f->switch_what = "";
+		return ZCS_FOLLOW_SWITCH;
+	}
+	f->st.foreign++;
+	return ZCS_FOLLOW_FOREIGN;
+}
+
+/* Whether a keyed run (stream id, salt) that is not the one followed may be followed: the one
+ * place where a new run is accepted or refused.  Its metadata carries the sender's start time,
+ * and only a run that began after every run followed so far is taken: a replay of an earlier
+ * run can neither capture the receiver nor draw it away from the live stream
+ * (docs/security.md).  Refusals are counted replayed here. */
+static bool run_acceptable(struct zcs_follow *f, const struct zcs_dgram *dg)
+{
+	if (!f->have_run || dg->run_start_ns > f->run_start_ns)
+		return true;
+	f->st.replayed++;
+	if (!f->said_replay) {
+		f->said_replay = true;
+		zcs_log(&f->opt.log, "stream 0x%08" PRIx32 " is authentic but began %.3f s before "
+			"the stream followed: refused as a replay of an earlier run (or its sender's "
+			"clock went back); counted as replayed", id_of(dg),
+			(double)(f->run_start_ns - dg->run_start_ns) / 1e9);
+	}
+	return false;
+}
+
+/* The run of metadata dg is the one followed from now on. */
+static void take_run(struct zcs_follow *f, const struct zcs_dgram *dg)
+{
+	memcpy(f->salt, dg->salt, sizeof(f->salt));
+	f->have_run = true;
+	f->run_start_ns = dg->run_start_ns;
+	f->meta_seq = dg->meta_seq;
+}
+
+/* Stream choice of a keyed receiver: the datagram is authentic, but may be a replay.  A new run
+ * is followed only on its metadata, when run_acceptable(); it replaces the one followed at once
+ * (it is that sender restarted). */
+static enum zcs_follow_sel select_keyed(struct zcs_follow *f, const struct zcs_dgram *dg,
+					const struct sockaddr *from, uint64_t now)
+{
+	const uint32_t id = id_of(dg);
+	const bool same = f->locked && id == f->stream_id && f->have_run &&
+			  memcmp(dg->salt, f->salt, sizeof(f->salt)) == 0;
+
+	if (same) {
+		if (dg->type != ZCS_DGRAM_META)
+			return ZCS_FOLLOW_TAKE;
+		/* an earlier metadata datagram of this very run would set old settings again */
+		if (!zcs_seq_after(dg->meta_seq, f->meta_seq)) {
+			f->st.replayed++;
+			return ZCS_FOLLOW_REPLAYED;
+		}
+		f->meta_seq = dg->meta_seq;
+		return ZCS_FOLLOW_TAKE;
+	}
+	if (dg->type != ZCS_DGRAM_META) {
+		f->st.foreign++;
+		return ZCS_FOLLOW_FOREIGN;
+	}
+	if (!run_acceptable(f, dg))
+		return ZCS_FOLLOW_REPLAYED;
+	if (f->locked) {
+		f->switch_eos = false;
+		f->switch_why = f->ended ? "ended" : "replaced";
+		f->switch_what = " (a later run)";
+		return ZCS_FOLLOW_SWITCH;
+	}
+	follow(f, id, from, now);
+	take_run(f, dg);
+	return ZCS_FOLLOW_TAKE;
+}
+
+enum zcs_follow_sel zcs_follow_select(struct zcs_follow *f, const struct zcs_dgram *dg,
+				      const struct sockaddr *from, uint64_t now)
+{
+	enum zcs_follow_sel sel;
+
+	if (f->opt.have_stream && id_of(dg) != f->opt.stream_id) {
+		f->st.foreign++;
+		return ZCS_FOLLOW_FOREIGN;
+	}
+	sel = f->opt.keyed ? select_keyed(f, dg, from, now) : select_unkeyed(f, dg, from, now);
+	if (sel == ZCS_FOLLOW_TAKE)
+		f->last_rx_ns = now;
+	return sel;
+}
+
+void zcs_follow_switch(struct zcs_follow *f, const struct zcs_dgram *dg, const struct sockaddr *from,
+		       uint64_t now)
+{
+	f->st.restarts++;
+	zcs_log(&f->opt.log, "sender restart: stream 0x%08" PRIx32 " %s, stream 0x%08" PRIx32
+		"%s begins", f->stream_id, f->switch_why, id_of(dg), f->switch_what);
+	follow(f, id_of(dg), from, now);
+	if (f->opt.keyed)
+		take_run(f, dg);
+}
+
+bool zcs_follow_eos_delivered(struct zcs_follow *f, uint64_t seq)
+{
+	if (f->ended || f->eos_pending)
+		return false;
+	f->eos_pending = true;
+	f->eos_seq = seq;
+	return true;
+}
+
+void zcs_follow_end(struct zcs_follow *f)
+{
+	f->eos_pending = false;
+	f->ended = true;
+	f->st.eos++;
+	zcs_log(&f->opt.log, "stream 0x%08" PRIx32 ": end of stream", f->stream_id);
+}
+
+static bool same_settings(const struct zcs_meta *a, const struct zcs_meta *b)
+{
+	return a->sample_rate == b->sample_rate && a->center_freq == b->center_freq &&
+	       a->bandwidth == b->bandwidth && a->gain_mdb == b->gain_mdb &&
+	       a->gain_mode == b->gain_mode && a->channel == b->channel && a->format == b->format &&
+	       a->samples_per_dgram == b->samples_per_dgram &&
+	       /* CHANGE marks the announcement of a retune, not a setting of its own */
+	       (a->flags & ~ZCS_META_FLAG_CHANGE) == (b->flags & ~ZCS_META_FLAG_CHANGE);
+}
+
+/* Whether metadata m may change the settings now.  The first metadata is taken (the stream was
+ * chosen by it).  Keyed, m has verified and is newer than every metadata of its run
+ * (select_keyed: run and meta_seq), so only the sender can have said it: a change is taken at
+ * once.  Unkeyed, anyone can say it: a change only once announced for META_CONFIRM_NS with
+ * nothing contradicting it (zcs_follow_sample_format: a sample datagram of the old format; here:
+ * metadata of other settings). */
+static bool meta_confirmed(struct zcs_follow *f, const struct zcs_meta *m, uint64_t now)
+{
+	if (!f->have_meta || f->opt.keyed)
+		return true;
+	if (same_settings(&f->meta, m)) {
+		/* the stream repeats its settings: a change announced meanwhile was not its own */
+		if (f->meta_pending) {
+			f->meta_pending = false;
+			f->st.unconfirmed++;
+		}
+		return true;
+	}
+	if (!f->meta_pending || !same_settings(&f->meta_new, m)) {
+		if (f->meta_pending)
+			f->st.unconfirmed++;
+		f->meta_pending = true;
+		f->meta_new = *m;
+		f->meta_new_ns = now;
+		return false;
+	}
+	if (now - f->meta_new_ns < META_CONFIRM_NS)
+		return false;
+	f->meta_pending = false;
+	return true;
+}
+
+int zcs_follow_meta(struct zcs_follow *f, const struct zcs_meta *m, uint64_t now,
+		    struct zcs_meta *eff)
+{
+	const bool first = !f->have_meta;
+	uint64_t dgram_ns;
+
+	f->st.meta++;
+	/* a retune announced with its index (CHANGE) and believed only once confirmed (unkeyed)
+	 * still holds from that index: the announcement, not the datagram that confirmed it,
+	 * says where the outputs (a SigMF capture) and the news put it */
+	*eff = f->meta_pending ? f->meta_new : *m;
+	if (!meta_confirmed(f, m, now))
+		return 0;
+	if (!((eff->flags & ZCS_META_FLAG_CHANGE) && same_settings(eff, m)))
+		*eff = *m;
+	if (!first && same_settings(&f->meta, m)) {
+		f->meta = *m;
+		return 0;
+	}
+	f->meta = *m;
+	f->have_meta = true;
+	/* a stream may be several minutes of silence on a slow link: hold at least 8 datagrams */
+	dgram_ns = m->sample_rate ? (uint64_t)m->samples_per_dgram * ZCS_NS_PER_SEC / m->sample_rate : 0;
+	f->hold_ns = 8 * dgram_ns > HOLD_MIN_NS ? 8 * dgram_ns : HOLD_MIN_NS;
+	if (f->opt.hold_ms)
+		f->hold_ns = f->opt.hold_ms * 1000000ULL;
+	f->quiet_ns = 8 * dgram_ns > QUIET_MIN_NS ? 8 * dgram_ns : QUIET_MIN_NS;
+	return first ? 1 : 2;
+}
+
+bool zcs_follow_pre_meta(struct zcs_follow *f, const struct zcs_sample_hdr *h)
+{
+	if (f->have_meta)
+		return false;
+	f->st.pre_meta++;
+	f->st.pre_meta_samples += h->samples;
+	/* remembered so the window starts at the right place once the metadata comes */
+	if (!f->have_pre_meta || zcs_seq_after(h->seq, f->pre_meta_high))
+		f->pre_meta_high = h->seq;
+	if (!f->have_pre_meta || zcs_seq_before(h->seq, f->pre_meta_low))
+		f->pre_meta_low = h->seq;
+	f->have_pre_meta = true;
+	return true;
+}
+
+void zcs_follow_sample_format(struct zcs_follow *f, int fmt)
+{
+	if (f->meta_pending && fmt == f->meta.format && f->meta_new.format != f->meta.format) {
+		f->meta_pending = false;
+		f->st.unconfirmed++;
+	}
+}
+
+uint64_t zcs_follow_start(struct zcs_follow *f, const struct zcs_sample_hdr *h, size_t window,
+			  uint64_t *skip_to)
+{
+	/* the metadata names the stream's next number: start there when this datagram is within a
+	 * window of it, so datagrams reordered or lost at the start count */
+	const int64_t d = zcs_seq_diff(h->seq, f->meta.next_seq);
+	uint64_t start = (d >= 0 && (uint64_t)d < window) ? f->meta.next_seq : h->seq;
+	/* the stream's start (its datagram 0) came before its metadata: those datagrams were sent
+	 * to us and could not be used, so they are lost like any other, at once (they will not
+	 * come again), and zero-filled from sample 0.  Only datagram 0 itself tells: a receiver
+	 * that joined a few datagrams late must not zero-fill what it never had */
+	const bool start_lost = f->have_pre_meta && f->pre_meta_low == 0 &&
+				!zcs_seq_after(f->pre_meta_high + 1, h->seq);
+
+	*skip_to = 0;
+	if (start_lost) {
+		start = 0;
+		*skip_to = f->pre_meta_high + 1;
+	} else if (f->have_pre_meta && zcs_seq_after(f->pre_meta_high + 1, start) &&
+		   !zcs_seq_after(f->pre_meta_high + 1, h->seq)) {
+		/* joined mid-stream: what came before the metadata was seen, not lost */
+		start = f->pre_meta_high + 1;
+	}
+	if (start != 0) {
+		/* a sender numbers its datagrams from 0: this stream began before we came */
+		f->st.late_joins++;
+		zcs_log(&f->opt.log, "stream 0x%08" PRIx32 ": joined late, at datagram %" PRIu64
+			" (%" PRIu64 " samples before its metadata discarded, not counted lost)",
+			f->stream_id, f->have_pre_meta ? f->pre_meta_low : start,
+			f->st.pre_meta_samples);
+	}
+	f->need_start = false;
+	return start;
+}
+
+/* Whether sample datagram h continues the stream from datagram seq, whose samples end at `end`:
+ * its sample index follows (a lost datagram held at most 65535 pairs; a discontinuity at most
+ * ZCS_GAPFILL_MAX_SOURCE_GAP) and no more zeros lie before it than real time could have lost
+ * since since_ns (zcs_gapfill_within).  The usual case, the very next datagram, costs two
+ * compares. */
+static bool continues(const struct zcs_follow *f, const struct zcs_sample_hdr *h, uint64_t seq,
+		      uint64_t end, uint64_t since_ns, uint64_t now)
+{
+	const int64_t k = zcs_seq_diff(h->seq, seq);
+	int64_t gap;
+	uint64_t most;
+
+	if (k == 1 && h->first_sample == end)
+		return true;
+	if (k <= 0)
+		return false;
+	gap = zcs_seq_diff(h->first_sample, end);
+	if (gap < 0)
+		return false;
+	most = (uint64_t)k > (1ULL << 32) ? UINT64_MAX : (uint64_t)(k - 1) * UINT16_MAX;
+	if (h->flags & ZCS_FLAG_DISCONT)
+		most = most > UINT64_MAX - ZCS_GAPFILL_MAX_SOURCE_GAP ? UINT64_MAX
+								      : most + ZCS_GAPFILL_MAX_SOURCE_GAP;
+	if ((uint64_t)gap > most)
+		return false;
+	return zcs_gapfill_within(f->gf, end, h->first_sample, now - since_ns, now);
+}
+
+/* Whether h may be put into the window at the current position: it continues from the newest
+ * datagram taken, repeats it, or lies before its samples (a straggler or a duplicate). */
+static bool believable(const struct zcs_follow *f, const struct zcs_sample_hdr *h, uint64_t now)
+{
+	int64_t k;
+
+	if (!f->have_anchor)
+		return true;
+	if (continues(f, h, f->anchor_seq, f->anchor_end, f->live_ns, now))
+		return true;
+	k = zcs_seq_diff(h->seq, f->anchor_seq);
+	/* the newest again (a duplicate), or one from before it */
+	if (k == 0)
+		return true;
+	return k < 0 && !zcs_seq_after(h->first_sample + h->samples, f->anchor_first);
+}
+
+bool zcs_follow_claims_jump(const struct zcs_follow *f, const struct zcs_sample_hdr *h,
+			    uint64_t now)
+{
+	/* a jump waits for confirmation: what continues it goes there, even where it could also
+	 * pass for a loss at the old position */
+	return (f->cand && continues(f, h, f->cand_last, f->cand_end, 0, now)) ||
+	       !believable(f, h, now);
+}
+
+uint32_t zcs_follow_taken(struct zcs_follow *f, const struct zcs_sample_hdr *h, uint64_t now)
+{
+	uint32_t drop = ZCS_FOLLOW_NONE;
+
+	f->live_ns = now;
+	if (!f->have_anchor || zcs_seq_after(h->seq, f->anchor_seq)) {
+		f->have_anchor = true;
+		f->anchor_seq = h->seq;
+		f->anchor_first = h->first_sample;
+		f->anchor_end = h->first_sample + h->samples;
+		/* the live stream went on: the jump claimed meanwhile was not its own (a straggler
+		 * reordered from before it proves nothing: it is not dropped for one) */
+		drop = zcs_follow_drop_cand(f);
+	}
+	if (f->eos_pending && zcs_seq_after(h->seq, f->eos_seq)) {
+		f->eos_pending = false;
+		f->st.unconfirmed++;
+		zcs_log(&f->opt.log, "stream 0x%08" PRIx32 ": an end of stream at datagram %" PRIu64
+			" was followed by more of the stream: not believed", f->stream_id, f->eos_seq);
+	}
+	return drop;
+}
+
+void zcs_follow_moved(struct zcs_follow *f)
+{
+	f->have_anchor = false;
+}
+
+/* Whether the jump awaiting confirmation may be believed now that a datagram continued it: the
+ * current position fell silent (quiet_ns, proven by an empty socket at look_ns), or the jump
+ * moves forward as a loss would, with no more zeros than real time allows (continues()). */
+static bool jump_plausible(const struct zcs_follow *f, uint64_t now, uint64_t look_ns)
+{
+	const struct zcs_sample_hdr *c = &f->cand_hdr;
+	const int64_t ahead = zcs_seq_diff(c->seq, f->ro->next);
+
+	/* silence proven: nothing of the old position came between its newest datagram and the
+	 * last look that found the socket empty (a receiver descheduled meanwhile proves none) */
+	if (look_ns > f->live_ns && look_ns - f->live_ns >= f->quiet_ns)
+		return true;
+	/* backwards, or a resync: only the silence above makes those plausible */
+	if (!f->have_anchor || ahead < 0 ||
+	    ((uint64_t)ahead >= f->ro->window &&
+	     (uint64_t)ahead - f->ro->window >= f->ro->resync_dist))
+		return false;
+	return continues(f, c, f->anchor_seq, f->anchor_end, f->live_ns, now);
+}
+
+/* A jump is a number far beyond the window or a resync (reorder.h, ZCS_REORDER_JUMP), or a
+ * sample index that does not follow (believable).  It is believed only when a later datagram
+ * continues from it while the jump is plausible; until then its first datagram is held, and the
+ * others are dropped (counted unconfirmed, and lost like any datagram never delivered once the
+ * jump is believed).  The live stream going on drops it (zcs_follow_taken). */
+enum zcs_follow_jump zcs_follow_jump(struct zcs_follow *f, uint32_t handle,
+				     const struct zcs_sample_hdr *h, uint64_t now, uint64_t look_ns,
+				     uint32_t *drop)
+{
+	*drop = ZCS_FOLLOW_NONE;
+	if (f->cand && continues(f, h, f->cand_last, f->cand_end, 0, now)) {
+		if (jump_plausible(f, now, look_ns)) {
+			zcs_log(&f->opt.log, "stream 0x%08" PRIx32 ": jumped from datagram %" PRIu64
+				" (sample %" PRIu64 ") to %" PRIu64 " (sample %" PRIu64 "), confirmed by "
+				"the stream", f->stream_id, f->ro->next, f->gf->pos, f->cand_hdr.seq,
+				f->cand_hdr.first_sample);
+			f->cand = false;
+			*drop = f->cand_handle;
+			return ZCS_FOLLOW_JUMP_BELIEVED;
+		}
+		/* continued, not yet plausible: the jump stands, this datagram is dropped */
+		f->st.unconfirmed++;
+		f->cand_last = h->seq;
+		f->cand_end = h->first_sample + h->samples;
+		return ZCS_FOLLOW_JUMP_DROP;
+	}
+	/* a jump elsewhere replaces the one held (a forger cannot pin one to block a real one) */
+	*drop = zcs_follow_drop_cand(f);
+	f->cand = true;
+	f->cand_handle = handle;
+	f->cand_hdr = *h;
+	f->cand_last = h->seq;
+	f->cand_end = h->first_sample + h->samples;
+	return ZCS_FOLLOW_JUMP_HELD;
+}
+
+bool zcs_follow_wants_sender(const struct zcs_follow *f, uint64_t now)
+{
+	/* a third: select judges the silence at the batch's time, after the read; asking from a
+	 * third on leaves a second for the read to have been late by */
+	return !f->locked || f->ended || now - f->last_rx_ns >= SILENCE_NS / 3;
+}

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/* Stream following: which stream the receiver follows (the first to show itself, --stream, a
+ * sender restart, a later keyed run), which of its metadata is believed, and what its sample
+ * datagrams are believed to claim (a jump, an end of stream): docs/receiver.md, "What is believed
+ * when".  This unit decides; the engine (rx_dgram.c) acts: it owns the buffers, the reorder
+ * window and the gap filler, which this unit only reads (the window's position, the fill bound).
+ * Buffers are named by the engine's opaque 32-bit handles. */
+#ifndef ZCS_RX_FOLLOW_H
+#define ZCS_RX_FOLLOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "gapfill.h"
+#include "log.h"
+#include "net.h"
+#include "proto.h"
+#include "reorder.h"
+
+/* No buffer: what zcs_follow_* return when they release none. */
+#define ZCS_FOLLOW_NONE UINT32_MAX
+
+struct zcs_follow_opts {
+	bool have_stream;         /* --stream given: only stream_id is followed */
+	uint32_t stream_id;
+	bool keyed;               /* --key: every datagram handed in has verified */
+	uint64_t hold_ms;         /* --hold, 0: from the stream's rate */
+	struct zcs_log log;       /* news of the stream followed */
+};
+
+/* The counters this unit owns; each is defined in rx.h's struct zcs_rx_stats. */
+struct zcs_follow_stats {
+	uint64_t foreign, replayed, meta, pre_meta, pre_meta_samples, late_joins;
+	uint64_t streams, restarts, eos, unconfirmed;
+};
+
+/* What zcs_follow_select() makes of a valid datagram. */
+enum zcs_follow_sel {
+	ZCS_FOLLOW_TAKE = 0,      /* of the stream followed (perhaps just chosen): handle it */
+	ZCS_FOLLOW_FOREIGN,       /* of another stream: counted foreign, dropped */
+	ZCS_FOLLOW_REPLAYED,      /* keyed, authentic, but not newer than what was followed:
+				   * counted replayed, dropped */
+	/* a new stream replaces the one followed: the engine ends the old one (releases what its
+	 * window holds, then tells the outputs its end), then calls zcs_follow_switch() and
+	 * handles the datagram as the new stream's */
+	ZCS_FOLLOW_SWITCH,
+};
+
+/* What zcs_follow_jump() makes of a sample datagram that claims a jump. */
+enum zcs_follow_jump {
+	ZCS_FOLLOW_JUMP_HELD = 0, /* a new jump: the engine holds this datagram (its handle is now
+				   * the candidate's) and frees the one returned in *drop */
+	ZCS_FOLLOW_JUMP_DROP,     /* continues the jump, which is not plausible yet: dropped
+				   * (counted unconfirmed) */
+	ZCS_FOLLOW_JUMP_BELIEVED, /* the jump is believed: the engine puts the candidate (*drop's
+				   * handle, header in zcs_follow_cand()) into the window, then this one */
+};
+
+struct zcs_follow {
+	struct zcs_follow_opts opt;
+	const struct zcs_reorder *ro;   /* the engine's window and gap filler, read only */
+	const struct zcs_gapfill *gf;
+	struct zcs_follow_stats st;
+
+	/* the stream followed */
+	bool locked;
+	uint32_t stream_id;
+	struct zcs_addr sender;   /* who sends it (len 0: unknown) */
+	bool have_meta;
+	struct zcs_meta meta;     /* its settings, as believed */
+	bool need_start;          /* the window is not placed yet for it (zcs_follow_start) */
+	bool have_pre_meta;       /* sample datagrams came before the metadata: */
+	uint64_t pre_meta_high;   /* ... the highest of them */
+	uint64_t pre_meta_low;    /* ... and the lowest */
+	bool ended;               /* its end of stream was believed */
+	uint64_t last_rx_ns;      /* monotonic time of its newest datagram */
+	uint64_t hold_ns;         /* silence after which held datagrams are released */
+	uint64_t quiet_ns;        /* silence of the current position after which a jump or an end
+				   * is believed whatever it claims */
+
+	/* what the stream has shown, so one datagram cannot steer the receiver */
+	uint64_t live_ns;         /* monotonic time of the newest datagram taken at the position */
+	bool have_anchor;         /* the highest number taken so far: */
+	uint64_t anchor_seq;
+	uint64_t anchor_first;    /* ... its first sample */
+	uint64_t anchor_end;      /* ... and the sample index after it */
+	bool cand;                /* a jump awaits confirmation: */
+	uint32_t cand_handle;     /* ... its first datagram, in this engine buffer */
+	struct zcs_sample_hdr cand_hdr;
+	uint64_t cand_last;       /* ... the newest number that continued it */
+	uint64_t cand_end;        /* ... and the sample index after that one */
+	bool eos_pending;         /* an end of stream was delivered, not yet believed */
+	uint64_t eos_seq;
+	bool meta_pending;        /* unkeyed: a change of settings announced, not yet believed: */
+	struct zcs_meta meta_new;
+	uint64_t meta_new_ns;     /* ... monotonic time it was first announced */
+
+	/* keyed: the run followed is (stream id, salt); run_start_ns is the newest start of any
+	 * run followed, and no run that began at or before it is followed again */
+	uint8_t salt[8];
+	bool have_run;
+	uint64_t run_start_ns;
+	uint64_t meta_seq;        /* newest metadata number of the run followed */
+	bool said_replay;
+
+	/* the switch zcs_follow_select() decided, for the engine and zcs_follow_switch(): why, and
+	 * whether the end of stream delivered is believed (unkeyed: the stream fell silent after it) */
+	const char *switch_why, *switch_what;
+	bool switch_eos;
+};
+
+/* ro and gf are the engine's, read by the trust rules (the window's position, the fill bound). */
+void zcs_follow_init(struct zcs_follow *f, const struct zcs_follow_opts *opt,
+		     const struct zcs_reorder *ro, const struct zcs_gapfill *gf);
+
+/* Which stream a valid datagram dg (from `from`, at monotonic time now) belongs to, and whether
+ * it is handled (see enum zcs_follow_sel).  With opt.keyed, dg has verified. */
+enum zcs_follow_sel zcs_follow_select(struct zcs_follow *f, const struct zcs_dgram *dg,
+				      const struct sockaddr *from, uint64_t now);
+/* After ZCS_FOLLOW_SWITCH, once the engine has ended the stream followed: dg's stream is. */
+void zcs_follow_switch(struct zcs_follow *f, const struct zcs_dgram *dg, const struct sockaddr *from,
+		       uint64_t now);
+
+/* Whether the end of stream delivered is believed at now: the stream fell silent after it. */
+bool zcs_follow_eos_believed(const struct zcs_follow *f, uint64_t now);
+/* An end-of-stream datagram seq was delivered.  True when it is newly pending (believed only
+ * once the stream falls silent: a forged one must not end a run while the live stream flows). */
+bool zcs_follow_eos_delivered(struct zcs_follow *f, uint64_t seq);
+/* The end of stream is believed (silence, a switch, or the run ends): counted and said. */
+void zcs_follow_end(struct zcs_follow *f);
+
+/* Metadata m of the stream followed: whether it is believed now (see meta_confirmed in
+ * rx_follow.c) and then taken as the stream's settings.  Returns 0 when nothing changed (or it
+ * is not believed yet), 1 for the stream's first settings, 2 for a change; *eff is what the
+ * outputs are to be told (a confirmed announcement keeps the index it was announced with). */
+int zcs_follow_meta(struct zcs_follow *f, const struct zcs_meta *m, uint64_t now,
+		    struct zcs_meta *eff);
+
+/* A sample datagram before the stream's metadata: counted and remembered (the window's start,
+ * zcs_follow_start).  Returns true when so (the datagram is then dropped). */
+bool zcs_follow_pre_meta(struct zcs_follow *f, const struct zcs_sample_hdr *h);
+/* A sample datagram of wire format fmt: a change of format announced but not yet believed is
+ * contradicted when fmt is still the old one. */
+void zcs_follow_sample_format(struct zcs_follow *f, int fmt);
+
+/* Where the window starts for the stream, whose first usable datagram is h, given the window
+ * the engine will use.  *skip_to is 0, or the number up to which everything is lost at once
+ * (the stream's start came before its metadata: zero-filled from sample 0).  Counts and says a
+ * late join; the window is then placed (need_start false). */
+uint64_t zcs_follow_start(struct zcs_follow *f, const struct zcs_sample_hdr *h, size_t window,
+			  uint64_t *skip_to);
+
+/* Whether sample datagram h claims a jump: it continues the jump awaiting confirmation, or it
+ * does not follow from the stream's current position.  Then zcs_follow_jump() judges it. */
+bool zcs_follow_claims_jump(const struct zcs_follow *f, const struct zcs_sample_hdr *h,
+			    uint64_t now);
+/* Judges a jump claimed by h (in engine buffer handle), at now; look_ns is when the socket was
+ * last seen empty before this datagram's batch.  See enum zcs_follow_jump for *drop. */
+enum zcs_follow_jump zcs_follow_jump(struct zcs_follow *f, uint32_t handle,
+				     const struct zcs_sample_hdr *h, uint64_t now, uint64_t look_ns,
+				     uint32_t *drop);
+/* The window took the believed jump's first datagram: the position is the jump's now. */
+void zcs_follow_moved(struct zcs_follow *f);
+/* The window took h at the current position at now: the stream is live there.  Returns the
+ * candidate jump's buffer when that is dropped for it (the live stream went on), else NONE. */
+uint32_t zcs_follow_taken(struct zcs_follow *f, const struct zcs_sample_hdr *h, uint64_t now);
+/* The jump awaiting confirmation is not believed: its buffer (NONE: none) for the engine to free. */
+uint32_t zcs_follow_drop_cand(struct zcs_follow *f);
+
+/* Whether the next datagrams must carry their sender's address (judged at now): while a new
+ * stream may be followed (none yet, the last one ended, or silent a third of the restart time). */
+bool zcs_follow_wants_sender(const struct zcs_follow *f, uint64_t now);
+
+#endif

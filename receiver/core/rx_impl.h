@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/* The receive engine's insides, shared by rx.c (the socket, the buffers, the batches) and
+ * rx_dgram.c (each datagram, from the buffer to the window and the gap filler).  Private to
+ * receiver/core: users see rx.h only. */
+#ifndef ZCS_RX_IMPL_H
+#define ZCS_RX_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include "gapfill.h"
+#include "reorder.h"
+#include "rx.h"
+#include "rx_follow.h"
+
+/* One receive buffer; the reorder window holds them by index. */
+struct zcs_rx_buf {
+	uint8_t *data;            /* the datagram: `own`, or a segment of a UDP_GRO train */
+	uint8_t *own;             /* this buffer's max_dgram bytes */
+	struct zcs_sample_hdr hdr;
+	const uint8_t *payload;   /* uncompressed samples */
+	bool held;                /* in the reorder window, or the jump awaiting confirmation */
+};
+
+struct zcs_codec;
+
+/* The counters the engine itself keeps (the rest: the stream-following unit's, the window's and
+ * the gap filler's), each as defined in rx.h's struct zcs_rx_stats. */
+struct zcs_rx_engine_stats {
+	uint64_t datagrams, bytes, invalid, filtered, sample_dgrams, compressed, socket_drops;
+	uint64_t discont, idle_flushes;
+	uint64_t invalid_by[ZCS_RX_INVALID_REASONS];
+	int64_t age_ns;
+	bool have_age;
+};
+
+struct zcs_rx {
+	struct zcs_rx_opts opt;
+	int fd;
+	struct zcs_addr source;   /* valid when opt.source */
+	struct zcs_outputs *out;  /* reached through gf only, but for the set-up at open */
+	const struct zcs_kernels *k;
+	struct zcs_codec *codec;  /* NULL without zstd */
+	uint8_t *scratch;         /* decompression target */
+
+	/* buffers: window capacity + one batch + the jump's, so a batch always finds free ones */
+	size_t nbufs;
+	uint8_t *mem;
+	struct zcs_rx_buf *bufs;
+	uint32_t *free_list;
+	size_t nfree;
+	struct mmsghdr *msgs;
+	struct iovec *iov;
+	struct sockaddr_storage *names;
+	uint8_t *ctrl;
+	size_t ctrl_len;
+	uint32_t *slot_buf;       /* buffer behind each batch slot */
+	/* UDP_GRO: each batch slot receives a train of datagrams into its own 64 KB; a segment is
+	 * handled in place through buffer gro_buf and copied to that buffer's own memory only when
+	 * the reorder window keeps it.  Without GRO (refused, or no_gro) slots use the pool. */
+	bool gro;
+	uint8_t *gro_mem;
+	uint32_t gro_buf;
+
+	struct zcs_follow fs;     /* which stream, and what of it is believed */
+	struct zcs_reorder ro;
+	struct zcs_gapfill gf;    /* the one door to the outputs */
+	bool done;                /* --count reached, or end of stream with --exit-on-eos */
+	uint64_t last_discont_log_ns;
+
+	uint64_t handon_since;    /* monotonic time samples began waiting to be handed on (after a
+				   * deferred sleep: the look before it); 0: none */
+	uint64_t now_ns;          /* monotonic time of the current batch */
+	/* a monotonic time at which the socket was seen empty, taken before the look that found
+	 * it so; silence is claimed only up to here, never for time the receiver was descheduled
+	 * with datagrams waiting in its socket */
+	uint64_t dry_ns;
+	/* the socket was last seen empty at this time before the batch being handled, whose
+	 * datagrams all arrived after it: silence proven, however late the receiver ran */
+	uint64_t look_ns;
+	uint64_t out_wall_ns;     /* wall-clock time of the newest batch delivered */
+	struct zcs_rx_engine_stats st;
+	/* the last batch was full, so the next look is a read, not a wait */
+	bool more;
+	/* batch slots ask for the sender's address (zcs_rx_want_from) */
+	bool names_on;
+	/* monotonic time of the newest step that read datagrams (hand_on's forecast) */
+	uint64_t last_data_ns;
+	/* while samples wait to be handed on and the stream flows, the next sleep is until
+	 * defer_until without watching the socket (0: a wait for data), so what arrives meanwhile
+	 * is read in one go (rx.c, plan_sleep) */
+	uint64_t defer_until;
+	int rcvbuf;               /* the receive buffer the kernel granted, bytes */
+	bool oversize_warned;     /* said once that the datagrams do not fit --max-datagram */
+	/* the once-only news about keys */
+	bool said_unkeyed, said_bad_key, said_unverified;
+};
+
+/* How long the stream followed has certainly been silent (rx.h, zcs_rx_silence_ns). */
+static inline uint64_t zcs_rx_silence(const struct zcs_rx *rx)
+{
+	return rx->dry_ns > rx->fs.last_rx_ns ? rx->dry_ns - rx->fs.last_rx_ns : 0;
+}
+
+/* --- rx_dgram.c, called by rx.c --- */
+
+/* Sets up what rx_dgram.c owns in rx (the stream-following unit; the window and the gap filler
+ * are already initialised). */
+void zcs_rx_dgram_init(struct zcs_rx *rx);
+/* Handles one datagram of len bytes in buffer b from sender `from`, at rx->now_ns.  Returns true
+ * when the engine keeps the buffer (the window, or a jump awaiting confirmation): it must not be
+ * reused until released. */
+bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t b, size_t len, const struct sockaddr *from);
+/* Time passed without datagrams (up to rx->dry_ns): releases held ones of a silent stream, and
+ * believes the claims nothing contradicted. */
+void zcs_rx_idle(struct zcs_rx *rx);
+/* Whether the next batch must carry each sender's address, judged at `now`, taken before the
+ * read: with --source, and while a new stream may be followed (zcs_follow_wants_sender).  A
+ * followed live stream needs no addresses, and copying one out per datagram costs the kernel a
+ * user copy. */
+bool zcs_rx_want_from(const struct zcs_rx *rx, uint64_t now);
+/* Recomputes st.age_ns from the metadata's time stamp (once per step, not per datagram). */
+void zcs_rx_update_age(struct zcs_rx *rx);
+
+#endif

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests of the stream-following unit alone (receiver/core/rx_follow.h), with a window and a
+ * gap filler of the test's own and no socket: which stream is followed and when another replaces
+ * it (silence, a believed end, a later keyed run; an earlier one refused), which metadata is
+ * believed, where the window starts, and the trust rules for jumps and ends of stream. */
+#include <check.h>
+#include <netinet/in.h>
+#include <string.h>
+
+#include "gapfill.h"
+#include "proto.h"
+#include "reorder.h"
+#include "rx_follow.h"
+
+#define MS (1000ULL * 1000)
+#define SPD 100
+#define RATE 1000000ULL
+
+static struct zcs_follow F;
+static struct zcs_reorder R;
+static struct zcs_gapfill G;
+static const struct sockaddr_in FROM = { .sin_family = AF_INET };
+
+static void open_follow(bool keyed, bool have_stream, uint32_t stream)
+{
+	const struct zcs_follow_opts o = {
+		.keyed = keyed, .have_stream = have_stream, .stream_id = stream,
+	};
+
+	ck_assert_int_eq(zcs_reorder_init(&R, 64, 0), 0);
+	memset(&G, 0, sizeof(G));
+	zcs_follow_init(&F, &o, &R, &G);
+}
+
+static void close_follow(void)
+{
+	zcs_reorder_free(&R);
+}
+
+static struct zcs_dgram meta_dg(uint32_t id, uint64_t rate)
+{
+	struct zcs_dgram d = { .type = ZCS_DGRAM_META };
+
+	d.meta.stream_id = id;
+	d.meta.sample_rate = rate;
+	d.meta.format = ZCS_WIRE_I16;
+	d.meta.samples_per_dgram = SPD;
+	return d;
+}
+
+static struct zcs_dgram sample_dg(uint32_t id, uint64_t seq)
+{
+	struct zcs_dgram d = { .type = ZCS_DGRAM_SAMPLES };
+
+	d.hdr.stream_id = id;
+	d.hdr.seq = seq;
+	d.hdr.first_sample = seq * SPD;
+	d.hdr.samples = SPD;
+	d.hdr.format = ZCS_WIRE_I16;
+	return d;
+}
+
+static enum zcs_follow_sel sel(const struct zcs_dgram *d, uint64_t now)
+{
+	return zcs_follow_select(&F, d, (const struct sockaddr *)&FROM, now);
+}
+
+/* The stream id followed, its metadata applied and its window placed at datagram 0, as the
+ * engine does for the stream's first datagrams. */
+static void start_stream(uint32_t id, uint64_t now)
+{
+	struct zcs_dgram m = meta_dg(id, RATE), s = sample_dg(id, 0);
+	struct zcs_meta eff;
+	uint64_t skip;
+
+	ck_assert_int_eq(sel(&m, now), ZCS_FOLLOW_TAKE);
+	ck_assert_int_eq(zcs_follow_meta(&F, &m.meta, now, &eff), 1);
+	ck_assert_int_eq(sel(&s, now), ZCS_FOLLOW_TAKE);
+	ck_assert_uint_eq(zcs_follow_start(&F, &s.hdr, 64, &skip), 0);
+	zcs_reorder_reset(&R, 0, 64);
+	zcs_gapfill_bound(&G, RATE, 64 * SPD);
+}
+
+/* Sample datagram seq taken at the current position at now, as the window would. */
+static void take(uint64_t seq, uint64_t now)
+{
+	struct zcs_dgram s = sample_dg(0xa, seq);
+
+	ck_assert(!zcs_follow_claims_jump(&F, &s.hdr, now));
+	ck_assert(zcs_reorder_take(&R, seq));
+	ck_assert_uint_eq(zcs_follow_taken(&F, &s.hdr, now), ZCS_FOLLOW_NONE);
+}
+
+START_TEST(first_stream_then_foreign)
+{
+	struct zcs_dgram b = meta_dg(0xb, RATE);
+
+	open_follow(false, false, 0);
+	start_stream(0xa, 1000 * MS);
+	ck_assert_int_eq(sel(&b, 1001 * MS), ZCS_FOLLOW_FOREIGN);
+	ck_assert_uint_eq(F.st.foreign, 1);
+	ck_assert_uint_eq(F.stream_id, 0xa);
+	/* after 1.5 s of silence the other is its sender restarting: a switch, the old one not
+	 * believed ended (no end of stream came) */
+	ck_assert_int_eq(sel(&b, 2600 * MS), ZCS_FOLLOW_SWITCH);
+	ck_assert(!F.switch_eos);
+	zcs_follow_switch(&F, &b, (const struct sockaddr *)&FROM, 2600 * MS);
+	ck_assert_uint_eq(F.stream_id, 0xb);
+	ck_assert_uint_eq(F.st.restarts, 1);
+	ck_assert_uint_eq(F.st.streams, 2);
+	ck_assert(F.need_start && !F.have_meta);
+	close_follow();
+}
+END_TEST
+
+START_TEST(stream_option_and_lone_first)
+{
+	struct zcs_dgram a = sample_dg(0xa, 0), c = meta_dg(0xc, RATE);
+
+	open_follow(false, true, 0xc);
+	ck_assert_int_eq(sel(&a, 0), ZCS_FOLLOW_FOREIGN);
+	ck_assert(!F.locked);
+	close_follow();
+	/* a lone datagram sent first is followed until another stream's metadata shows itself */
+	open_follow(false, false, 0);
+	ck_assert_int_eq(sel(&a, 0), ZCS_FOLLOW_TAKE);
+	ck_assert_int_eq(sel(&c, 1), ZCS_FOLLOW_TAKE);
+	ck_assert_uint_eq(F.stream_id, 0xc);
+	ck_assert_uint_eq(F.st.streams, 1);
+	close_follow();
+}
+END_TEST
+
+START_TEST(believed_end_switches)
+{
+	struct zcs_dgram b = meta_dg(0xb, RATE);
+
+	open_follow(false, false, 0);
+	start_stream(0xa, 1000 * MS);
+	take(0, 1000 * MS);
+	ck_assert(zcs_follow_eos_delivered(&F, 0));
+	ck_assert(!zcs_follow_eos_delivered(&F, 0)); /* pending already */
+	ck_assert(!zcs_follow_eos_believed(&F, 1050 * MS));
+	ck_assert_int_eq(sel(&b, 1050 * MS), ZCS_FOLLOW_FOREIGN);
+	/* silent for quiet_ns (100 ms) after it: believed, and the switch says so */
+	ck_assert(zcs_follow_eos_believed(&F, 1100 * MS));
+	ck_assert_int_eq(sel(&b, 1100 * MS), ZCS_FOLLOW_SWITCH);
+	ck_assert(F.switch_eos);
+	ck_assert_str_eq(F.switch_why, "ended");
+	close_follow();
+}
+END_TEST
+
+START_TEST(end_contradicted_by_stream)
+{
+	open_follow(false, false, 0);
+	start_stream(0xa, 1000 * MS);
+	take(0, 1000 * MS);
+	ck_assert(zcs_follow_eos_delivered(&F, 0));
+	take(1, 1001 * MS);
+	ck_assert(!F.eos_pending);
+	ck_assert_uint_eq(F.st.unconfirmed, 1);
+	close_follow();
+}
+END_TEST
+
+START_TEST(keyed_runs)
+{
+	struct zcs_dgram m = meta_dg(0xa, RATE), later = meta_dg(0xb, RATE), old = meta_dg(0xc, RATE);
+	struct zcs_dgram s = sample_dg(0xd, 0);
+
+	open_follow(true, false, 0);
+	m.keyed = later.keyed = old.keyed = true;
+	memset(m.salt, 1, sizeof(m.salt));
+	memset(later.salt, 2, sizeof(later.salt));
+	memset(old.salt, 3, sizeof(old.salt));
+	m.run_start_ns = 5000;
+	m.meta_seq = 10;
+	later.run_start_ns = 6000;
+	old.run_start_ns = 4000;
+	ck_assert_int_eq(sel(&m, 0), ZCS_FOLLOW_TAKE);
+	/* an older metadata number of the same run: a replay */
+	m.meta_seq = 9;
+	ck_assert_int_eq(sel(&m, 1), ZCS_FOLLOW_REPLAYED);
+	/* a sample datagram of a run not followed: foreign; a run that began earlier: replayed */
+	ck_assert_int_eq(sel(&s, 2), ZCS_FOLLOW_FOREIGN);
+	ck_assert_int_eq(sel(&old, 3), ZCS_FOLLOW_REPLAYED);
+	ck_assert_uint_eq(F.st.replayed, 2);
+	/* a later run replaces it at once */
+	ck_assert_int_eq(sel(&later, 4), ZCS_FOLLOW_SWITCH);
+	ck_assert_str_eq(F.switch_why, "replaced");
+	zcs_follow_switch(&F, &later, (const struct sockaddr *)&FROM, 4);
+	ck_assert_uint_eq(F.stream_id, 0xb);
+	ck_assert_uint_eq(F.run_start_ns, 6000);
+	/* and the first run is now an earlier one */
+	m.meta_seq = 11;
+	ck_assert_int_eq(sel(&m, 5), ZCS_FOLLOW_REPLAYED);
+	close_follow();
+}
+END_TEST
+
+START_TEST(unkeyed_change_confirmed)
+{
+	struct zcs_dgram m = meta_dg(0xa, RATE), fast = meta_dg(0xa, 2 * RATE);
+	struct zcs_meta eff;
+
+	open_follow(false, false, 0);
+	start_stream(0xa, 0);
+	/* announced, contradicted by the old settings again */
+	ck_assert_int_eq(zcs_follow_meta(&F, &fast.meta, 10 * MS, &eff), 0);
+	ck_assert_int_eq(zcs_follow_meta(&F, &m.meta, 20 * MS, &eff), 0);
+	ck_assert_uint_eq(F.st.unconfirmed, 1);
+	/* announced for 500 ms unopposed: believed */
+	ck_assert_int_eq(zcs_follow_meta(&F, &fast.meta, 100 * MS, &eff), 0);
+	ck_assert_int_eq(zcs_follow_meta(&F, &fast.meta, 600 * MS, &eff), 2);
+	ck_assert_uint_eq(F.meta.sample_rate, 2 * RATE);
+	/* a format change contradicted by a sample datagram of the old format */
+	fast.meta.format = ZCS_WIRE_P12;
+	ck_assert_int_eq(zcs_follow_meta(&F, &fast.meta, 700 * MS, &eff), 0);
+	zcs_follow_sample_format(&F, ZCS_WIRE_I16);
+	ck_assert(!F.meta_pending);
+	ck_assert_uint_eq(F.st.unconfirmed, 2);
+	close_follow();
+}
+END_TEST
+
+START_TEST(start_after_pre_meta)
+{
+	struct zcs_dgram m = meta_dg(0xa, RATE), s0 = sample_dg(0xa, 0), s1 = sample_dg(0xa, 1);
+	struct zcs_dgram s2 = sample_dg(0xa, 2);
+	struct zcs_meta eff;
+	uint64_t skip;
+
+	open_follow(false, false, 0);
+	ck_assert_int_eq(sel(&s0, 0), ZCS_FOLLOW_TAKE);
+	ck_assert(zcs_follow_pre_meta(&F, &s0.hdr));
+	ck_assert(zcs_follow_pre_meta(&F, &s1.hdr));
+	m.meta.next_seq = 2;
+	ck_assert_int_eq(sel(&m, 1), ZCS_FOLLOW_TAKE);
+	ck_assert_int_eq(zcs_follow_meta(&F, &m.meta, 1, &eff), 1);
+	ck_assert(!zcs_follow_pre_meta(&F, &s2.hdr));
+	/* the stream's datagram 0 came before its metadata: lost from 0 up to 2 */
+	ck_assert_uint_eq(zcs_follow_start(&F, &s2.hdr, 64, &skip), 0);
+	ck_assert_uint_eq(skip, 2);
+	ck_assert_uint_eq(F.st.late_joins, 0);
+	ck_assert_uint_eq(F.st.pre_meta_samples, 2 * SPD);
+	close_follow();
+}
+END_TEST
+
+START_TEST(jump_held_then_dropped_by_live_stream)
+{
+	struct zcs_dgram far = sample_dg(0xa, 100000);
+	uint32_t other;
+
+	open_follow(false, false, 0);
+	start_stream(0xa, 1000 * MS);
+	take(0, 1000 * MS);
+	/* far ahead of real time: a claimed jump, held in handle 7 */
+	ck_assert(zcs_follow_claims_jump(&F, &far.hdr, 1000 * MS));
+	ck_assert_int_eq(zcs_follow_jump(&F, 7, &far.hdr, 1000 * MS, 1000 * MS, &other),
+			 ZCS_FOLLOW_JUMP_HELD);
+	ck_assert_uint_eq(other, ZCS_FOLLOW_NONE);
+	/* the live stream goes on: the jump is not believed, its buffer handed back */
+	{
+		struct zcs_dgram s = sample_dg(0xa, 1);
+
+		ck_assert(!zcs_follow_claims_jump(&F, &s.hdr, 1001 * MS));
+		ck_assert(zcs_reorder_take(&R, 1));
+		ck_assert_uint_eq(zcs_follow_taken(&F, &s.hdr, 1001 * MS), 7);
+	}
+	ck_assert(!F.cand);
+	ck_assert_uint_eq(F.st.unconfirmed, 1);
+	close_follow();
+}
+END_TEST
+
+START_TEST(jump_believed_after_silence)
+{
+	struct zcs_dgram a = sample_dg(0xa, 100000), b = sample_dg(0xa, 100001);
+	uint32_t other;
+
+	open_follow(false, false, 0);
+	start_stream(0xa, 1000 * MS);
+	take(0, 1000 * MS);
+	ck_assert_int_eq(zcs_follow_jump(&F, 7, &a.hdr, 1000 * MS, 1000 * MS, &other),
+			 ZCS_FOLLOW_JUMP_HELD);
+	/* continued while the old position is live: dropped */
+	ck_assert(zcs_follow_claims_jump(&F, &b.hdr, 1001 * MS));
+	ck_assert_int_eq(zcs_follow_jump(&F, 8, &b.hdr, 1001 * MS, 1000 * MS, &other),
+			 ZCS_FOLLOW_JUMP_DROP);
+	/* continued after the old position was seen silent for quiet_ns: believed, the held
+	 * datagram handed back for the window */
+	b = sample_dg(0xa, 100002);
+	ck_assert_int_eq(zcs_follow_jump(&F, 8, &b.hdr, 1200 * MS, 1150 * MS, &other),
+			 ZCS_FOLLOW_JUMP_BELIEVED);
+	ck_assert_uint_eq(other, 7);
+	ck_assert(!F.cand);
+	ck_assert_uint_eq(F.st.unconfirmed, 1);
+	close_follow();
+}
+END_TEST
+
+START_TEST(wants_sender)
+{
+	open_follow(false, false, 0);
+	ck_assert(zcs_follow_wants_sender(&F, 0));
+	start_stream(0xa, 1000 * MS);
+	ck_assert(!zcs_follow_wants_sender(&F, 1000 * MS));
+	ck_assert(zcs_follow_wants_sender(&F, 1500 * MS));
+	close_follow();
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("rx_follow");
+	TCase *t = tcase_create("follow");
+
+	tcase_add_test(t, first_stream_then_foreign);
+	tcase_add_test(t, stream_option_and_lone_first);
+	tcase_add_test(t, believed_end_switches);
+	tcase_add_test(t, end_contradicted_by_stream);
+	tcase_add_test(t, keyed_runs);
+	tcase_add_test(t, unkeyed_change_confirmed);
+	tcase_add_test(t, start_after_pre_meta);
+	tcase_add_test(t, jump_held_then_dropped_by_live_stream);
+	tcase_add_test(t, jump_believed_after_silence);
+	tcase_add_test(t, wants_sender);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
