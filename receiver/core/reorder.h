@@ -25,9 +25,10 @@ enum zcs_reorder_verdict {
 	ZCS_REORDER_DUPLICATE,    /* its number is held or was delivered already: dropped */
 	ZCS_REORDER_LATE,         /* its number was declared lost already: dropped */
 	ZCS_REORDER_STALE,        /* its number precedes the stream's start: dropped, not counted */
-	/* appended: a jump further than jump_dist beyond the window, or a resync (either way), while
-	 * jump_dist is set: nothing changed, nothing counted; the caller believes it only once the
-	 * stream confirms it, then hands it in with zcs_reorder_push_jump() */
+	/* only while jump_dist is set (zcs_reorder_set_jump): a jump further than jump_dist beyond
+	 * the window, or a resync (either way).  Nothing changed, nothing counted; the caller
+	 * believes it only once the stream confirms it, then hands it in with
+	 * zcs_reorder_push_jump() */
 	ZCS_REORDER_JUMP,
 };
 
