@@ -52,7 +52,9 @@ static const char usage[] =
 "Options:\n"
 "  -k, --key FILE        the stream key (the file zcs-send --key reads)\n"
 "      --json            replies and events as JSON lines on standard output\n"
-"  -t, --timeout MS      wait this long for the board (default 5000)\n"
+"  -t, --timeout MS      wait this long for the board (default 5000); a connection it\n"
+"                        closes before answering (under a flood) is tried again, up to\n"
+"                        5 times, within it\n"
 "  -h, --help            this text\n"
 "  -V, --version         the version\n"
 "\n"
@@ -225,6 +227,10 @@ static int watch(struct zcs_ctl_client *c, const struct ctl_opts *o, char *err, 
 		if (poll(&p, 1, 500) <= 0)
 			continue;
 		while ((ret = zcs_ctl_client_poll(c, &r, err, errlen)) == 1) {
+			/* id 0 answers no request: the board's reason for closing */
+			if (!r.event && r.id == 0 && !r.ok)
+				return zcs_err(err, errlen, -EBUSY, "control: the board refused: %s",
+					       r.error);
 			if (!r.event)
 				continue;
 			if (o->json) {
@@ -265,19 +271,19 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	ret = zcs_ctl_client_open(&c, o.addr, &key, (int)o.timeout_ms, err, sizeof(err));
-	zcs_key_wipe(&key);
-	if (ret < 0)
-		goto out;
 	if (strcmp(o.cmd, "watch") == 0) {
-		ret = watch(c, &o, err, sizeof(err));
+		ret = zcs_ctl_client_open(&c, o.addr, &key, (int)o.timeout_ms, err, sizeof(err));
+		zcs_key_wipe(&key);
+		if (ret == 0)
+			ret = watch(c, &o, err, sizeof(err));
 		status = ret < 0 ? 1 : 0;
 		goto out;
 	}
-	if (strcmp(o.cmd, "get") == 0)
-		ret = zcs_ctl_client_get(c, &r, (int)o.timeout_ms, err, sizeof(err));
-	else
-		ret = zcs_ctl_client_set(c, &want, &r, (int)o.timeout_ms, err, sizeof(err));
+	/* a connection the board closes before answering (a flood of others' connections) is
+	 * tried again, a few times, within --timeout */
+	ret = zcs_ctl_client_request(o.addr, &key, strcmp(o.cmd, "get") == 0 ? NULL : &want, &r,
+				     (int)o.timeout_ms, err, sizeof(err));
+	zcs_key_wipe(&key);
 	if (ret < 0)
 		goto out;
 	if (o.json)

@@ -4,6 +4,8 @@
  * open. */
 #include <errno.h>
 #include <poll.h>
+#include <sodium.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -121,12 +123,11 @@ static int handshake(struct zcs_ctl_client *c, const struct zcs_key *key, uint64
 	return write_all(c, c->frame, n, deadline, err, errlen);
 }
 
-int zcs_ctl_client_open(struct zcs_ctl_client **out, const char *addr, const struct zcs_key *key,
-			int timeout_ms, char *err, size_t errlen)
+/* One connection and its handshake, by deadline. */
+static int open_once(struct zcs_ctl_client **out, const struct zcs_addr *a,
+		     const struct zcs_key *key, uint64_t deadline, char *err, size_t errlen)
 {
-	const uint64_t deadline = zcs_mono_ns() + (uint64_t)timeout_ms * 1000000ULL;
 	struct zcs_ctl_client *c = calloc(1, sizeof(*c));
-	struct zcs_addr a;
 	int ret, soerr = 0;
 	socklen_t sl = sizeof(soerr);
 
@@ -135,9 +136,7 @@ int zcs_ctl_client_open(struct zcs_ctl_client **out, const char *addr, const str
 		return zcs_err(err, errlen, -ENOMEM, "out of memory");
 	c->fd = -1;
 	c->next_id = 1;
-	if ((ret = zcs_net_parse_addr(&a, addr, ZCS_CTL_DEFAULT_PORT, err, errlen)) < 0)
-		goto out;
-	if ((ret = c->fd = zcs_net_tcp_connect(&a, err, errlen)) < 0)
+	if ((ret = c->fd = zcs_net_tcp_connect(a, err, errlen)) < 0)
 		goto out;
 	if ((ret = wait_fd(c->fd, POLLOUT, deadline, err, errlen)) < 0)
 		goto out;
@@ -145,7 +144,7 @@ int zcs_ctl_client_open(struct zcs_ctl_client **out, const char *addr, const str
 		char as[64];
 
 		ret = zcs_err(err, errlen, soerr ? -soerr : -EIO, "control: connect to %s: %s",
-			      zcs_net_addr_str(&a, as, sizeof(as)), strerror(soerr ? soerr : EIO));
+			      zcs_net_addr_str(a, as, sizeof(as)), strerror(soerr ? soerr : EIO));
 		goto out;
 	}
 	if ((ret = handshake(c, key, deadline, err, errlen)) < 0)
@@ -156,6 +155,67 @@ out:
 	if (ret < 0)
 		zcs_ctl_client_close(c);
 	return ret;
+}
+
+bool zcs_ctl_client_retryable(int err)
+{
+	return err == -ECONNRESET || err == -EPIPE || err == -ECONNABORTED;
+}
+
+unsigned zcs_ctl_client_backoff_ms(unsigned attempt)
+{
+	const unsigned base = ZCS_CTL_CLIENT_BACKOFF_MS << (attempt > 8 ? 8 : attempt - 1);
+
+	/* a random quarter either way, so clients the same flood closed do not come back in step */
+	if (sodium_init() < 0)
+		return base;
+	return base - base / 4 + randombytes_uniform(base / 2 + 1);
+}
+
+/* Waits the pause before attempt + 1: false (and nothing waited) when it would pass deadline
+ * or attempt was the last. */
+static bool pause_before_retry(unsigned attempt, uint64_t deadline)
+{
+	uint64_t ns;
+
+	if (attempt >= ZCS_CTL_CLIENT_ATTEMPTS)
+		return false;
+	ns = (uint64_t)zcs_ctl_client_backoff_ms(attempt) * 1000000ULL;
+	if (zcs_mono_ns() + ns >= deadline)
+		return false;
+	(void)poll(NULL, 0, (int)(ns / 1000000));
+	return true;
+}
+
+/* The last attempt's message, with how many there were when more than one. */
+static int tried(int ret, unsigned attempts, char *err, size_t errlen)
+{
+	if (attempts > 1 && errlen) {
+		const size_t used = strlen(err);
+
+		snprintf(err + used, errlen - used, " (%u attempts)", attempts);
+	}
+	return ret;
+}
+
+int zcs_ctl_client_open(struct zcs_ctl_client **out, const char *addr, const struct zcs_key *key,
+			int timeout_ms, char *err, size_t errlen)
+{
+	const uint64_t deadline = zcs_mono_ns() + (uint64_t)timeout_ms * 1000000ULL;
+	struct zcs_addr a;
+	unsigned made = 0;
+	int ret;
+
+	*out = NULL;
+	if ((ret = zcs_net_parse_addr(&a, addr, ZCS_CTL_DEFAULT_PORT, err, errlen)) < 0)
+		return ret;
+	for (;;) {
+		ret = open_once(out, &a, key, deadline, err, errlen);
+		made++;
+		if (ret == 0 || !zcs_ctl_client_retryable(ret) || !pause_before_retry(made, deadline))
+			break;
+	}
+	return ret < 0 ? tried(ret, made, err, errlen) : 0;
 }
 
 void zcs_ctl_client_close(struct zcs_ctl_client *c)
@@ -251,6 +311,10 @@ static int await(struct zcs_ctl_client *c, uint32_t id, struct zcs_ctl_reply *re
 		}
 		if (!reply->event && reply->id == id)
 			return 0;
+		/* id 0 answers no request: the server's reason for closing (every session held) */
+		if (!reply->event && reply->id == 0 && !reply->ok)
+			return zcs_err(err, errlen, -EBUSY, "control: the server refused: %s",
+				       reply->error);
 		/* a change event, or a reply to an earlier non-blocking request: not ours, skipped
 		 * (a client that wants events polls: zcs_ctl_client_poll) */
 	}
@@ -278,4 +342,33 @@ int zcs_ctl_client_set(struct zcs_ctl_client *c, const struct zcs_ctl_settings *
 	if ((ret = zcs_ctl_client_send(c, ZCS_CTL_OP_SET, want, &id, err, errlen)) < 0)
 		return ret;
 	return await(c, id, reply, deadline, err, errlen);
+}
+
+int zcs_ctl_client_request(const char *addr, const struct zcs_key *key,
+			   const struct zcs_ctl_settings *want, struct zcs_ctl_reply *reply,
+			   int timeout_ms, char *err, size_t errlen)
+{
+	const uint64_t deadline = zcs_mono_ns() + (uint64_t)timeout_ms * 1000000ULL;
+	struct zcs_addr a;
+	unsigned made = 0;
+	int ret;
+
+	if ((ret = zcs_net_parse_addr(&a, addr, ZCS_CTL_DEFAULT_PORT, err, errlen)) < 0)
+		return ret;
+	for (;;) {
+		struct zcs_ctl_client *c;
+
+		ret = open_once(&c, &a, key, deadline, err, errlen);
+		if (ret == 0) {
+			const int left = ms_left(deadline);
+
+			ret = want ? zcs_ctl_client_set(c, want, reply, left, err, errlen)
+				   : zcs_ctl_client_get(c, reply, left, err, errlen);
+			zcs_ctl_client_close(c);
+		}
+		made++;
+		if (ret == 0 || !zcs_ctl_client_retryable(ret) || !pause_before_retry(made, deadline))
+			break;
+	}
+	return ret < 0 ? tried(ret, made, err, errlen) : 0;
 }

@@ -23,12 +23,28 @@
 
 struct zcs_ctl_client;
 
+/* A connection the server closes before its handshake ends is tried again on a new one: under
+ * a flood zcs-send's listener closes the handshakes of the busiest sources to admit others, and a
+ * restarting zcs-send closes everything.  ZCS_CTL_CLIENT_ATTEMPTS in all, pausing
+ * zcs_ctl_client_backoff_ms() between them (50, 100, 200, 400 ms, each a random quarter more or
+ * less), all within the call's time-out. */
+#define ZCS_CTL_CLIENT_ATTEMPTS 5
+#define ZCS_CTL_CLIENT_BACKOFF_MS 50
+
+/* Whether an error of these calls is worth another try on a new connection: the server closed
+ * or reset it (-ECONNRESET, -EPIPE, -ECONNABORTED).  A wrong key, a refusal, a time-out or
+ * nobody listening are not. */
+bool zcs_ctl_client_retryable(int err);
+/* The pause after failed attempt n (1, 2, ...), in ms. */
+unsigned zcs_ctl_client_backoff_ms(unsigned attempt);
+
 /* Connects to addr ("HOST", "HOST:PORT", "[V6]:PORT"; port ZCS_CTL_DEFAULT_PORT when not given)
- * and runs the handshake, all within timeout_ms.  Errors: -ETIMEDOUT, -ECONNREFUSED and other
- * socket errors, -EACCES when the server does not prove the key (a wrong key on either side),
- * -ECONNRESET when the server closes (it refuses a client without the key or over its limit),
- * -EPROTO for a reply that is not the protocol.  Returns 0 with *out set, or -errno with err
- * set. */
+ * and runs the handshake, all within timeout_ms, trying again as above.  Errors: -ETIMEDOUT,
+ * -ECONNREFUSED and other socket errors, -EACCES when the server does not prove the key (a wrong
+ * key on either side), -ECONNRESET when the server kept closing (it closes a client without the
+ * key; under a flood, handshakes from busy sources), -EPROTO for a reply that is not the
+ * protocol.  Returns 0 with *out set, or -errno with err set (with the number of attempts when
+ * more than one). */
 int zcs_ctl_client_open(struct zcs_ctl_client **out, const char *addr, const struct zcs_key *key,
 			int timeout_ms, char *err, size_t errlen);
 void zcs_ctl_client_close(struct zcs_ctl_client *c);
@@ -39,7 +55,8 @@ int zcs_ctl_client_fd(const struct zcs_ctl_client *c);
 /* get: every setting, the radio's capabilities and the stream.  set: applies want (its `have`
  * fields together) and answers what the radio took.  Both wait up to timeout_ms.  Returns 0 with
  * *reply filled (reply->ok false and reply->error when the server refused: that is an answer,
- * not a failure), or -errno with err set (-ETIMEDOUT, a closed or broken connection). */
+ * not a failure), or -errno with err set (-ETIMEDOUT, a closed or broken connection; -EBUSY
+ * when the server closed the session with its reason, as when every session is held). */
 int zcs_ctl_client_get(struct zcs_ctl_client *c, struct zcs_ctl_reply *reply, int timeout_ms,
 		       char *err, size_t errlen);
 int zcs_ctl_client_set(struct zcs_ctl_client *c, const struct zcs_ctl_settings *want,
@@ -54,5 +71,12 @@ int zcs_ctl_client_send(struct zcs_ctl_client *c, int op, const struct zcs_ctl_s
  * or broken (a frame that does not open: -EBADMSG).  Call again until it returns 0. */
 int zcs_ctl_client_poll(struct zcs_ctl_client *c, struct zcs_ctl_reply *msg, char *err,
 			size_t errlen);
+
+/* One get (want NULL) or set on a connection of its own, closed after: open, the request, its
+ * reply.  A connection the server closes before the answer is tried again as open does, the
+ * attempts counted together.  Returns as zcs_ctl_client_get / zcs_ctl_client_set. */
+int zcs_ctl_client_request(const char *addr, const struct zcs_key *key,
+			   const struct zcs_ctl_settings *want, struct zcs_ctl_reply *reply,
+			   int timeout_ms, char *err, size_t errlen);
 
 #endif

@@ -136,23 +136,33 @@ static void send_set(struct zcs_ctl_fwd *f, const struct zcs_ctl_settings *want,
 	int ret;
 
 	describe(want, what, sizeof(what));
-	if (!f->c) {
-		ret = zcs_ctl_client_open(&f->c, to, &f->key, CONNECT_TIMEOUT_MS, err, sizeof(err));
-		if (ret < 0) {
-			zcs_log(&f->log, "control: set%s not sent: %s: %s", what, to, err);
-			__atomic_fetch_add(&f->st.failed, 1, __ATOMIC_RELAXED);
-			return;
-		}
-		__atomic_fetch_add(&f->st.connects, 1, __ATOMIC_RELAXED);
-		zcs_log(&f->log, "control: connected to %s (it holds our key)", to);
-	}
 	__atomic_fetch_add(&f->st.sets, 1, __ATOMIC_RELAXED);
-	ret = zcs_ctl_client_set(f->c, want, &r, SET_TIMEOUT_MS, err, sizeof(err));
-	if (ret < 0) {
-		zcs_log(&f->log, "control: set%s: %s", what, err);
-		__atomic_fetch_add(&f->st.failed, 1, __ATOMIC_RELAXED);
+	for (bool again = false;; again = true) {
+		if (!f->c) {
+			ret = zcs_ctl_client_open(&f->c, to, &f->key, CONNECT_TIMEOUT_MS, err,
+						  sizeof(err));
+			if (ret < 0) {
+				zcs_log(&f->log, "control: set%s not sent: %s: %s", what, to, err);
+				__atomic_fetch_add(&f->st.failed, 1, __ATOMIC_RELAXED);
+				return;
+			}
+			__atomic_fetch_add(&f->st.connects, 1, __ATOMIC_RELAXED);
+			zcs_log(&f->log, "control: connected to %s (it holds our key)", to);
+		}
+		ret = zcs_ctl_client_set(f->c, want, &r, SET_TIMEOUT_MS, err, sizeof(err));
+		if (ret == 0)
+			break;
 		zcs_ctl_client_close(f->c);
 		f->c = NULL;
+		/* the connection kept from an earlier set was closed meanwhile (zcs-send restarted;
+		 * a flood closed a handshake), or this one was before its answer: once more, on a
+		 * new one (a set is absolute values: taken twice, it is the same set) */
+		if (!again && zcs_ctl_client_retryable(ret)) {
+			zcs_log(&f->log, "control: set%s: %s: again on a new connection", what, err);
+			continue;
+		}
+		zcs_log(&f->log, "control: set%s: %s", what, err);
+		__atomic_fetch_add(&f->st.failed, 1, __ATOMIC_RELAXED);
 		return;
 	}
 	describe(&r.now, took, sizeof(took));

@@ -340,6 +340,9 @@ END_TEST
 struct mini {
 	int lfd;
 	const struct zcs_key *key;
+	int close_at_hello;     /* connections closed after their HELLO (a flood's eviction) */
+	int close_at_auth;      /* then connections closed after their AUTH, unanswered */
+	bool refuse;            /* then one answered with an id-0 refusal and closed */
 };
 
 static void write_frame(int fd, const uint8_t *f, size_t n)
@@ -361,9 +364,19 @@ static int read_frame(int fd, struct zcs_ctl_rxbuf *rb, const uint8_t **body, si
 	}
 }
 
+static int mini_accept(const struct mini *m)
+{
+	int fd;
+
+	while ((fd = accept(m->lfd, NULL, NULL)) < 0)
+		usleep(1000); /* the listener is non-blocking */
+	return fd;
+}
+
+/* Serves connections as m says, the last one in full until the client leaves. */
 static void *mini_main(void *arg)
 {
-	const struct mini *m = arg;
+	struct mini *m = arg;
 	static struct zcs_ctl_rxbuf rb;
 	static uint8_t f[ZCS_CTL_MAX_FRAME], plain[ZCS_CTL_MAX_PLAIN];
 	struct zcs_ctl_session s;
@@ -372,17 +385,36 @@ static void *mini_main(void *arg)
 	size_t len;
 	int fd;
 
-	while ((fd = accept(m->lfd, NULL, NULL)) < 0)
-		usleep(1000); /* the listener is non-blocking */
+again:
+	fd = mini_accept(m);
 	rb.used = 0;
 	ck_assert_int_eq(zcs_ctl_session_init(&s, true), 0);
 	if (read_frame(fd, &rb, &body, &len) != 1 || zcs_ctl_hello_check(&s, body, len) < 0)
 		goto out;
 	zcs_ctl_rxbuf_consume(&rb);
+	if (m->close_at_hello > 0) {
+		m->close_at_hello--;
+		close(fd);
+		goto again;
+	}
 	write_frame(fd, f, zcs_ctl_shello_write(&s, m->key, f));
 	if (read_frame(fd, &rb, &body, &len) != 1 || zcs_ctl_auth_check(&s, m->key, body, len) < 0)
 		goto out;
 	zcs_ctl_rxbuf_consume(&rb);
+	if (m->close_at_auth > 0) {
+		m->close_at_auth--;
+		close(fd);
+		goto again;
+	}
+	if (m->refuse) {
+		struct zcs_ctl_reply rp = { .ok = false };
+		ssize_t n;
+
+		snprintf(rp.error, sizeof(rp.error), "every one of the 1 control sessions is held");
+		n = zcs_ctl_msg_write_reply(&rp, text, sizeof(text));
+		write_frame(fd, f, (size_t)zcs_ctl_seal(&s, (const uint8_t *)text, (size_t)n, f));
+		goto out;
+	}
 	while (read_frame(fd, &rb, &body, &len) == 1) {
 		struct zcs_ctl_request rq;
 		struct zcs_ctl_reply rp = { .ok = true };
@@ -458,6 +490,70 @@ START_TEST(test_client)
 }
 END_TEST
 
+/* A server that closes handshakes (as zcs-send's does to the busiest sources under a flood) is
+ * tried again, a bounded number of times, and a request whose connection closed before the
+ * answer too; a refusal with the server's reason is not tried again. */
+START_TEST(test_client_retry)
+{
+	struct mini m = { .key = &key_a, .close_at_hello = ZCS_CTL_CLIENT_ATTEMPTS - 1 };
+	struct zcs_ctl_client *c;
+	struct zcs_ctl_reply r;
+	pthread_t th;
+	char addr[64], err[256];
+	int port;
+
+	keys();
+	for (unsigned a = 1; a < 8; a++) {
+		const unsigned base = ZCS_CTL_CLIENT_BACKOFF_MS << (a - 1), ms =
+			zcs_ctl_client_backoff_ms(a);
+
+		ck_assert_msg(ms >= base - base / 4 && ms <= base + base / 4, "%u: %u", a, ms);
+	}
+	ck_assert(zcs_ctl_client_retryable(-ECONNRESET) && zcs_ctl_client_retryable(-EPIPE));
+	ck_assert(!zcs_ctl_client_retryable(-EACCES) && !zcs_ctl_client_retryable(-ETIMEDOUT) &&
+		  !zcs_ctl_client_retryable(-ECONNREFUSED) && !zcs_ctl_client_retryable(-EBUSY));
+	m.lfd = listen_any(&port);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
+
+	/* four closed, the fifth attempt served */
+	ck_assert_int_eq(pthread_create(&th, NULL, mini_main, &m), 0);
+	ck_assert_msg(zcs_ctl_client_open(&c, addr, &key_a, 20000, err, sizeof(err)) == 0, "%s",
+		      err);
+	ck_assert_int_eq(zcs_ctl_client_get(c, &r, 10000, err, sizeof(err)), 0);
+	ck_assert(r.ok);
+	zcs_ctl_client_close(c);
+	pthread_join(th, NULL);
+
+	/* every attempt closed: the last error, and how many were made */
+	m.close_at_hello = ZCS_CTL_CLIENT_ATTEMPTS;
+	ck_assert_int_eq(pthread_create(&th, NULL, mini_main, &m), 0);
+	ck_assert_int_eq(zcs_ctl_client_open(&c, addr, &key_a, 20000, err, sizeof(err)),
+			 -ECONNRESET);
+	ck_assert_msg(strstr(err, "(5 attempts)") != NULL, "%s", err);
+	/* the server's thread has one more to serve: a client that leaves at once */
+	ck_assert_int_eq(zcs_ctl_client_open(&c, addr, &key_a, 20000, err, sizeof(err)), 0);
+	zcs_ctl_client_close(c);
+	pthread_join(th, NULL);
+
+	/* a request's connection closed before the answer, twice: the third one answers */
+	m.close_at_auth = 2;
+	ck_assert_int_eq(pthread_create(&th, NULL, mini_main, &m), 0);
+	ck_assert_msg(zcs_ctl_client_request(addr, &key_a, NULL, &r, 20000, err, sizeof(err)) == 0,
+		      "%s", err);
+	ck_assert(r.ok);
+	pthread_join(th, NULL);
+
+	/* every session held: said, and not tried again */
+	m.refuse = true;
+	ck_assert_int_eq(pthread_create(&th, NULL, mini_main, &m), 0);
+	ck_assert_int_eq(zcs_ctl_client_request(addr, &key_a, NULL, &r, 20000, err, sizeof(err)),
+			 -EBUSY);
+	ck_assert_msg(strstr(err, "sessions is held") != NULL, "%s", err);
+	pthread_join(th, NULL);
+	close(m.lfd);
+}
+END_TEST
+
 static Suite *ctl_suite(void)
 {
 	Suite *s = suite_create("ctl");
@@ -472,6 +568,7 @@ static Suite *ctl_suite(void)
 	tcase_add_test(tc, test_msg_reply);
 	tcase_add_test(tc, test_kv);
 	tcase_add_test(tc, test_client);
+	tcase_add_test(tc, test_client_retry);
 	suite_add_tcase(s, tc);
 	return s;
 }
