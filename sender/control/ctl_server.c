@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* The control listener: one thread, one poll() over the listening socket and at most
- * max_clients connections, each with a fixed buffer.  A connection proves the stream key or is
- * closed; any frame that does not open or parse closes it (counted by reason). */
+/* The control listener: one thread, one poll() over the listening socket, at most max_clients
+ * sessions and ZCS_CTL_SERVER_HANDSHAKES handshakes, each with a fixed buffer.  A connection
+ * proves the stream key or is closed; any frame that does not open or parse closes it (counted by
+ * reason); when every handshake slot is held, ctl_admit.c says who gives way. */
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -16,6 +17,7 @@
 #include <jansson.h>
 
 #include "clock.h"
+#include "ctl_admit.h"
 #include "ctl_msg.h"
 #include "ctl_server.h"
 #include "err.h"
@@ -28,13 +30,19 @@
 #define RETUNE_WAIT_MS 2000
 /* Failures logged one by one; a peer hammering the port is counted after that, not logged. */
 #define FAILS_LOGGED 20
+/* Connections taken per turn of the loop: under a flood the sessions' and handshakes' input is
+ * read between batches, and the kernel's queue (LISTEN_BACKLOG) holds the rest meanwhile. */
+#define ACCEPT_BATCH 32
+#define LISTEN_BACKLOG 128
 
 enum stage { ST_FREE = 0, ST_HELLO, ST_AUTH, ST_READY };
 
 struct client {
 	int fd;
 	enum stage stage;
-	uint64_t deadline;            /* handshake must end by then (CLOCK_MONOTONIC ns) */
+	uint64_t since;               /* accepted at (CLOCK_MONOTONIC ns) */
+	uint64_t deadline;            /* handshake must end by then */
+	struct zcs_ctl_source src;
 	struct zcs_ctl_session s;
 	struct zcs_ctl_rxbuf rb;
 	char peer[64];
@@ -45,7 +53,10 @@ struct zcs_ctl_server {
 	int lfd, stop_fd;
 	pthread_t thread;
 	bool started;
-	struct client *cl;
+	struct client *cl;            /* nslots: sessions and handshakes alike */
+	size_t nslots, nready, npending;
+	struct zcs_ctl_admit *admit;
+	struct zcs_ctl_admit_cand cand[ZCS_CTL_SERVER_HANDSHAKES];
 	struct pollfd *pfd;
 	uint64_t fails_logged;
 	/* the settings clients last heard of (a reply, an event): what another program's change
@@ -69,6 +80,10 @@ static void drop(struct zcs_ctl_server *s, struct client *c, int reason, const c
 		zcs_log(&s->cfg.log, "control: %s closed: %s%s", c->peer, why,
 		     s->fails_logged == FAILS_LOGGED ? " (further failures are counted only)" : "");
 	close(c->fd);
+	if (c->stage == ST_READY)
+		s->nready--;
+	else if (c->stage != ST_FREE)
+		s->npending--;
 	zcs_ctl_session_wipe(&c->s);
 	c->fd = -1;
 	c->stage = ST_FREE;
@@ -215,7 +230,7 @@ static void broadcast(struct zcs_ctl_server *s, const struct client *from,
 	ev.ok = true;
 	ev.id = 0;
 	ev.error[0] = ev.field[0] = '\0';
-	for (size_t i = 0; i < s->cfg.max_clients; i++) {
+	for (size_t i = 0; i < s->nslots; i++) {
 		struct client *o = &s->cl[i];
 
 		if (o != from && o->stage == ST_READY && send_msg(s, o, &ev))
@@ -319,7 +334,25 @@ static bool on_frame(struct zcs_ctl_server *s, struct client *c, const uint8_t *
 								 : zcs_ctl_err_name(ret));
 			return false;
 		}
+		zcs_ctl_admit_proved(s->admit, &c->src, zcs_mono_ns());
+		if (s->nready == s->cfg.max_clients) {
+			struct zcs_ctl_reply r = { .ok = false };
+
+			/* a key holder: it may know why, sealed, before the connection goes */
+			COUNT(s->st.refused_full);
+			snprintf(r.error, sizeof(r.error), "every one of the %zu control sessions is "
+				 "held by a key holder (zcs-send --control-clients)", s->cfg.max_clients);
+			c->stage = ST_READY;
+			s->npending--;
+			s->nready++;
+			(void)send_msg(s, c, &r);
+			if (c->fd >= 0)
+				drop(s, c, 0, r.error);
+			return false;
+		}
 		c->stage = ST_READY;
+		s->npending--;
+		s->nready++;
 		COUNT(s->st.sessions);
 		zcs_log(&s->cfg.log, "control: %s holds the key", c->peer);
 		return true;
@@ -376,49 +409,96 @@ static void on_input(struct zcs_ctl_server *s, struct client *c)
 	}
 }
 
+/* Room for a newcomer from src, if it is to have any: a free slot (after closing the handshake
+ * that gives way, when every handshake slot is held), or NULL to refuse it. */
+static struct client *make_room(struct zcs_ctl_server *s, const struct zcs_ctl_source *src,
+				uint64_t now, const char *peer)
+{
+	size_t idx[ZCS_CTL_SERVER_HANDSHAKES], n = 0;
+	long pick;
+
+	for (size_t i = 0; i < s->nslots && n < ZCS_CTL_SERVER_HANDSHAKES; i++) {
+		const struct client *c = &s->cl[i];
+
+		if (c->stage == ST_HELLO || c->stage == ST_AUTH) {
+			s->cand[n] = (struct zcs_ctl_admit_cand){ .src = c->src, .since_ns = c->since };
+			idx[n++] = i;
+		}
+	}
+	pick = zcs_ctl_admit_decide(s->admit, s->cand, n, ZCS_CTL_SERVER_HANDSHAKES, src, now);
+	if (pick == ZCS_CTL_ADMIT_REFUSE) {
+		COUNT(s->st.refused_busy);
+		if (s->fails_logged++ < FAILS_LOGGED)
+			zcs_log(&s->cfg.log, "control: %s refused: every handshake slot is held, and "
+				"its address opened more connections lately than any of theirs%s", peer,
+				s->fails_logged == FAILS_LOGGED ? " (further failures are counted only)"
+								: "");
+		return NULL;
+	}
+	if (pick >= 0) {
+		struct client *v = &s->cl[idx[pick]];
+
+		COUNT(s->st.evicted);
+		if (s->fails_logged < FAILS_LOGGED) {
+			char why[200];
+
+			snprintf(why, sizeof(why), "its handshake gave way to %s (every handshake slot "
+				 "held; its address the busiest)", peer);
+			drop(s, v, 0, why);
+		} else {
+			drop(s, v, 0, NULL);
+		}
+		return v;
+	}
+	for (size_t i = 0; i < s->nslots; i++)
+		if (s->cl[i].stage == ST_FREE)
+			return &s->cl[i];
+	return NULL;    /* cannot be: nready <= max_clients, npending < HANDSHAKES */
+}
+
 static void on_accept(struct zcs_ctl_server *s)
 {
-	for (;;) {
-		struct sockaddr_storage ss;
-		socklen_t sl = sizeof(ss);
-		const int fd = accept4(s->lfd, (struct sockaddr *)&ss, &sl,
+	for (int k = 0; k < ACCEPT_BATCH; k++) {
+		struct zcs_addr a = { .len = sizeof(a.ss) };
+		const int fd = accept4(s->lfd, (struct sockaddr *)&a.ss, &a.len,
 				       SOCK_NONBLOCK | SOCK_CLOEXEC);
-		struct zcs_addr a;
-		struct client *c = NULL;
+		const uint64_t now = zcs_mono_ns();
+		struct zcs_ctl_source src;
+		struct client *c;
+		char peer[64];
 
 		if (fd < 0)
 			return;
 		COUNT(s->st.accepted);
-		for (size_t i = 0; i < s->cfg.max_clients && !c; i++)
-			if (s->cl[i].stage == ST_FREE)
-				c = &s->cl[i];
-		memcpy(&a.ss, &ss, sizeof(ss));
-		a.len = sl;
-		if (!c) {
-			COUNT(s->st.refused_full);
-			if (s->fails_logged++ < FAILS_LOGGED) {
-				char as[64];
-
-				zcs_log(&s->cfg.log, "control: %s refused: %zu clients already", zcs_net_addr_str(
-				     &a, as, sizeof(as)), s->cfg.max_clients);
-			}
+		zcs_net_addr_str(&a, peer, sizeof(peer));
+		zcs_ctl_admit_source(&a, &src);
+		zcs_ctl_admit_count(s->admit, &src, now);
+		if (!(c = make_room(s, &src, now, peer))) {
 			close(fd);
 			continue;
 		}
 		c->fd = fd;
 		c->stage = ST_HELLO;
+		s->npending++;
 		c->rb.used = 0;
-		c->deadline = zcs_mono_ns() + ZCS_CTL_HANDSHAKE_MS * 1000000ULL;
-		zcs_net_addr_str(&a, c->peer, sizeof(c->peer));
-		if (zcs_ctl_session_init(&c->s, true) < 0)
+		c->src = src;
+		c->since = now;
+		c->deadline = now + ZCS_CTL_HANDSHAKE_MS * 1000000ULL;
+		memcpy(c->peer, peer, sizeof(c->peer));
+		if (zcs_ctl_session_init(&c->s, true) < 0) {
 			drop(s, c, 0, "libsodium failed to initialise");
+			continue;
+		}
+		/* a client sends its HELLO with the connection: answered now, its handshake needs
+		 * the slot one round trip less */
+		on_input(s, c);
 	}
 }
 
 static void *server_main(void *arg)
 {
 	struct zcs_ctl_server *s = arg;
-	const size_t n = s->cfg.max_clients;
+	const size_t n = s->nslots;
 	struct snap sn = { .pl = s->cfg.pl };
 
 	(void)zcs_pipeline_locked(s->cfg.pl, take_snap, &sn);
@@ -505,17 +585,23 @@ int zcs_ctl_server_start(struct zcs_ctl_server **out, const struct zcs_ctl_serve
 			      ZCS_CTL_SERVER_MAX_CLIENTS);
 		goto fail;
 	}
-	s->cl = calloc(cfg->max_clients, sizeof(*s->cl));
-	s->pfd = calloc(cfg->max_clients + 3, sizeof(*s->pfd));
-	if (!s->cl || !s->pfd) {
+	s->nslots = cfg->max_clients + ZCS_CTL_SERVER_HANDSHAKES;
+	s->cl = calloc(s->nslots, sizeof(*s->cl));
+	s->pfd = calloc(s->nslots + 3, sizeof(*s->pfd));
+	s->admit = malloc(sizeof(*s->admit));
+	if (!s->cl || !s->pfd || !s->admit) {
 		ret = zcs_err(err, errlen, -ENOMEM, "out of memory");
 		goto fail;
 	}
-	for (size_t i = 0; i < cfg->max_clients; i++)
+	if (zcs_ctl_admit_init(s->admit) < 0) {
+		ret = zcs_err(err, errlen, -EIO, "libsodium failed to initialise");
+		goto fail;
+	}
+	for (size_t i = 0; i < s->nslots; i++)
 		s->cl[i].fd = -1;
 	if ((ret = parse_listen(&a, cfg->listen, err, errlen)) < 0)
 		goto fail;
-	if ((ret = s->lfd = zcs_net_tcp_listen(&a, 8, err, errlen)) < 0)
+	if ((ret = s->lfd = zcs_net_tcp_listen(&a, LISTEN_BACKLOG, err, errlen)) < 0)
 		goto fail;
 	if ((s->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
 		ret = zcs_err_errno(err, errlen, "control: eventfd");
@@ -561,6 +647,7 @@ void zcs_ctl_server_stop(struct zcs_ctl_server *s)
 		close(s->lfd);
 	free(s->cl);
 	free(s->pfd);
+	free(s->admit);
 	free(s);
 }
 
@@ -576,12 +663,13 @@ static uint64_t dropped_total(const struct zcs_ctl_server_stats *st)
 const char *zcs_ctl_server_summary(const struct zcs_ctl_server_stats *st, char *buf, size_t len)
 {
 	snprintf(buf, len, "control: %" PRIu64 " connections, %" PRIu64 " with the key, %" PRIu64
-		 " refused (full), %" PRIu64 " closed for bad frames (auth %" PRIu64 ", seal %"
-		 PRIu64 "), %" PRIu64 " handshakes abandoned, %" PRIu64 " timed out; %" PRIu64
-		 " get, %" PRIu64 " set (%" PRIu64 " refused)", st->accepted, st->sessions,
+		 " refused (sessions full), %" PRIu64 " closed for bad frames (auth %" PRIu64
+		 ", seal %" PRIu64 "), %" PRIu64 " handshakes abandoned, %" PRIu64 " timed out, %"
+		 PRIu64 " given way and %" PRIu64 " refused under a flood; %" PRIu64 " get, %"
+		 PRIu64 " set (%" PRIu64 " refused)", st->accepted, st->sessions,
 		 st->refused_full, dropped_total(st), st->dropped[ZCS_CTL_E_AUTH],
-		 st->dropped[ZCS_CTL_E_SEAL], st->abandoned, st->handshake_timeouts,
-		 st->gets, st->sets, st->set_refused);
+		 st->dropped[ZCS_CTL_E_SEAL], st->abandoned, st->handshake_timeouts, st->evicted,
+		 st->refused_busy, st->gets, st->sets, st->set_refused);
 	return buf;
 }
 
@@ -592,9 +680,11 @@ const char *zcs_ctl_server_json(const struct zcs_ctl_server_stats *st, char *buf
 
 	for (int i = 1; d && i < ZCS_CTL_E_COUNT; i++)
 		json_object_set_new(d, zcs_ctl_err_name(i), json_integer((json_int_t)st->dropped[i]));
-	o = json_pack("{s:{sIsIsIsIsIsIsIsIsIsIso}}", "control",
+	o = json_pack("{s:{sIsIsIsIsIsIsIsIsIsIsIsIso}}", "control",
 		      "accepted", (json_int_t)st->accepted, "sessions", (json_int_t)st->sessions,
 		      "refused_full", (json_int_t)st->refused_full,
+		      "evicted", (json_int_t)st->evicted,
+		      "refused_busy", (json_int_t)st->refused_busy,
 		      "handshake_timeouts", (json_int_t)st->handshake_timeouts,
 		      "abandoned", (json_int_t)st->abandoned,
 		      "slow", (json_int_t)st->slow, "gets", (json_int_t)st->gets,

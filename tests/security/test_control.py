@@ -5,7 +5,9 @@
 # live session, garbage and an oversized length, more clients than allowed.  Each is closed and
 # counted by reason in zcs-send's summary, no setting changes, and the stream zcs-recv takes
 # meanwhile loses nothing.  The handshake MACs are BLAKE2b keyed (hashlib), as common/ctl/ctl_proto.c
-# computes them, so a peer can be written here without libsodium.  Ports 23100-23109.
+# computes them, so a peer can be written here without libsodium.  Idle connections beside the
+# sessions, and a key holder refused with the reason when every session is held.
+# Ports 23100-23109.
 import hashlib
 import json
 import os
@@ -217,14 +219,37 @@ def main():
                 s.sendall(junk)
                 assert closed(s), 'garbage %r not closed' % junk[:8]
             print('ok: garbage, a 65535-byte length, a zero length, version 2, bad magic: closed')
-            idle = [socket.create_connection(CTL) for _ in range(CLIENTS)]
-            time.sleep(0.2)
-            s = socket.create_connection(CTL)
-            assert closed(s, 5), 'a client over the limit was served'
+            # 6. connections that never start the handshake hold no session: a key holder is
+            # served beside them, and they are closed when the handshake's time is up
+            idle = [socket.create_connection(CTL) for _ in range(CLIENTS + 2)]
+            ctl(key, 'get')
             for x in idle:
+                assert closed(x, 20), 'an idle connection was never closed'
                 x.close()
-            print('ok: a client over --control-clients %d is closed at once' % CLIENTS)
-            for _ in range(400):   # the idle slots free as their closes are seen
+            print('ok: %d idle connections: a key holder served beside them, each closed when '
+                  'its handshake time was up or another from its address came' % len(idle))
+            # 7. every session held by key holders (zcs-ctl watch): one more proves the key and
+            # is refused with the reason; served again once one leaves
+            def watcher():
+                return subprocess.Popen([ctl_exe, '--key', key, '%s:%d' % CTL, 'watch'],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            watchers = [watcher() for _ in range(CLIENTS)]
+            refused = None
+            for _ in range(400):
+                # a get that came between them may have taken a watcher's session: again
+                watchers = [w if w.poll() is None else watcher() for w in watchers]
+                p = ctl(key, 'get', check=False)
+                if p.returncode != 0:
+                    refused = p
+                    break
+                time.sleep(0.05)
+            for w in watchers:
+                w.terminate()
+                w.wait()
+            assert refused and 'control sessions is held' in refused.stderr, refused
+            print('ok: with --control-clients %d sessions held, one more is told: %s' %
+                  (CLIENTS, refused.stderr.strip()))
+            for _ in range(400):   # the sessions free as the watchers' closes are seen
                 if ctl(key, 'get', check=False).returncode == 0:
                     break
                 time.sleep(0.05)
@@ -248,6 +273,8 @@ def main():
         assert dr['bad_length'] >= 2 and dr['bad_magic'] >= 1 and dr['bad_version'] >= 1, c
         assert c['abandoned'] >= 1, c      # zcs-ctl with the wrong key left
         assert c['refused_full'] >= 1, c
+        # the idle ones: timed out, or (a source holds 4 handshakes at most) given way
+        assert c['handshake_timeouts'] + c['evicted'] >= CLIENTS + 2, c
         assert c['sets'] == 3 and c['set_refused'] == 0, c   # only the three genuine sets
         assert summary['lost'] == 0 and summary['gap_samples'] == 0, summary
         assert summary['samples'] > 0, summary
