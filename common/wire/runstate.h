@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/* Keyed runs kept across restarts (docs/security.md, "Fresh runs"): the sender's run counter,
+ * advanced and made durable before a run's first datagram, and a receiver's record of the newest
+ * run it followed, so neither a board without a clock nor a receiver restarted can be fooled by
+ * a replay of an earlier run.  Both are small text files (statefile.h). */
+#ifndef ZCS_RUNSTATE_H
+#define ZCS_RUNSTATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The default state file of each side: the key file's name with this appended. */
+#define ZCS_RUN_COUNTER_SUFFIX ".run"
+#define ZCS_RUN_SEEN_SUFFIX ".seen"
+
+/* Parses a run counter file's text: decimal digits (1 to 20, no sign, no space, within
+ * uint64_t) and an optional "\n".  Returns 0 or -EINVAL. */
+int zcs_run_counter_parse(const char *text, size_t len, uint64_t *value);
+
+/* Advances the run counter kept at path and makes the new value durable before returning it
+ * in *run: a missing file counts as 0 (the first run is 1).  Refused, the counter untouched:
+ * a file that does not parse (corrupt), the counter at its largest, any failure to write it
+ * durably; err then names the file.  Returns 1 when the file was created (no counter was
+ * kept before), 0 when an existing counter was advanced, or -errno. */
+int zcs_run_counter_next(const char *path, uint64_t *run, char *err, size_t errlen);
+
+/* The newest keyed run a receiver followed: its counter, id, salt and newest metadata number. */
+struct zcs_run_seen {
+	uint64_t run;
+	uint32_t stream_id;
+	uint8_t salt[8];
+	uint64_t meta_seq;
+};
+
+/* Text of a record: "run N stream 0xXXXXXXXX salt HHHHHHHHHHHHHHHH meta M\n" (single spaces,
+ * lower-case hex).  format returns the length written (buf holds at least 96 bytes); parse
+ * accepts exactly that form (the newline optional) and returns 0 or -EINVAL. */
+size_t zcs_run_seen_format(const struct zcs_run_seen *s, char *buf, size_t cap);
+int zcs_run_seen_parse(const char *text, size_t len, struct zcs_run_seen *s);
+
+/* Loads the record at path.  Returns 1 with *s set, 0 when no file exists, or -errno with err
+ * set (refused as statefile.h says, or corrupt: -EINVAL). */
+int zcs_run_seen_load(const char *path, struct zcs_run_seen *s, char *err, size_t errlen);
+/* Saves *s at path durably (statefile.h).  Returns 0 or -errno with err set. */
+int zcs_run_seen_save(const char *path, const struct zcs_run_seen *s, char *err, size_t errlen);
+
+/* Whether keyed run (run, stream_id, salt), with metadata number meta_seq, is fresh against
+ * the newest run followed so far (s; NULL: none): a later run, or the very run followed with
+ * a metadata number after every one seen of it.  The receiver's one rule (docs/protocol.md,
+ * "Fresh runs"). */
+bool zcs_run_is_fresh(const struct zcs_run_seen *s, uint64_t run, uint32_t stream_id,
+		      const uint8_t salt[8], uint64_t meta_seq);
+
+#endif

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for common/wire/runstate.c and common/util/statefile.c: the sender's run counter
+ * (missing, advanced, corrupt, at its largest, a hostile path, a directory it cannot write), the
+ * receiver's record of the newest run followed, and the freshness rule both sides rest on. */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "runstate.h"
+#include "statefile.h"
+
+static char dir[64];
+static char path[128];
+
+static void make_dir(void)
+{
+	strcpy(dir, "/tmp/zcs-runstate-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/stream.key.run", dir);
+}
+
+static void remove_dir(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static void write_file(const char *p, const char *text, mode_t mode)
+{
+	const int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	ck_assert_int_eq(fchmod(fd, mode), 0);
+	close(fd);
+}
+
+static void read_back(const char *p, char *buf, size_t cap)
+{
+	const int fd = open(p, O_RDONLY);
+	ssize_t n;
+
+	ck_assert_int_ge(fd, 0);
+	n = read(fd, buf, cap - 1);
+	ck_assert_int_ge(n, 0);
+	buf[n] = '\0';
+	close(fd);
+}
+
+/* Files in dir: what a failed write must not leave behind (its temporary file). */
+static int entries(void)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+START_TEST(test_counter_parse)
+{
+	uint64_t v;
+
+	ck_assert_int_eq(zcs_run_counter_parse("7\n", 2, &v), 0);
+	ck_assert_uint_eq(v, 7);
+	ck_assert_int_eq(zcs_run_counter_parse("0", 1, &v), 0);
+	ck_assert_uint_eq(v, 0);
+	ck_assert_int_eq(zcs_run_counter_parse("18446744073709551615", 20, &v), 0);
+	ck_assert_uint_eq(v, UINT64_MAX);
+	/* one past, a sign, a space, a second line, hex, nothing */
+	ck_assert_int_eq(zcs_run_counter_parse("18446744073709551616", 20, &v), -EINVAL);
+	ck_assert_int_eq(zcs_run_counter_parse("+7", 2, &v), -EINVAL);
+	ck_assert_int_eq(zcs_run_counter_parse(" 7", 2, &v), -EINVAL);
+	ck_assert_int_eq(zcs_run_counter_parse("7\n\n", 3, &v), -EINVAL);
+	ck_assert_int_eq(zcs_run_counter_parse("0x7", 3, &v), -EINVAL);
+	ck_assert_int_eq(zcs_run_counter_parse("\n", 1, &v), -EINVAL);
+	ck_assert_int_eq(zcs_run_counter_parse("", 0, &v), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_counter_missing_then_advanced)
+{
+	char err[256], text[64];
+	struct stat st;
+	uint64_t run = 0;
+
+	make_dir();
+	ck_assert_int_eq(zcs_run_counter_next(path, &run, err, sizeof(err)), 1);
+	ck_assert_uint_eq(run, 1);
+	read_back(path, text, sizeof(text));
+	ck_assert_str_eq(text, "1\n");
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0600);
+	ck_assert_int_eq(zcs_run_counter_next(path, &run, err, sizeof(err)), 0);
+	ck_assert_uint_eq(run, 2);
+	/* a user may set it by hand, above what receivers have seen */
+	write_file(path, "1000", 0644);
+	ck_assert_int_eq(zcs_run_counter_next(path, &run, err, sizeof(err)), 0);
+	ck_assert_uint_eq(run, 1001);
+	read_back(path, text, sizeof(text));
+	ck_assert_str_eq(text, "1001\n");
+	ck_assert_int_eq(entries(), 1);
+	remove_dir();
+}
+END_TEST
+
+START_TEST(test_counter_corrupt)
+{
+	static const char *const bad[] = { "", "abc\n", "12 13\n", "-1\n", "99999999999999999999\n",
+					   "7\n8\n" };
+	char err[256], text[64];
+	uint64_t run = 42;
+
+	make_dir();
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		write_file(path, bad[i], 0600);
+		ck_assert_int_eq(zcs_run_counter_next(path, &run, err, sizeof(err)), -EINVAL);
+		ck_assert_ptr_nonnull(strstr(err, path));
+		ck_assert_ptr_nonnull(strstr(err, "corrupt"));
+		read_back(path, text, sizeof(text));
+		ck_assert_str_eq(text, bad[i]);   /* untouched */
+		ck_assert_uint_eq(run, 42);
+	}
+	/* binary, and longer than any state file */
+	{
+		const int fd = open(path, O_WRONLY | O_TRUNC);
+
+		ck_assert_int_eq(write(fd, "1\0002\n", 4), 4);
+		close(fd);
+	}
+	ck_assert_int_eq(zcs_run_counter_next(path, &run, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "binary"));
+	{
+		char big[ZCS_STATEFILE_MAX + 8];
+
+		memset(big, '1', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		write_file(path, big, 0600);
+	}
+	ck_assert_int_eq(zcs_run_counter_next(path, &run, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "too long"));
+	/* at its largest: never wraps to 0 */
+	write_file(path, "18446744073709551615\n", 0600);
+	ck_assert_int_eq(zcs_run_counter_next(path, &run, err, sizeof(err)), -ERANGE);
+	ck_assert_uint_eq(run, 42);
+	ck_assert_int_eq(entries(), 1);
+	remove_dir();
+}
+END_TEST
+
+START_TEST(test_counter_hostile_path)
+{
+	char err[256], target[160], text[64];
+	uint64_t run = 0;
+
+	make_dir();
+	/* a symlink to a file the program must not read nor replace through it */
+	snprintf(target, sizeof(target), "%s/elsewhere", dir);
+	write_file(target, "5\n", 0600);
+	ck_assert_int_eq(symlink(target, path), 0);
+	ck_assert_int_eq(zcs_run_counter_next(path, &run, err, sizeof(err)), -ELOOP);
+	ck_assert_ptr_nonnull(strstr(err, "symbolic link"));
+	read_back(target, text, sizeof(text));
+	ck_assert_str_eq(text, "5\n");
+	ck_assert_int_eq(unlink(path), 0);
+	/* a FIFO: refused at once, no hang */
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	ck_assert_int_eq(zcs_run_counter_next(path, &run, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "not a regular file"));
+	ck_assert_int_eq(unlink(path), 0);
+	/* a directory */
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	ck_assert_int_eq(zcs_run_counter_next(path, &run, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(rmdir(path), 0);
+	/* writable by others: anyone could set the board's counter */
+	write_file(path, "5\n", 0666);
+	ck_assert_int_eq(zcs_run_counter_next(path, &run, err, sizeof(err)), -EPERM);
+	ck_assert_ptr_nonnull(strstr(err, "chmod go-w"));
+	ck_assert_int_eq(unlink(path), 0);
+	/* a planted temporary name is never written: each write makes a new random one */
+	snprintf(target, sizeof(target), "%s.tmp-XXXXXX", path);
+	write_file(target, "planted", 0600);
+	ck_assert_int_eq(zcs_run_counter_next(path, &run, err, sizeof(err)), 1);
+	read_back(target, text, sizeof(text));
+	ck_assert_str_eq(text, "planted");
+	remove_dir();
+}
+END_TEST
+
+START_TEST(test_counter_not_writable)
+{
+	char err[256], p[192], text[64];
+	uint64_t run = 0;
+	pid_t pid;
+	int status;
+
+	make_dir();
+	/* a directory that does not exist, and a "directory" that is a file */
+	snprintf(p, sizeof(p), "%s/missing/stream.key.run", dir);
+	ck_assert_int_eq(zcs_run_counter_next(p, &run, err, sizeof(err)), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(err, p));
+	snprintf(p, sizeof(p), "%s/file", dir);
+	write_file(p, "", 0600);
+	snprintf(p, sizeof(p), "%s/file/stream.key.run", dir);
+	ck_assert_int_eq(zcs_run_counter_next(p, &run, err, sizeof(err)), -ENOTDIR);
+	/* a directory the program may not write (root may write anywhere: as nobody then) */
+	write_file(path, "3\n", 0644);
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (geteuid() == 0 && (setgid(65534) < 0 || setuid(65534) < 0))
+			_exit(3);
+		if (geteuid() != 0)
+			ck_assert_int_eq(chmod(dir, 0555) == 0 || errno == EPERM, 1);
+		_exit(zcs_run_counter_next(path, &run, err, sizeof(err)) == -EACCES &&
+		      strstr(err, path) ? 0 : 1);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	ck_assert_int_eq(chmod(dir, 0700), 0);
+	read_back(path, text, sizeof(text));
+	ck_assert_str_eq(text, "3\n");
+	ck_assert_int_eq(entries(), 2);   /* "file" and the counter: no temporary left */
+	remove_dir();
+}
+END_TEST
+
+START_TEST(test_seen_round_trip)
+{
+	const struct zcs_run_seen s = { .run = 12, .stream_id = 0x1a2b3c4d,
+					.salt = { 0, 1, 2, 0xab, 0xcd, 0xef, 0x10, 0xff },
+					.meta_seq = UINT64_MAX };
+	struct zcs_run_seen r;
+	char text[128], err[256];
+
+	ck_assert_uint_eq(zcs_run_seen_format(&s, text, sizeof(text)), strlen(text));
+	ck_assert_str_eq(text, "run 12 stream 0x1a2b3c4d salt 000102abcdef10ff "
+			 "meta 18446744073709551615\n");
+	ck_assert_int_eq(zcs_run_seen_parse(text, strlen(text), &r), 0);
+	ck_assert_uint_eq(r.run, 12);
+	ck_assert_uint_eq(r.stream_id, 0x1a2b3c4d);
+	ck_assert_mem_eq(r.salt, s.salt, 8);
+	ck_assert_uint_eq(r.meta_seq, UINT64_MAX);
+	/* without its newline too; any other spelling is refused */
+	ck_assert_int_eq(zcs_run_seen_parse(text, strlen(text) - 1, &r), 0);
+	static const char *const bad[] = {
+		"run 12 stream 0x1a2b3c4d salt 000102abcdef10ff meta 1 \n",
+		"run 12  stream 0x1a2b3c4d salt 000102abcdef10ff meta 1\n",
+		"run 12 stream 0x1A2B3C4D salt 000102abcdef10ff meta 1\n",
+		"run 12 stream 0x1a2b3c4 salt 000102abcdef10ff meta 1\n",
+		"run 12 stream 0x1a2b3c4d salt 000102abcdef10f meta 1\n",
+		"run -1 stream 0x1a2b3c4d salt 000102abcdef10ff meta 1\n",
+		"run 12 stream 0x1a2b3c4d salt 000102abcdef10ff\n",
+		"12\n", "",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_int_eq(zcs_run_seen_parse(bad[i], strlen(bad[i]), &r), -EINVAL);
+
+	make_dir();
+	ck_assert_int_eq(zcs_run_seen_load(path, &r, err, sizeof(err)), 0);
+	ck_assert_int_eq(zcs_run_seen_save(path, &s, err, sizeof(err)), 0);
+	memset(&r, 0, sizeof(r));
+	ck_assert_int_eq(zcs_run_seen_load(path, &r, err, sizeof(err)), 1);
+	ck_assert_uint_eq(r.run, 12);
+	ck_assert_uint_eq(r.meta_seq, UINT64_MAX);
+	write_file(path, "run 12\n", 0600);
+	ck_assert_int_eq(zcs_run_seen_load(path, &r, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "corrupt"));
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(symlink("/etc/passwd", path), 0);
+	ck_assert_int_eq(zcs_run_seen_load(path, &r, err, sizeof(err)), -ELOOP);
+	/* saving replaces the link, never writes through it */
+	ck_assert_int_eq(zcs_run_seen_save(path, &s, err, sizeof(err)), 0);
+	ck_assert_int_eq(zcs_run_seen_load(path, &r, err, sizeof(err)), 1);
+	remove_dir();
+}
+END_TEST
+
+START_TEST(test_fresh_rule)
+{
+	const struct zcs_run_seen s = { .run = 5, .stream_id = 0x11, .salt = { 1 }, .meta_seq = 40 };
+	const uint8_t same[8] = { 1 }, other[8] = { 2 };
+
+	/* nothing followed yet: any run */
+	ck_assert(zcs_run_is_fresh(NULL, 1, 0x11, same, 0));
+	/* a later run at once, whatever its id, salt or metadata number (a rebooted board) */
+	ck_assert(zcs_run_is_fresh(&s, 6, 0x22, other, 0));
+	ck_assert(zcs_run_is_fresh(&s, UINT64_MAX, 0x11, same, 0));
+	/* an earlier run, or another run under the same number: a replay */
+	ck_assert(!zcs_run_is_fresh(&s, 4, 0x22, other, 1000));
+	ck_assert(!zcs_run_is_fresh(&s, 0, 0x11, same, 1000));
+	ck_assert(!zcs_run_is_fresh(&s, 5, 0x22, same, 41));
+	ck_assert(!zcs_run_is_fresh(&s, 5, 0x11, other, 41));
+	/* the run followed itself: only past what was seen of it */
+	ck_assert(zcs_run_is_fresh(&s, 5, 0x11, same, 41));
+	ck_assert(!zcs_run_is_fresh(&s, 5, 0x11, same, 40));
+	ck_assert(!zcs_run_is_fresh(&s, 5, 0x11, same, 0));
+}
+END_TEST
+
+static Suite *runstate_suite(void)
+{
+	Suite *s = suite_create("runstate");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_counter_parse);
+	tcase_add_test(tc, test_counter_missing_then_advanced);
+	tcase_add_test(tc, test_counter_corrupt);
+	tcase_add_test(tc, test_counter_hostile_path);
+	tcase_add_test(tc, test_counter_not_writable);
+	tcase_add_test(tc, test_seen_round_trip);
+	tcase_add_test(tc, test_fresh_rule);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(runstate_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
