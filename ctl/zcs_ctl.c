@@ -179,8 +179,9 @@ static void print_names(const char *what, uint32_t bits)
 static void print_reply(const struct zcs_ctl_reply *r)
 {
 	if (r->has_stream)
-		printf("stream     0x%08" PRIx32 ", %s at %" PRIu64 " S/s, source %s\n", r->stream.id,
-		       zcs_wire_name(r->stream.format), r->stream.rate, r->stream.source);
+		printf("stream     0x%08" PRIx32 ", %s at %" PRIu64 " S/s, source %s, run %" PRIu64
+		       "\n", r->stream.id, zcs_wire_name(r->stream.format), r->stream.rate,
+		       r->stream.source, r->stream.run);
 	print_settings(&r->now, r->has_caps ? &r->caps : NULL);
 	if (r->has_caps) {
 		printf("gain modes");

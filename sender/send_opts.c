@@ -28,7 +28,7 @@ enum {
 	OPT_FREQ = 256, OPT_GAIN, OPT_BW, OPT_CHANNEL, OPT_TONE, OPT_AMPLITUDE, OPT_NOISE, OPT_SEED,
 	OPT_FILE_TYPE, OPT_LOOP, OPT_MTU, OPT_TTL, OPT_IFACE, OPT_MCAST_LOOP, OPT_ZSTD,
 	OPT_SEND_PATH, OPT_CPUS, OPT_JSON, OPT_UNPACED, OPT_KEY, OPT_CONTROL, OPT_CONTROL_CLIENTS,
-	OPT_GEN_KEY, OPT_ANNOUNCE,
+	OPT_GEN_KEY, OPT_ANNOUNCE, OPT_RUN_COUNTER,
 };
 
 /* --mtu's range in its message, from the protocol's own minimum */
@@ -75,6 +75,7 @@ static const struct option long_opts[] = {
 	{ "control", required_argument, NULL, OPT_CONTROL },
 	{ "control-clients", required_argument, NULL, OPT_CONTROL_CLIENTS },
 	{ "gen-key", required_argument, NULL, OPT_GEN_KEY },
+	{ "run-counter", required_argument, NULL, OPT_RUN_COUNTER },
 	{ "announce", optional_argument, NULL, OPT_ANNOUNCE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -263,6 +264,9 @@ static int check_combinations(struct zcs_send_opts *o, unsigned given, char *err
 			       (unsigned long long)o->src.rate);
 	if (zcs_compress_check(o->zstd_level, o->path, err, errlen) < 0)
 		return -EINVAL;
+	if (o->run_counter && !o->key_path)
+		return zcs_err(err, errlen, -EINVAL,
+			       "--run-counter numbers keyed runs: it needs --key FILE");
 	if (o->control && !o->key_path)
 		return zcs_err(err, errlen, -EINVAL,
 			       "--control needs --key FILE: the control channel admits only "
@@ -472,6 +476,8 @@ static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *
 		return ret;
 	case OPT_GEN_KEY:
 		return zcs_cli_opt_path("--gen-key", arg, &o->gen_key, err, errlen);
+	case OPT_RUN_COUNTER:
+		return zcs_cli_opt_path("--run-counter", arg, &o->run_counter, err, errlen);
 	case OPT_ANNOUNCE:
 		return parse_announce(o, arg, err, errlen);
 	case 'q':

@@ -31,6 +31,9 @@ struct zcs_send_opts {
 	const char *dest;
 	struct zcs_addr addr;
 	const char *key_path;         /* --key FILE, or NULL */
+	/* --run-counter FILE: where the keyed run counter is kept; NULL: the key file's name
+	 * with ".run" appended (common/wire/runstate.h) */
+	const char *run_counter;
 	const char *control;          /* --control [ADDR:]PORT, or NULL (off) */
 	size_t control_clients;       /* --control-clients N */
 	const char *gen_key;          /* --gen-key: write a fresh key file and exit */

@@ -52,6 +52,8 @@ const char *zcs_send_usage(void)
 "                        read): every datagram is authenticated with it, and the\n"
 "                        control channel proves it; see docs/security.md\n"
 "      --gen-key FILE    write a fresh random key to FILE (mode 0600) and exit\n"
+"      --run-counter FILE  where a keyed sender counts its runs across reboots\n"
+"                        (default: the key file's name + .run; on persistent storage)\n"
 "      --control [ADDR:]PORT  serve the keyed control channel there (off by default;\n"
 "                        the docs use port 5392); needs --key\n"
 "      --control-clients N  key holders served at once (1..64, default 4); connections\n"

@@ -21,6 +21,7 @@
 #include "net.h"
 #include "pipeline.h"
 #include "proto.h"
+#include "runstate.h"
 #include "send_opts.h"
 #include "send_stats.h"
 #include "source.h"
@@ -177,6 +178,34 @@ static int start_announce(struct zcs_dnssd_announce **ann, const struct zcs_send
 	return zcs_dnssd_announce_start(ann, &s, &log, err, errlen);
 }
 
+/* The keyed run's number: the counter kept beside the key (or at --run-counter) advanced and
+ * made durable before the run's first datagram, so receivers can tell this run from any earlier
+ * one without the board's clock (docs/security.md, "Fresh runs").  Returns 0 with *run set, or
+ * the exit status after saying why. */
+static int next_run(const struct zcs_send_opts *o, uint64_t *run)
+{
+	char path[4096], err[ERRLEN];
+	int ret;
+
+	if (o->run_counter)
+		snprintf(path, sizeof(path), "%s", o->run_counter);
+	else if (snprintf(path, sizeof(path), "%s%s", o->key_path, ZCS_RUN_COUNTER_SUFFIX) >=
+		 (int)sizeof(path)) {
+		fprintf(stderr, "zcs-send: --key %s: name too long for its run counter\n",
+			o->key_path);
+		return 2;
+	}
+	ret = zcs_run_counter_next(path, run, err, sizeof(err));
+	if (ret < 0) {
+		fprintf(stderr, "zcs-send: keyed run counter: %s: not started (receivers tell a "
+			"restart from a replay by it; --run-counter FILE puts it elsewhere)\n", err);
+		return ret == -EINVAL || ret == -EPERM || ret == -ELOOP || ret == -ERANGE ? 2 : 1;
+	}
+	if (ret == 1 && !o->quiet)
+		fprintf(stderr, "zcs-send: no run counter in %s yet: this is run 1\n", path);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct zcs_send_opts o;
@@ -189,7 +218,7 @@ int main(int argc, char **argv)
 	struct zcs_pipeline_stats fin;
 	char err[ERRLEN] = "", log[ERRLEN] = "", hostname[64] = "", raw_host[256] = "", text[2048];
 	sigset_t sigs;
-	uint64_t t0;
+	uint64_t t0, run = 0;
 	int fd = -1, ret, status = 1;
 
 	/* before any descriptor is opened: `zcs-send -s - <&-` must not read its own UDP socket */
@@ -268,6 +297,11 @@ int main(int argc, char **argv)
 	/* a host name is whatever root set: receivers refuse metadata with control characters or
 	 * broken UTF-8, so send it escaped, cut to the wire's 31 bytes at a character boundary */
 	zcs_text_escape(hostname, sizeof(((struct zcs_meta *)0)->sender), raw_host);
+	/* the last step before the pipeline: a run that fails to start sooner costs no number */
+	if (o.key_path && (ret = next_run(&o, &run)) != 0) {
+		status = ret;
+		goto out;
+	}
 	{
 		const struct zcs_pipeline_config pc = {
 			.src = &src, .fd = fd, .format = o.format,
@@ -278,7 +312,7 @@ int main(int argc, char **argv)
 			.cpu_src = o.cpu_src, .cpu_send = o.cpu_send,
 			.stream_id = stream_id, .sender_name = hostname,
 			.source_name = o.src.kind, .log = { log_line, NULL },
-			.key = o.key_path ? &key : NULL, .run_start_ns = zcs_wall_ns(),
+			.key = o.key_path ? &key : NULL, .run_start_ns = zcs_wall_ns(), .run = run,
 		};
 
 		ret = zcs_pipeline_create(&pl, &pc, log, sizeof(log), err, sizeof(err));
@@ -292,7 +326,7 @@ int main(int argc, char **argv)
 		const struct zcs_ctl_server_config cc = {
 			.listen = o.control, .key = &key, .max_clients = o.control_clients,
 			.pl = pl, .stream_id = stream_id, .format = o.format,
-			.source_name = o.src.kind, .log = { log_line, NULL },
+			.source_name = o.src.kind, .run = run, .log = { log_line, NULL },
 		};
 
 		if (zcs_ctl_server_start(&ctl, &cc, err, sizeof(err)) < 0) {
@@ -309,8 +343,8 @@ int main(int argc, char **argv)
 	}
 	if (o.key_path)
 		fprintf(stderr, "zcs-send: keyed stream: every datagram is authenticated with %s "
-			"(XChaCha20-Poly1305 tag, %d bytes more per datagram)\n", o.key_path,
-			ZCS_AUTH_SAMPLE_TRAILER);
+			"(XChaCha20-Poly1305 tag, %d bytes more per datagram); run %llu\n",
+			o.key_path, ZCS_AUTH_SAMPLE_TRAILER, (unsigned long long)run);
 	t0 = zcs_mono_ns();
 	ret = zcs_pipeline_start(pl, err, sizeof(err));
 	if (ret < 0)

@@ -184,12 +184,16 @@ ssize_t zcs_ctl_msg_write_reply(const struct zcs_ctl_reply *r, char *out, size_t
 		json_object_set_new(o, "since_sample", json_integer((json_int_t)r->since_sample));
 	if (r->has_caps)
 		json_object_set_new(o, "caps", caps_json(&r->caps));
-	if (r->has_stream)
-		json_object_set_new(o, "stream", json_pack("{sIsssIss}", "id",
-							   (json_int_t)r->stream.id, "format",
-							   zcs_wire_name(r->stream.format), "rate",
-							   (json_int_t)r->stream.rate, "source",
-							   r->stream.source));
+	if (r->has_stream) {
+		json_t *st = json_pack("{sIsssIss}", "id", (json_int_t)r->stream.id, "format",
+				       zcs_wire_name(r->stream.format), "rate",
+				       (json_int_t)r->stream.rate, "source", r->stream.source);
+
+		/* a JSON integer is signed: a run beyond it is not said (no counter gets there) */
+		if (st && r->stream.run && r->stream.run <= (uint64_t)INT64_MAX)
+			json_object_set_new(st, "run", json_integer((json_int_t)r->stream.run));
+		json_object_set_new(o, "stream", st);
+	}
 	return dump(o, out, outlen);
 }
 
@@ -458,6 +462,11 @@ static int parse_stream(const json_t *o, struct zcs_ctl_stream *s, char *err, si
 		return zcs_err(err, errlen, -EINVAL, "stream.format: unknown");
 	s->format = (uint8_t)f;
 	snprintf(s->source, sizeof(s->source), "%s", src ? src : "");
+	s->run = 0;
+	if (json_object_get(o, "run") &&
+	    (ret = get_u64(json_object_get(o, "run"), "stream.run", INT64_MAX, &s->run, err,
+			   errlen)) < 0)
+		return ret;
 	return 0;
 }
 

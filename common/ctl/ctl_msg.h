@@ -48,6 +48,9 @@ struct zcs_ctl_stream {
 	uint8_t format;         /* wire format */
 	uint64_t rate;
 	char source[16];        /* "iio", "tone", ... */
+	/* the live run's number (the keyed metadata's run, docs/protocol.md "Fresh runs"); 0: not
+	 * said (a server before revision 5).  A reply over a fresh session proves the run live. */
+	uint64_t run;
 };
 
 enum zcs_ctl_op {

@@ -16,13 +16,15 @@
 #define ZCS_AUTH_TAG_BYTES 16
 #define ZCS_AUTH_NONCE_BYTES 24
 
-/* A keyed sender's state for one run.  The salt and the run's start are fixed at init; meta_seq
- * numbers the metadata datagrams (the sample datagrams are numbered by their seq). */
+/* A keyed sender's state for one run.  The salt and the run's start are fixed at init, the run
+ * number set by the sender after init (its counter kept across reboots, common/wire/runstate.h);
+ * meta_seq numbers the metadata datagrams (the sample datagrams are numbered by their seq). */
 struct zcs_auth {
 	uint8_t key[ZCS_KEY_BYTES];
 	uint8_t salt[ZCS_AUTH_SALT_BYTES]; /* random per run: nonces never repeat across runs */
 	uint64_t run_start_ns;             /* the sender's wall clock at start, ns since 1970 */
 	uint64_t meta_seq;                 /* number of the next metadata datagram */
+	uint64_t run;                      /* the run's number: receivers order runs by it */
 };
 
 /* Copies the key, draws a fresh salt from libsodium's random source and numbers metadata from 0.

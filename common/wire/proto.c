@@ -57,6 +57,7 @@ _Static_assert(sizeof(((struct zcs_meta *)0)->source) >= M_SOURCE_LEN, "host sou
  * trailers (each ends with the salt, then the tag). */
 #define T_RUN_START 0
 #define T_META_SEQ 8
+#define T_RUN 16
 #define END_SALT (ZCS_AUTH_SALT_BYTES + ZCS_AUTH_TAG_BYTES)
 #define END_TAG ZCS_AUTH_TAG_BYTES
 
@@ -67,7 +68,7 @@ _Static_assert(sizeof(((struct zcs_meta *)0)->source) >= M_SOURCE_LEN, "host sou
 #define N_ZERO 13
 #define N_NUMBER 16
 
-_Static_assert(T_META_SEQ + 8 + END_SALT == ZCS_AUTH_META_TRAILER, "metadata trailer layout");
+_Static_assert(T_RUN + 8 + END_SALT == ZCS_AUTH_META_TRAILER, "metadata trailer layout");
 _Static_assert(END_SALT == ZCS_AUTH_SAMPLE_TRAILER, "sample trailer layout");
 _Static_assert(N_NUMBER + 8 == ZCS_AUTH_NONCE_BYTES, "nonce layout must fill 24");
 
@@ -296,6 +297,7 @@ static int parse_keyed(const uint8_t *buf, size_t len, struct zcs_dgram *out)
 	if (base == ZCS_DGRAM_META) {
 		out->run_start_ns = zcs_get_le64(buf + inner + T_RUN_START);
 		out->meta_seq = zcs_get_le64(buf + inner + T_META_SEQ);
+		out->run = zcs_get_le64(buf + inner + T_RUN);
 	}
 	memcpy(out->salt, buf + len - END_SALT, sizeof(out->salt));
 	return 0;
@@ -394,6 +396,7 @@ size_t zcs_auth_seal_meta(struct zcs_auth *a, uint8_t *dg)
 	dg[OFF_TYPE] |= ZCS_AUTH_TYPE_BIT;
 	zcs_put_le64(trailer + T_RUN_START, a->run_start_ns);
 	zcs_put_le64(trailer + T_META_SEQ, number);
+	zcs_put_le64(trailer + T_RUN, a->run);
 	memcpy(dg + total - END_SALT, a->salt, ZCS_AUTH_SALT_BYTES);
 	seal(a->key, dg, total, number);
 	return total;

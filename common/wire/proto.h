@@ -103,11 +103,13 @@ struct zcs_dgram {
 	struct zcs_meta meta;
 	const uint8_t *payload;
 	/* keyed: type bit 7 (ZCS_AUTH_TYPE_BIT) was set and the trailer stripped; the parser
-	 * does not verify it (zcs_auth_verify does).  run_start_ns and meta_seq: metadata only. */
+	 * does not verify it (zcs_auth_verify does).  run_start_ns, meta_seq and run: metadata
+	 * only. */
 	bool keyed;
 	uint8_t salt[ZCS_AUTH_SALT_BYTES];
 	uint64_t run_start_ns;
 	uint64_t meta_seq;
+	uint64_t run;
 };
 
 /* UDP payload bytes that fit a path MTU: mtu - 28 (IPv4) or mtu - 48 (IPv6). */
@@ -127,7 +129,7 @@ void zcs_proto_write_sample_hdr(uint8_t *buf, const struct zcs_sample_hdr *hdr);
 size_t zcs_proto_write_meta(uint8_t *buf, const struct zcs_meta *meta);
 
 /* Validates len bytes at buf and fills *out.  Never reads past len.  A keyed datagram (type bit 7)
- * is parsed without its trailer, whose fields land in out->salt, run_start_ns and meta_seq.
+ * is parsed without its trailer, whose fields land in out->salt, run_start_ns, meta_seq and run.
  * Returns 0, or -enum zcs_proto_err naming why the datagram is bad (then *out is unspecified).
  * A ZSTD payload is checked for framing only; see zcs_codec_decompress(). */
 int zcs_proto_parse(const uint8_t *buf, size_t len, struct zcs_dgram *out);
@@ -143,8 +145,9 @@ const char *zcs_proto_err_name(int err);
 #define ZCS_AUTH_TYPE_BIT 0x80
 /* Trailer of a sample datagram (type 128): salt, tag. */
 #define ZCS_AUTH_SAMPLE_TRAILER (ZCS_AUTH_SALT_BYTES + ZCS_AUTH_TAG_BYTES)
-/* Trailer of a metadata datagram (type 129): run_start_ns u64, meta_seq u64, salt, tag. */
-#define ZCS_AUTH_META_TRAILER (8 + 8 + ZCS_AUTH_SALT_BYTES + ZCS_AUTH_TAG_BYTES)
+/* Trailer of a metadata datagram (type 129): run_start_ns u64, meta_seq u64, run u64 (revision
+ * 5, docs/protocol.md "Fresh runs"), salt, tag. */
+#define ZCS_AUTH_META_TRAILER (8 + 8 + 8 + ZCS_AUTH_SALT_BYTES + ZCS_AUTH_TAG_BYTES)
 /* The largest trailer, for buffers that hold either. */
 #define ZCS_AUTH_MAX_TRAILER ZCS_AUTH_META_TRAILER
 
@@ -165,8 +168,8 @@ size_t zcs_auth_trailer_bytes(int base_type);
 size_t zcs_auth_seal_samples(const struct zcs_auth *a, uint8_t *dg, size_t len);
 
 /* dg holds a complete unkeyed metadata datagram (ZCS_PROTO_META_SIZE bytes) with room for
- * ZCS_AUTH_META_TRAILER more.  Sets the type bit, appends run_start_ns, the next meta_seq, salt
- * and tag.  Returns the keyed datagram's length. */
+ * ZCS_AUTH_META_TRAILER more.  Sets the type bit, appends run_start_ns, the next meta_seq, the
+ * run, salt and tag.  Returns the keyed datagram's length. */
 size_t zcs_auth_seal_meta(struct zcs_auth *a, uint8_t *dg);
 
 /* Verifies the len bytes at dg under key, looking at nothing else first: the type byte says

@@ -177,6 +177,7 @@ static void do_get(struct zcs_ctl_server *s, struct client *c, uint32_t id)
 	settings_of(&sn.info, sn.format, sn.radio, &r.now);
 	r.caps = sn.caps;
 	r.stream.id = s->cfg.stream_id;
+	r.stream.run = s->cfg.run;
 	r.stream.format = (uint8_t)sn.format;
 	r.stream.rate = sn.info.sample_rate;
 	snprintf(r.stream.source, sizeof(r.stream.source), "%s",

@@ -39,6 +39,7 @@ struct zcs_ctl_server_config {
 	uint32_t stream_id;
 	int format;                   /* the stream's wire format */
 	const char *source_name;
+	uint64_t run;                 /* the keyed run's number, said in get's stream.run */
 	struct zcs_log log;           /* news: sessions, sets, refusals */
 };
 

@@ -90,6 +90,7 @@ int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_con
 		ret = zcs_auth_init(&p->auth, cfg->key, cfg->run_start_ns, err, errlen);
 		if (ret < 0)
 			goto fail;
+		p->auth.run = cfg->run;
 		p->keyed = true;
 		p->trailer = ZCS_AUTH_SAMPLE_TRAILER;
 	}

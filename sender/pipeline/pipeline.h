@@ -29,9 +29,12 @@ struct zcs_pipeline_config {
 	const char *source_name;      /* "tone", "iio", ... for the metadata */
 	struct zcs_log log;           /* news from the threads (path changes, pinning trouble) */
 	/* with a key every datagram carries an authentication trailer (common/wire/auth.h);
-	 * run_start_ns is the sender's wall clock at start, announced in keyed metadata */
+	 * run_start_ns is the sender's wall clock at start and run the run's number (its counter
+	 * kept across reboots, made durable before this run's first datagram), both announced in
+	 * keyed metadata */
 	const struct zcs_key *key;
 	uint64_t run_start_ns;
+	uint64_t run;
 };
 
 /* A snapshot of the counters, readable at any time from any thread. */

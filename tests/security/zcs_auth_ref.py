@@ -74,7 +74,7 @@ def verify(key, d):
             return False
         number = d[8:16]
     elif base == 1:
-        if len(d) != 128 + 40:
+        if len(d) != 128 + 48:
             return False
         number = d[136:144]
     else:
@@ -83,6 +83,11 @@ def verify(key, d):
     nonce = salt + d[4:8] + bytes([d[3]]) + b'\0\0\0' + number
     # the comparison need not be constant-time here: this is a test, not a receiver
     return xchacha20poly1305_tag(key, nonce, d[:-16]) == tag
+
+
+def meta_run(d):
+    """The run number a keyed metadata datagram announces (docs/protocol.md, revision 5)."""
+    return struct.unpack_from('<Q', d, 144)[0]
 
 
 def load_key(path):

@@ -39,6 +39,8 @@ expect "--mtu '100'" -s tone --mtu 100 $d
 expect "--mtu '70000'" -s tone --mtu 70000 $d
 expect "--ttl '0'" -s tone --ttl 0 239.1.2.3 $d
 expect "--control needs --key" -s tone --control 5392 $d
+expect "--run-counter numbers keyed runs: it needs --key" -s tone --run-counter /tmp/x.run $d
+expect "--run-counter '': empty file name" -s tone --key /dev/null --run-counter '' $d
 expect "--control-clients '0'" -s tone --key /dev/null --control 5392 --control-clients 0 $d
 expect "--key" -s tone --key /nonexistent/zcs.key $d
 expect "--zstd='30'" -s tone --zstd=30 $d

@@ -14,6 +14,7 @@
 import json
 import os
 import socket
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -162,8 +163,8 @@ def main():
         checks.append(c)
     finally:
         stop(tx)
-        os.unlink(key)
-        os.rmdir(d)
+        # the key's directory also holds the sender's run counter (KEY.run)
+        shutil.rmtree(d)
     finish_suite(checks)
 
 

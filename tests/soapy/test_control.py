@@ -9,6 +9,7 @@
 # Usage: test_control.py MODULE_DIR ZCS_SEND
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -138,8 +139,8 @@ def main():
         checks.append(c)
     finally:
         stop(tx)
-        os.unlink(key)
-        os.rmdir(d)
+        # the key's directory also holds the sender's run counter (KEY.run)
+        shutil.rmtree(d)
     finish_suite(checks)
 
 

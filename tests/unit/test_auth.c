@@ -116,6 +116,7 @@ START_TEST(test_meta_round_trip)
 
 	key_of(&k, 4);
 	ck_assert_int_eq(zcs_auth_init(&a, &k, 0x1122334455667788ULL, NULL, 0), 0);
+	a.run = 0x0102030405060708ULL;
 	strcpy(m.sender, "pluto");
 	zcs_proto_write_meta(buf, &m);
 	len = zcs_auth_seal_meta(&a, buf);
@@ -126,6 +127,7 @@ START_TEST(test_meta_round_trip)
 	ck_assert_uint_eq(dg.type, ZCS_DGRAM_META);
 	ck_assert_uint_eq(dg.run_start_ns, 0x1122334455667788ULL);
 	ck_assert_uint_eq(dg.meta_seq, 0);
+	ck_assert_uint_eq(dg.run, 0x0102030405060708ULL);
 	ck_assert_uint_eq(dg.meta.sample_rate, 30720000);
 	memcpy(first, buf, sizeof(buf));
 	/* the next one has the next number, hence another nonce and tag */
@@ -137,6 +139,13 @@ START_TEST(test_meta_round_trip)
 	/* a forger renumbering an old one is caught */
 	zcs_put_le64(first + ZCS_PROTO_META_SIZE + 8, 5);
 	ck_assert_int_eq(zcs_auth_verify(&k, first, len), ZCS_AUTH_BAD);
+	zcs_put_le64(first + ZCS_PROTO_META_SIZE + 8, 0);
+	ck_assert_int_eq(zcs_auth_verify(&k, first, len), ZCS_AUTH_OK);
+	/* ... and so is one giving an old run a later number (to pass for a rebooted board) */
+	zcs_put_le64(first + ZCS_PROTO_META_SIZE + 16, 0x0102030405060709ULL);
+	ck_assert_int_eq(zcs_auth_verify(&k, first, len), ZCS_AUTH_BAD);
+	/* the trailer of revision 4 (no run), tag and all, is no longer a keyed metadata datagram */
+	ck_assert_int_eq(zcs_auth_verify(&k, buf, len - 8), ZCS_AUTH_BAD);
 	for (size_t i = 0; i < len; i++) {
 		buf[i] ^= 0x40;
 		ck_assert_int_ne(zcs_auth_verify(&k, buf, len), ZCS_AUTH_OK);
@@ -196,14 +205,15 @@ START_TEST(test_golden_vector)
 }
 END_TEST
 
-/* The same example's metadata counterpart: a metadata datagram sealed as the 8th of its run, the
- * trailer (run_start_ns, meta_seq, salt, tag) checked against tests/security/zcs_auth_ref.py. */
+/* The same example's metadata counterpart: a metadata datagram sealed as the 8th of run 3, the
+ * trailer (run_start_ns, meta_seq, run, salt, tag) checked against tests/security/zcs_auth_ref.py. */
 START_TEST(test_meta_golden_vector)
 {
 	static const uint8_t want_trailer[ZCS_AUTH_META_TRAILER] = {
 		0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00,
-		0x00, 0x00, 0x5a, 0x43, 0x53, 0x2d, 0x73, 0x61, 0x6c, 0x74, 0x16, 0x79, 0x94, 0x2a,
-		0x62, 0x24, 0x4e, 0x62, 0x02, 0x68, 0xca, 0x2d, 0x0e, 0x52, 0xf7, 0x5c,
+		0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5a, 0x43, 0x53, 0x2d,
+		0x73, 0x61, 0x6c, 0x74, 0x3c, 0x2a, 0xa3, 0x61, 0x94, 0xbe, 0xb8, 0xcb, 0x8f, 0x67,
+		0x01, 0x6a, 0x51, 0x61, 0x85, 0xa9,
 	};
 	struct zcs_meta m = {
 		.stream_id = 0x12345678, .meta_version = 3, .next_seq = 5, .ref_sample = 3040,
@@ -219,6 +229,7 @@ START_TEST(test_meta_golden_vector)
 	ck_assert_int_eq(zcs_auth_init(&a, &k, 0x1122334455667788ULL, NULL, 0), 0);
 	memcpy(a.salt, "ZCS-salt", sizeof(a.salt));
 	a.meta_seq = 7;
+	a.run = 3;
 	strcpy(m.sender, "pluto");
 	strcpy(m.version, "1");
 	strcpy(m.source, "tone");
@@ -264,6 +275,52 @@ START_TEST(test_tag_of_bytes)
 }
 END_TEST
 
+/* docs/protocol.md, "Keyed datagrams", Example: a keyed metadata datagram of run 7 from a board
+ * whose clock reads 12 s after 1970 (revision 5). */
+START_TEST(test_golden_meta_vector)
+{
+	static const uint8_t want[176] = {
+		0x5a, 0x53, 0x01, 0x81, 0x78, 0x56, 0x34, 0x12, 0x01, 0x00, 0x00, 0x00, 0x40, 0x9c, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x78, 0x41, 0xcb, 0x02, 0x00, 0x00, 0x00, 0x80, 0x84, 0x1e, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x18, 0xdd, 0x19, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x02, 0x00, 0xd8, 0x01, 0x00, 0x00, 0x70, 0x6c, 0x75, 0x74, 0x6f, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x30, 0x2e, 0x31, 0x2e, 0x30, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x69, 0x69, 0x6f, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x78, 0x41, 0xcb, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5a, 0x43, 0x53, 0x2d, 0x73, 0x61, 0x6c, 0x74,
+		0x51, 0x05, 0x9d, 0x67, 0x04, 0x07, 0xfb, 0x2e, 0x8a, 0xdc, 0x1f, 0x8a, 0x37, 0x1c, 0x82, 0x1a,
+	};
+	struct zcs_meta m = {
+		.stream_id = 0x12345678, .meta_version = 1, .ref_time_ns = 12000000000ULL,
+		.sample_rate = 2000000, .center_freq = 433920000, .gain_mdb = 40000,
+		.gain_mode = ZCS_GAIN_MANUAL, .format = ZCS_WIRE_P12, .samples_per_dgram = 472,
+	};
+	struct zcs_key k;
+	struct zcs_auth a;
+	struct zcs_dgram dg;
+	uint8_t buf[sizeof(want)];
+
+	for (size_t i = 0; i < sizeof(k.bytes); i++)
+		k.bytes[i] = (uint8_t)i;
+	ck_assert_int_eq(zcs_auth_init(&a, &k, 12000000000ULL, NULL, 0), 0);
+	memcpy(a.salt, "ZCS-salt", sizeof(a.salt));
+	a.run = 7;
+	strcpy(m.sender, "pluto");
+	strcpy(m.version, "0.1.0");
+	strcpy(m.source, "iio");
+	zcs_proto_write_meta(buf, &m);
+	ck_assert_uint_eq(zcs_auth_seal_meta(&a, buf), sizeof(want));
+	ck_assert_mem_eq(buf, want, sizeof(want));
+	ck_assert_int_eq(zcs_auth_verify(&k, want, sizeof(want)), ZCS_AUTH_OK);
+	ck_assert_int_eq(zcs_proto_parse(want, sizeof(want), &dg), 0);
+	ck_assert_uint_eq(dg.run, 7);
+	ck_assert_uint_eq(dg.run_start_ns, 12000000000ULL);
+	ck_assert_uint_eq(dg.meta_seq, 0);
+}
+END_TEST
+
 static Suite *auth_suite(void)
 {
 	Suite *s = suite_create("auth");
@@ -276,6 +333,7 @@ static Suite *auth_suite(void)
 	tcase_add_test(tc, test_golden_vector);
 	tcase_add_test(tc, test_meta_golden_vector);
 	tcase_add_test(tc, test_tag_of_bytes);
+	tcase_add_test(tc, test_golden_meta_vector);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -255,7 +255,7 @@ START_TEST(test_msg_reply)
 					.gain_max_mdb = 71000, .gain_modes = 0x0f, .channels = 3,
 					.formats = 0x0e, .settable = ZCS_CTL_FREQ | ZCS_CTL_GAIN };
 	r.stream = (struct zcs_ctl_stream){ .id = 0xdeadbeef, .format = ZCS_WIRE_P12,
-					    .rate = 2000000, .source = "iio" };
+					    .rate = 2000000, .source = "iio", .run = 1234 };
 	n = zcs_ctl_msg_write_reply(&r, text, sizeof(text));
 	ck_assert_int_gt(n, 0);
 	ck_assert_int_eq(zcs_ctl_msg_parse_reply((const uint8_t *)text, (size_t)n, &back, err,
@@ -287,6 +287,21 @@ START_TEST(test_msg_reply)
 	ck_assert_uint_eq(back.stream.rate, 2000000);
 	ck_assert_int_eq(back.stream.format, ZCS_WIRE_P12);
 	ck_assert_str_eq(back.stream.source, "iio");
+	ck_assert_uint_eq(back.stream.run, 1234);
+	/* a server of revision 4 says no run: 0; a run that is not a whole number is refused */
+	{
+		static const char old[] = "{\"id\":3,\"ok\":true,\"settings\":{},\"changed\":[],"
+			"\"stream\":{\"id\":1,\"format\":\"p12\",\"rate\":2,\"source\":\"iio\"}}";
+		static const char bad[] = "{\"id\":3,\"ok\":true,\"settings\":{},\"changed\":[],"
+			"\"stream\":{\"id\":1,\"format\":\"p12\",\"rate\":2,\"source\":\"iio\","
+			"\"run\":-1}}";
+
+		ck_assert_int_eq(zcs_ctl_msg_parse_reply((const uint8_t *)old, strlen(old), &back,
+							 err, sizeof(err)), 0);
+		ck_assert_uint_eq(back.stream.run, 0);
+		ck_assert_int_eq(zcs_ctl_msg_parse_reply((const uint8_t *)bad, strlen(bad), &back,
+							 err, sizeof(err)), -EINVAL);
+	}
 	/* an event */
 	memset(&r, 0, sizeof(r));
 	r.event = true;
