@@ -125,6 +125,11 @@ int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_con
 			strerror(-ret));
 		goto fail;
 	}
+	p->slot_settings = calloc(p->pool.nslots, sizeof(*p->slot_settings));
+	if (!p->slot_settings) {
+		ret = zcs_err(err, errlen, -ENOMEM, "out of memory");
+		goto fail;
+	}
 	if ((ret = zcs_ring_init(&p->full, ZCS_PIPELINE_SLOTS)) < 0 ||
 	    (ret = zcs_ring_init(&p->free, ZCS_PIPELINE_SLOTS)) < 0 ||
 	    (ret = zcs_doorbell_init(&p->full_db)) < 0 || (ret = zcs_doorbell_init(&p->free_db)) < 0) {
@@ -240,6 +245,7 @@ void zcs_pipeline_destroy(struct zcs_pipeline *p)
 	zcs_doorbell_close(&p->free_db);
 	zcs_ring_free(&p->full);
 	zcs_ring_free(&p->free);
+	free(p->slot_settings);
 	zcs_train_pool_free(&p->pool);
 	zcs_pipeline_tune_fini(p);
 	zcs_auth_wipe(&p->auth);

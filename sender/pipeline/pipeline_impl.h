@@ -52,12 +52,20 @@ struct zcs_pipeline_fmt {
 	size_t dgrams;                /* datagrams in a full train */
 };
 
+/* What a train announces besides its samples, per slot (by the train's index): kept beside the
+ * pool, not in struct zcs_train, whose other user, the send path, knows nothing of sources. */
+struct zcs_slot_settings {
+	bool changed;                 /* the radio settings changed before this train */
+	struct zcs_radio_info info;   /* and are now these */
+};
+
 struct zcs_pipeline {
 	struct zcs_pipeline_config cfg;
 	struct zcs_pipeline_fmt fmt[ZCS_WIRE_MAX + 1];
 	int format;                   /* the wire format asked for last (under tune_mu) */
 	struct zcs_kernels k;
 	struct zcs_train_pool pool;
+	struct zcs_slot_settings *slot_settings; /* one per slot of the pool */
 	struct zcs_sendpath *sp;
 	struct zcs_compress z;        /* --zstd: the source thread compresses */
 	struct zcs_ring full, free;   /* source -> send, send -> source */

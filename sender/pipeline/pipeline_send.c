@@ -196,10 +196,10 @@ void *zcs_pipeline_send_main(void *arg)
 		}
 		s.ref_sample = t->first_sample;
 		s.ref_time_ns = t->wall_ns;
-		if (t->meta_changed) {
+		if (p->slot_settings[t->index].changed) {
 			const bool new_format = t->format != s.format;
 
-			s.info = t->info;
+			s.info = p->slot_settings[t->index].info;
 			s.format = t->format;
 			s.spd = t->spd;
 			s.meta_version++;

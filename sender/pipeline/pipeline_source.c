@@ -164,13 +164,14 @@ static size_t finish_dgram(struct src_state *s, struct zcs_train *t, size_t k, s
 static int fill_train(struct src_state *s, struct zcs_train *t)
 {
 	struct zcs_pipeline *const p = s->p;
+	struct zcs_slot_settings *const settings = &p->slot_settings[t->index];
 	int ret = 0;
 
 	t->count = 0;
 	t->bytes = 0;
 	t->samples = 0;
 	t->variable = zcs_compress_on(&p->z);
-	t->meta_changed = false;
+	settings->changed = false;
 	t->first_seq = s->seq;
 	t->first_sample = s->sample;
 	t->wall_ns = zcs_wall_ns();
@@ -200,8 +201,8 @@ static int fill_train(struct src_state *s, struct zcs_train *t)
 				if (s->events & ZCS_SRC_DISCONT)
 					flags |= ZCS_FLAG_DISCONT;
 				if (s->events & ZCS_SRC_RETUNED) {
-					t->meta_changed = true;
-					t->info = s->info;
+					settings->changed = true;
+					settings->info = s->info;
 					/* the control server tells its clients (it told them of its
 					 * own changes already) */
 					if (s->ext)

@@ -8,13 +8,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "source.h"
-
 /* The kernel segments at most 64 datagrams per GSO send (UDP_MAX_SEGMENTS before Linux 6.9). */
 #define ZCS_TRAIN_MAX_SEGS 64
 /* And one send is at most one UDP datagram's worth of bytes. */
 #define ZCS_TRAIN_MAX_BYTES 65507
 
+/* What the send path needs to send a train and to count it when it gives one up.  What else a
+ * train brings (new radio settings, say) its filler keeps beside the pool, by slot index. */
 struct zcs_train {
 	uint8_t *buf;          /* datagram k starts at buf + k * seg */
 	uint16_t *lens;        /* bytes of datagram k, header included */
@@ -24,10 +24,8 @@ struct zcs_train {
 	bool variable;         /* datagrams differ in length (zstd): one datagram per send */
 	uint64_t first_seq;
 	uint64_t first_sample;
-	uint64_t samples;
+	uint64_t samples;      /* spd in every datagram but the last, which holds the rest */
 	uint64_t wall_ns;      /* wall clock when the train began filling */
-	bool meta_changed;     /* the radio settings changed before this train: info holds them */
-	struct zcs_radio_info info;
 	/* its wire format's: full datagrams' size (the GSO segment and the stride in buf), their
 	 * samples, and the datagrams of a full train (the wire format may change between trains) */
 	int format;
