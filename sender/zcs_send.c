@@ -216,7 +216,7 @@ int main(int argc, char **argv)
 	struct zcs_key key;
 	uint32_t stream_id = random_stream_id();
 	struct zcs_pipeline_stats fin;
-	char err[ERRLEN] = "", log[ERRLEN] = "", hostname[64] = "", raw_host[256] = "", text[2048];
+	char err[ERRLEN] = "", hostname[64] = "", raw_host[256] = "", text[2048];
 	sigset_t sigs;
 	uint64_t t0, run = 0;
 	int fd = -1, ret, status = 1;
@@ -315,13 +315,12 @@ int main(int argc, char **argv)
 			.key = o.key_path ? &key : NULL, .run_start_ns = zcs_wall_ns(), .run = run,
 		};
 
-		ret = zcs_pipeline_create(&pl, &pc, log, sizeof(log), err, sizeof(err));
+		ret = zcs_pipeline_create(&pl, &pc, err, sizeof(err));
 	}
 	if (ret < 0) {
 		fprintf(stderr, "zcs-send: %s\n", err);
 		goto out;
 	}
-	fprintf(stderr, "zcs-send: %s\n", log);
 	if (o.control) {
 		const struct zcs_ctl_server_config cc = {
 			.listen = o.control, .key = &key, .max_clients = o.control_clients,

@@ -2,7 +2,6 @@
 /* zstd in zcs-send (see compress.h): every decision about compression is made here, so the
  * options, the pipeline's set-up and its two threads only ask. */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -30,12 +29,6 @@ int zcs_compress_check(int level, int path, char *err, size_t errlen)
 int zcs_compress_path(int level, int path)
 {
 	return level && path == ZCS_PATH_AUTO ? ZCS_PATH_PLAIN : path;
-}
-
-void zcs_compress_path_line(char *log, size_t loglen, int path)
-{
-	snprintf(log, loglen, "send path: %s (--zstd: compressed datagrams differ in size, so one "
-		 "per send)", zcs_path_name(path));
 }
 
 int zcs_compress_open(struct zcs_compress *z, int level, size_t max_payload, char *err,

@@ -25,8 +25,8 @@ int zcs_compress_check(int level, int path, char *err, size_t errlen);
  * in size, so GSO cannot carry them and auto becomes plain (one datagram per send). */
 int zcs_compress_path(int level, int path);
 
-/* The start-up line when zcs_compress_path() chose the path, not the user. */
-void zcs_compress_path_line(char *log, size_t loglen, int path);
+/* Why, when zcs_compress_path() chose the path and not the user: the start-up line says it. */
+#define ZCS_COMPRESS_PATH_WHY "--zstd: compressed datagrams differ in size, so one per send"
 
 /* Sets up compression at level (0: off, nothing allocated) of payloads up to max_payload bytes.
  * Returns 0 or -errno with err set. */

@@ -67,11 +67,11 @@ static int size_format(struct zcs_pipeline *p, int f)
 }
 
 int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_config *cfg,
-			char *log, size_t loglen, char *err, size_t errlen)
+			char *err, size_t errlen)
 {
 	struct zcs_pipeline *p;
+	struct zcs_sendpath_config sc;
 	size_t seg, dgrams, raw_max = 0;
-	int path = cfg->path;
 	int ret;
 
 	p = calloc(1, sizeof(*p));
@@ -141,13 +141,16 @@ int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_con
 	ret = zcs_compress_open(&p->z, cfg->zstd_level, raw_max, err, errlen);
 	if (ret < 0)
 		goto fail;
-	path = zcs_compress_path(cfg->zstd_level, path);
-	ret = zcs_sendpath_open(&p->sp, cfg->fd, path, &p->pool, p->fmt[p->format].seg, train_done,
-				p, log, loglen, err, errlen);
+	sc = (struct zcs_sendpath_config){
+		.fd = cfg->fd, .want = zcs_compress_path(cfg->zstd_level, cfg->path),
+		.pool = &p->pool, .seg = p->fmt[p->format].seg, .done = train_done, .ctx = p,
+		.log = cfg->log,
+	};
+	if (sc.want != cfg->path) /* not "(as asked)": the user asked for auto */
+		sc.why = ZCS_COMPRESS_PATH_WHY;
+	ret = zcs_sendpath_open(&p->sp, &sc, err, errlen);
 	if (ret < 0)
 		goto fail;
-	if (path != cfg->path) /* not "(as asked)": the user asked for auto */
-		zcs_compress_path_line(log, loglen, path);
 	p->pub.samples_per_dgram = p->fmt[p->format].spd;
 	p->pub.dgrams_per_train = p->fmt[p->format].dgrams;
 	p->pub.send_path = zcs_sendpath_kind(p->sp);

@@ -27,7 +27,7 @@ struct zcs_pipeline_config {
 	uint32_t stream_id;
 	const char *sender_name;      /* host name for the metadata */
 	const char *source_name;      /* "tone", "iio", ... for the metadata */
-	struct zcs_log log;           /* news from the threads (path changes, pinning trouble) */
+	struct zcs_log log;           /* news: the send path chosen and its changes, pinning trouble */
 	/* with a key every datagram carries an authentication trailer (common/wire/auth.h);
 	 * run_start_ns is the sender's wall clock at start and run the run's number (its counter
 	 * kept across reboots, made durable before this run's first datagram), both announced in
@@ -61,10 +61,10 @@ struct zcs_pipeline_stats {
 struct zcs_pipeline;
 
 /* Sets everything up (pool, send path probe, codec) without starting threads, so a failure here
- * leaves nothing half-started.  log gets the line naming the send path.  Returns 0 or -errno with
- * err set. */
+ * leaves nothing half-started.  cfg->log gets the line naming the send path.  Returns 0 or -errno
+ * with err set. */
 int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_config *cfg,
-			char *log, size_t loglen, char *err, size_t errlen);
+			char *err, size_t errlen);
 /* Starts both threads.  Returns 0 or -errno with err set. */
 int zcs_pipeline_start(struct zcs_pipeline *p, char *err, size_t errlen);
 /* Asks for a stop: the source finishes its current train, the send thread sends what is queued,

@@ -32,18 +32,6 @@ struct send_state {
 
 static void flush(struct send_state *s);
 
-/* Sends the side slot's len bytes; a demotion on the way is logged.  Returns like
- * zcs_sendpath_send_small(). */
-static int send_small(struct send_state *s, size_t len)
-{
-	char line[256] = "";
-	const int ret = zcs_sendpath_send_small(s->p->sp, s->side, len, line, sizeof(line));
-
-	if (line[0])
-		zcs_log(&s->p->cfg.log, "%s", line);
-	return ret;
-}
-
 static void send_meta(struct send_state *s, bool change)
 {
 	struct zcs_pipeline *const p = s->p;
@@ -75,7 +63,7 @@ static void send_meta(struct send_state *s, bool change)
 	len = zcs_proto_write_meta(s->side, &m);
 	if (p->keyed)
 		len = zcs_auth_seal_meta(&p->auth, s->side);
-	if (send_small(s, len) >= 0)
+	if (zcs_sendpath_send_small(p->sp, s->side, len) >= 0)
 		s->metas++;
 	s->next_meta_ns = zcs_mono_ns() + META_INTERVAL_NS;
 }
@@ -93,7 +81,7 @@ static void send_eos(struct send_state *s)
 	zcs_proto_write_sample_hdr(s->side, &h);
 	if (p->keyed)
 		len = zcs_auth_seal_samples(&p->auth, s->side, len);
-	send_small(s, len);
+	zcs_sendpath_send_small(p->sp, s->side, len);
 }
 
 static void publish(struct send_state *s)
@@ -123,11 +111,8 @@ static void failed(struct zcs_pipeline *p, int ret)
 static void flush(struct send_state *s)
 {
 	struct zcs_pipeline *const p = s->p;
-	char line[256] = "";
-	const int ret = p->send_err ? 0 : zcs_sendpath_flush(p->sp, line, sizeof(line));
+	const int ret = p->send_err ? 0 : zcs_sendpath_flush(p->sp);
 
-	if (line[0])
-		zcs_log(&p->cfg.log, "%s", line);
 	if (ret < 0)
 		failed(p, ret);
 }
@@ -173,7 +158,6 @@ void *zcs_pipeline_send_main(void *arg)
 	struct zcs_pipeline *const p = arg;
 	struct send_state s = { .p = p, .meta_version = 1, .format = p->cfg.format,
 				.spd = p->fmt[p->cfg.format].spd };
-	char line[256];
 
 	zcs_pipeline_info_now(p, &s.info);
 	zcs_pipeline_pin(p, p->cfg.cpu_send, "send");
@@ -208,31 +192,22 @@ void *zcs_pipeline_send_main(void *arg)
 			send_meta(&s, true);
 			send_meta(&s, true);
 			/* send_meta flushed every train of the old format: the GSO size can change */
-			if (new_format) {
-				line[0] = '\0';
-				ret = zcs_sendpath_set_seg(p->sp, t->seg, line, sizeof(line));
-				if (line[0])
-					zcs_log(&p->cfg.log, "%s", line);
-				if (ret < 0) {
-					failed(p, ret);
-					zcs_ring_push(&p->free, t);
-					zcs_doorbell_ring(&p->free_db);
-					continue;
-				}
+			if (new_format && (ret = zcs_sendpath_set_seg(p->sp, t->seg)) < 0) {
+				failed(p, ret);
+				zcs_ring_push(&p->free, t);
+				zcs_doorbell_ring(&p->free_db);
+				continue;
 			}
 		} else if (zcs_mono_ns() >= s.next_meta_ns) {
 			send_meta(&s, false);
 		}
-		line[0] = '\0';
 		s.datagrams += t->count;
 		s.bytes += t->bytes;
 		s.samples += t->samples;
 		s.trains++;
 		s.next_seq = t->first_seq + t->count;
 		s.next_sample = t->first_sample + t->samples;
-		ret = zcs_sendpath_send(p->sp, t, line, sizeof(line));
-		if (line[0])
-			zcs_log(&p->cfg.log, "%s", line);
+		ret = zcs_sendpath_send(p->sp, t);
 		if (ret < 0)
 			failed(p, ret);
 		publish(&s);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* Choosing, running and demoting the send paths: probe the fastest first, send each train on the
  * path now running, and on a failure that names the path (EIO: no checksum offload for GSO; an
- * io_uring or zero-copy refusal) drain what is in flight and go one path down. */
+ * io_uring or zero-copy refusal) drain what is in flight and go one path down.  The queue of
+ * trains due is kept here alone: the back-ends return what happened (bytes or -errno, trains
+ * given back), and this file decides what is sent next. */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -12,7 +14,6 @@
 #include "clock.h"
 #include "egress.h"
 #include "err.h"
-#include "proto.h"
 #include "sendpath_impl.h"
 
 static const char *const path_names[ZCS_PATH_KINDS] = { "uring-zc", "msg-zc", "gso", "plain" };
@@ -57,10 +58,11 @@ static int path_setup(struct zcs_sendpath *sp, int kind, char *err, size_t errle
 	return 0;
 }
 
-int zcs_sendpath_open(struct zcs_sendpath **out, int fd, int want, const struct zcs_train_pool *pool,
-		      size_t seg, zcs_sendpath_done_fn done, void *ctx, char *log, size_t loglen,
-		      char *err, size_t errlen)
+int zcs_sendpath_open(struct zcs_sendpath **out, const struct zcs_sendpath_config *cfg, char *err,
+		      size_t errlen)
 {
+	const struct zcs_train_pool *const pool = cfg->pool;
+	const int want = cfg->want;
 	char why[ZCS_PATH_KINDS][160];
 	struct zcs_sendpath *sp;
 	size_t table = 1;
@@ -70,20 +72,22 @@ int zcs_sendpath_open(struct zcs_sendpath **out, int fd, int want, const struct 
 	sp = calloc(1, sizeof(*sp));
 	if (!sp)
 		return zcs_err(err, errlen, -ENOMEM, "out of memory");
-	sp->fd = fd;
+	sp->fd = cfg->fd;
 	sp->pool = pool;
-	sp->seg = seg ? seg : pool->seg_size;
-	sp->done = done;
-	sp->ctx = ctx;
+	sp->seg = cfg->seg ? cfg->seg : pool->seg_size;
+	sp->done = cfg->done;
+	sp->ctx = cfg->ctx;
+	sp->log = cfg->log;
 	sp->kind = -1;
 	/* ids of zero-copy sends map to trains; twice the slots so a live id is never overwritten */
 	while (table < 2 * pool->nslots)
 		table <<= 1;
 	sp->zc_table = calloc(table, sizeof(*sp->zc_table));
-	sp->failed = calloc(pool->nslots, sizeof(*sp->failed));
+	sp->due = calloc(pool->nslots, sizeof(*sp->due));
+	sp->back.v = calloc(pool->nslots, sizeof(*sp->back.v));
 	sp->tries = calloc(pool->nslots, 1);
 	sp->partial = calloc(pool->nslots, sizeof(*sp->partial));
-	if (!sp->zc_table || !sp->failed || !sp->tries || !sp->partial) {
+	if (!sp->zc_table || !sp->due || !sp->back.v || !sp->tries || !sp->partial) {
 		ret = zcs_err(err, errlen, -ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -92,18 +96,20 @@ int zcs_sendpath_open(struct zcs_sendpath **out, int fd, int want, const struct 
 	 * UDP_SEGMENT set) fails with EIO before Linux 6.10, so a stream would start with a failure
 	 * and a demotion.  Where the kernel cannot tell, that EIO still demotes at run time */
 	sp->egress_csum = -ENODEV;
-	if (zcs_egress_device(fd, sp->egress, sizeof(sp->egress)) == 0)
-		sp->egress_csum = zcs_egress_tx_csum(fd, sp->egress);
+	if (zcs_egress_device(sp->fd, sp->egress, sizeof(sp->egress)) == 0)
+		sp->egress_csum = zcs_egress_tx_csum(sp->fd, sp->egress);
 	if (want != ZCS_PATH_AUTO) {
+		const char *const asked = cfg->why ? cfg->why : "as asked";
+
 		ret = path_setup(sp, want, err, errlen);
 		if (ret < 0)
 			goto fail;
 		sp->kind = want;
 		if (sp->egress_csum == 0 && want != ZCS_PATH_PLAIN)
-			snprintf(log, loglen, "send path: %s (as asked; no checksum offload on %s: GSO "
-				 "may fail with EIO, then plain)", zcs_path_name(want), sp->egress);
+			zcs_log(&sp->log, "send path: %s (%s; no checksum offload on %s: GSO may fail "
+				"with EIO, then plain)", zcs_path_name(want), asked, sp->egress);
 		else
-			snprintf(log, loglen, "send path: %s (as asked)", zcs_path_name(want));
+			zcs_log(&sp->log, "send path: %s (%s)", zcs_path_name(want), asked);
 		*out = sp;
 		return 0;
 	}
@@ -112,8 +118,7 @@ int zcs_sendpath_open(struct zcs_sendpath **out, int fd, int want, const struct 
 		if (ret < 0)
 			goto fail;
 		sp->kind = ZCS_PATH_PLAIN;
-		snprintf(log, loglen, "send path: plain (no checksum offload on %s: GSO off)",
-			 sp->egress);
+		zcs_log(&sp->log, "send path: plain (no checksum offload on %s: GSO off)", sp->egress);
 		*out = sp;
 		return 0;
 	}
@@ -124,10 +129,10 @@ int zcs_sendpath_open(struct zcs_sendpath **out, int fd, int want, const struct 
 			continue;
 		sp->kind = k;
 		if (k == 0)
-			snprintf(log, loglen, "send path: %s", zcs_path_name(k));
+			zcs_log(&sp->log, "send path: %s", zcs_path_name(k));
 		else
-			snprintf(log, loglen, "send path: %s (%s unavailable: %s)", zcs_path_name(k),
-				 zcs_path_name(k - 1), why[k - 1]);
+			zcs_log(&sp->log, "send path: %s (%s unavailable: %s)", zcs_path_name(k),
+				zcs_path_name(k - 1), why[k - 1]);
 		*out = sp;
 		return 0;
 	}
@@ -164,82 +169,130 @@ static int demotion_target(int kind, int e)
 	}
 }
 
-static int demote(struct zcs_sendpath *sp, int to, int e, char *log, size_t loglen)
+/* The queue of due trains.  Kept sorted by stream order however late a back-end gave a train
+ * back; a slot is out at most once, so it never holds more than the pool's slots. */
+static void queue_due(struct zcs_sendpath *sp, struct zcs_train *t, int err)
+{
+	size_t k = sp->ndue;
+
+	while (k > 0 && sp->due[k - 1].t->first_seq > t->first_seq) {
+		sp->due[k] = sp->due[k - 1];
+		k--;
+	}
+	sp->due[k] = (struct zcs_due){ t, err };
+	sp->ndue++;
+}
+
+/* Takes what the back-ends gave back since the last time into the queue. */
+static void take_back(struct zcs_sendpath *sp)
+{
+	for (size_t k = 0; k < sp->back.n; k++)
+		queue_due(sp, sp->back.v[k].t, sp->back.v[k].err);
+	sp->back.n = 0;
+}
+
+/* t leaves the queue: sent, queued on io_uring, or given up. */
+static void unqueue(struct zcs_sendpath *sp, const struct zcs_train *t)
+{
+	for (size_t k = 0; k < sp->ndue; k++) {
+		if (sp->due[k].t == t) {
+			memmove(sp->due + k, sp->due + k + 1, (--sp->ndue - k) * sizeof(*sp->due));
+			return;
+		}
+	}
+}
+
+/* The first sequence number still due (UINT64_MAX: none): nothing after it may go out yet. */
+static uint64_t first_due(const struct zcs_sendpath *sp)
+{
+	return sp->ndue ? sp->due[0].t->first_seq : UINT64_MAX;
+}
+
+/* io_uring's queued batch to the kernel in its turn, and with await its results; what the ring
+ * gives back (failed, or the batch itself when its turn has not come) joins the queue. */
+static void uring_submit(struct zcs_sendpath *sp, bool await)
+{
+	if (!sp->uring)
+		return;
+	zcs_sendpath_uring_submit(sp, await, first_due(sp), &sp->back);
+	take_back(sp);
+}
+
+static int demote(struct zcs_sendpath *sp, int to, int e)
 {
 	const int from = sp->kind;
 	char why[160] = "";
 
-	/* io_uring sends queued but not submitted go back to the failed queue: they are sent on
-	 * the new path, in order, after the train that failed */
-	zcs_sendpath_uring_abort(sp);
+	/* io_uring sends queued but not submitted come back to the queue: they are sent on the new
+	 * path, in order, after the train that failed */
+	zcs_sendpath_uring_abort(sp, &sp->back);
+	take_back(sp);
 	/* the old path's buffers must come back before its machinery goes away */
 	zcs_sendpath_drain(sp, zcs_mono_ns() + ZCS_NS_PER_SEC);
-	zcs_sendpath_uring_close(sp);
+	zcs_sendpath_uring_close(sp, &sp->back);
+	take_back(sp);
 	while (to <= ZCS_PATH_PLAIN && path_setup(sp, to, why, sizeof(why)) < 0)
 		to++;
-	if (to > ZCS_PATH_PLAIN)
+	if (to > ZCS_PATH_PLAIN) {
+		zcs_log(&sp->log, "send path: %s failed (%s), and no slower path works: %s",
+			zcs_path_name(from), strerror(e), why);
 		return -ENOTSUP;
+	}
 	sp->kind = to;
 	sp->st.demotions++;
-	snprintf(log, loglen, "send path: %s failed (%s), now %s", zcs_path_name(from), strerror(e),
-		 zcs_path_name(to));
+	zcs_log(&sp->log, "send path: %s failed (%s), now %s", zcs_path_name(from), strerror(e),
+		zcs_path_name(to));
 	return 0;
 }
 
 /* Tries a train gets (sends and resends after errors) before it is dropped. */
 #define MAX_TRIES 16
 
-void zcs_sendpath_failed(struct zcs_sendpath *sp, struct zcs_train *t, int err)
-{
-	size_t k = sp->failed_count;
-
-	/* a slot is in flight at most once, so the queue (one entry a slot) cannot overflow; it
-	 * stays sorted by stream order, however late each failure was reported */
-	while (k > 0 && sp->failed[k - 1].t->first_seq > t->first_seq) {
-		sp->failed[k] = sp->failed[k - 1];
-		k--;
-	}
-	sp->failed[k] = (struct zcs_failed_send){ t, err };
-	sp->failed_count++;
-}
-
-bool zcs_sendpath_pending_before(const struct zcs_sendpath *sp, uint64_t seq)
-{
-	return (sp->failed_count && sp->failed[0].t->first_seq < seq) ||
-	       (sp->holding && sp->hold_seq < seq);
-}
-
 /* Gives a train up: counted with what it held but had not sent (the receiver sees exactly that
- * as lost). */
+ * as lost), and handed back.  Every datagram of a train but its last holds spd samples, so a
+ * train sent part-way (plain) still owes samples - sent * spd. */
 static void drop(struct zcs_sendpath *sp, struct zcs_train *t)
 {
-	const size_t from = sp->partial[t->index];
-	uint64_t samples = 0, bytes = 0;
+	const size_t sent = sp->partial[t->index];
+	const uint64_t sent_samples = (uint64_t)sent * t->spd;
+	uint64_t bytes = 0;
 
-	for (size_t k = from; k < t->count; k++) {
-		struct zcs_dgram d;
-
+	for (size_t k = sent; k < t->count; k++)
 		bytes += t->lens[k];
-		/* each datagram says how many samples it holds (sent part-way: only the rest count) */
-		if (from && zcs_proto_parse(t->buf + k * t->seg, t->lens[k], &d) >= 0 &&
-		    d.type != ZCS_DGRAM_META)
-			samples += d.hdr.samples;
-	}
 	sp->st.dropped_trains++;
-	sp->st.dropped_dgrams += t->count - from;
-	sp->st.dropped_samples += from ? samples : t->samples;
+	sp->st.dropped_dgrams += t->count - sent;
+	sp->st.dropped_samples += t->samples > sent_samples ? t->samples - sent_samples : 0;
 	sp->st.dropped_bytes += bytes;
+	sp->partial[t->index] = 0;
 	sp->done(sp->ctx, t);
 }
 
-/* try_send() could not send t yet: an earlier train is due first, and t went back in the queue */
+/* No path is left (e): every train still due is given up, and from now on every one handed
+ * over.  Returns -e. */
+static int give_up(struct zcs_sendpath *sp, int e)
+{
+	zcs_sendpath_uring_abort(sp, &sp->back);
+	take_back(sp);
+	sp->dead = e;
+	while (sp->ndue) {
+		struct zcs_train *const t = sp->due[0].t;
+
+		unqueue(sp, t);
+		drop(sp, t);
+	}
+	return -e;
+}
+
+/* try_send() did not send t: an earlier train came back meanwhile, and t waits behind it (with
+ * the demotion bit, 1, when the path was demoted on the way) */
 #define WAIT_TURN 2
 
 /* One train's tries on the path running: sent (or queued on io_uring), or dropped after MAX_TRIES,
- * demoting the path on a failure that names it.  e > 0: t's last try failed with e (io_uring
- * reports failures late).  Calls only the back-ends, never the queue's pump: returns 0 when sent,
- * queued or dropped, 1 when sent after a demotion, WAIT_TURN, or -errno when no path is left. */
-static int try_send(struct zcs_sendpath *sp, struct zcs_train *t, int e, char *log, size_t loglen)
+ * demoting the path on a failure that names it.  t is at the head of the queue and stays there
+ * until then.  e > 0: t's last try failed with e (io_uring reports failures late).  Returns 0 when
+ * sent, queued or dropped, 1 when sent after a demotion, WAIT_TURN (| 1), or -errno when no path
+ * is left (everything due given up). */
+static int try_send(struct zcs_sendpath *sp, struct zcs_train *t, int e)
 {
 	uint8_t *const tries = &sp->tries[t->index];
 	/* zero-copy only on whole trains: short ones are not worth pinning */
@@ -247,40 +300,33 @@ static int try_send(struct zcs_sendpath *sp, struct zcs_train *t, int e, char *l
 			t->bytes >= ZCS_ZC_MIN_BYTES;
 	int demoted = 0;
 
-	/* until t is sent, no io_uring send queued after it may go out (the waits below submit) */
-	sp->holding = true;
-	sp->hold_seq = t->first_seq;
 	while (*tries < MAX_TRIES) {
 		const bool uring = sp->kind == ZCS_PATH_URING_ZC && zc;
 		int to = -1;
 		ssize_t r;
 
-		if (!e && sp->kind == ZCS_PATH_URING_ZC && (e = zcs_sendpath_uring_broken(sp)) != 0) {
-			/* io_uring refused a submission: leave it before anything is sent */
-			to = ZCS_PATH_MSG_ZC;
-			sp->st.send_errors++;
-			goto demote;
-		}
 		if (!e) {
 			/* a copied send must not overtake the io_uring sends queued before it, nor
-			 * the repeats of those that failed: their results come first */
-			if (sp->uring && !uring && (r = zcs_sendpath_uring_submit(sp, true)) < 0) {
-				sp->holding = false;
-				return (int)r;
+			 * the repeats of those that failed: their results come first.  A full batch
+			 * goes out before another train joins it */
+			if (sp->uring && (!uring || zcs_sendpath_uring_batch_full(sp)))
+				uring_submit(sp, !uring);
+			if (sp->kind == ZCS_PATH_URING_ZC && (e = zcs_sendpath_uring_broken(sp)) != 0) {
+				/* io_uring refused a submission: leave it before anything is sent */
+				to = ZCS_PATH_MSG_ZC;
+				sp->st.send_errors++;
+				goto demote;
 			}
-			if (zcs_sendpath_pending_before(sp, t->first_seq)) {
-				sp->holding = false;
-				zcs_sendpath_failed(sp, t, 0);
-				return WAIT_TURN;
-			}
+			if (sp->due[0].t != t)
+				return WAIT_TURN | demoted;
 			if (t->variable || sp->kind == ZCS_PATH_PLAIN)
-				r = zcs_sendpath_plain_train(sp, t);
+				r = zcs_sendpath_plain_train(sp, t, &sp->partial[t->index]);
 			else if (uring)
 				r = zcs_sendpath_uring_train(sp, t);
 			else
 				r = zcs_sendpath_msg_train(sp, t, zc && sp->kind == ZCS_PATH_MSG_ZC);
 			if (r >= 0) {
-				sp->holding = false;
+				unqueue(sp, t);
 				if (!uring && !(zc && sp->kind == ZCS_PATH_MSG_ZC))
 					sp->done(sp->ctx, t); /* copied: its memory is free again */
 				return demoted;
@@ -315,63 +361,66 @@ static int try_send(struct zcs_sendpath *sp, struct zcs_train *t, int e, char *l
 demote:
 		if (to < 0)
 			break; /* the network's error, not the path's: t is dropped */
-		if (demote(sp, to, e, log, loglen) < 0) {
-			sp->holding = false;
-			return -e;
-		}
+		if (demote(sp, to, e) < 0)
+			return give_up(sp, e);
 		demoted = 1;
 		e = 0;
 	}
-	sp->holding = false;
+	unqueue(sp, t);
 	drop(sp, t);
 	return demoted;
 }
 
 /* The whole fast path: the queue holds, in stream order, the trains due (the new one, and those
- * whose io_uring send failed or was taken back); each is tried in turn, and one whose turn has not
- * come (an earlier failure surfaced meanwhile) goes back behind that one.  Returns 0, 1 after a
- * demotion, or -errno when no path is left. */
-static int pump(struct zcs_sendpath *sp, char *log, size_t loglen)
+ * an io_uring send gave back); each is tried in turn at the head of the queue, and one whose turn
+ * has not come (an earlier train came back meanwhile) waits behind that one.  Returns 0, 1 after
+ * a demotion, or -errno when no path is left. */
+static int pump(struct zcs_sendpath *sp)
 {
 	int ret = 0;
 
-	while (sp->failed_count) {
-		const struct zcs_failed_send f = sp->failed[0];
+	while (sp->ndue) {
+		struct zcs_due *const head = &sp->due[0];
+		const int e = head->err;
 		int r;
 
-		memmove(sp->failed, sp->failed + 1, --sp->failed_count * sizeof(*sp->failed));
-		r = try_send(sp, f.t, f.err, log, loglen);
+		head->err = 0; /* taken: a try that has to wait its turn starts afresh */
+		r = try_send(sp, head->t, e);
 		if (r < 0)
 			return r;
-		if (r != WAIT_TURN)
-			ret |= r;
+		ret |= r & 1;
 	}
 	return ret;
 }
 
-int zcs_sendpath_send(struct zcs_sendpath *sp, struct zcs_train *t, char *log, size_t loglen)
+int zcs_sendpath_send(struct zcs_sendpath *sp, struct zcs_train *t)
 {
 	sp->tries[t->index] = 0;
 	sp->partial[t->index] = 0;
-	zcs_sendpath_failed(sp, t, 0); /* queued last: it goes after every train due before it */
-	return pump(sp, log, loglen);
+	if (sp->dead) {
+		drop(sp, t);
+		return -sp->dead;
+	}
+	queue_due(sp, t, 0); /* queued last: it goes after every train due before it */
+	return pump(sp);
 }
 
-int zcs_sendpath_flush(struct zcs_sendpath *sp, char *log, size_t loglen)
+int zcs_sendpath_flush(struct zcs_sendpath *sp)
 {
 	/* each round resends what failed in the last; every round uses up a try of some train or
 	 * demotes, so this bounds the rounds */
 	const size_t rounds = sp->pool->nslots * MAX_TRIES + ZCS_PATH_KINDS;
 	int ret = 0;
 
+	if (sp->dead)
+		return -sp->dead;
 	for (size_t round = 0; round <= rounds; round++) {
 		int r;
 
-		if (sp->uring && (r = zcs_sendpath_uring_submit(sp, true)) < 0)
-			return r;
-		if (!sp->failed_count)
+		uring_submit(sp, true);
+		if (!sp->ndue)
 			break;
-		r = pump(sp, log, loglen);
+		r = pump(sp);
 		if (r < 0)
 			return r;
 		ret |= r;
@@ -379,11 +428,11 @@ int zcs_sendpath_flush(struct zcs_sendpath *sp, char *log, size_t loglen)
 	return ret;
 }
 
-int zcs_sendpath_set_seg(struct zcs_sendpath *sp, size_t seg, char *log, size_t loglen)
+int zcs_sendpath_set_seg(struct zcs_sendpath *sp, size_t seg)
 {
 	/* sends still queued (io_uring) or to be repeated take the socket's GSO size when they
 	 * run: every one goes out first, at the size it was packed for */
-	const int ret = zcs_sendpath_flush(sp, log, loglen);
+	const int ret = zcs_sendpath_flush(sp);
 	int r;
 
 	if (ret < 0)
@@ -392,21 +441,23 @@ int zcs_sendpath_set_seg(struct zcs_sendpath *sp, size_t seg, char *log, size_t 
 	if (sp->kind == ZCS_PATH_PLAIN || sp->gso_size == seg)
 		return ret;
 	if ((r = zcs_sendpath_set_gso(sp, seg)) < 0) {
-		snprintf(log, loglen, "UDP_SEGMENT %zu (a new wire format): %s", seg,
-			 strerror(-r));
+		zcs_log(&sp->log, "UDP_SEGMENT %zu (a new wire format): %s", seg, strerror(-r));
 		return r;
 	}
 	return ret;
 }
 
-int zcs_sendpath_send_small(struct zcs_sendpath *sp, const void *buf, size_t len, char *log,
-			    size_t loglen)
+int zcs_sendpath_send_small(struct zcs_sendpath *sp, const void *buf, size_t len)
 {
-	int demoted = 0;
+	/* after the trains handed over before it (metadata names the next sequence number, an end
+	 * of stream the last): queued ones submitted, failed ones sent again or given up */
+	int demoted = sp->dead ? 0 : zcs_sendpath_flush(sp);
 
-	/* after the trains queued before it (metadata names the next sequence number) */
-	if (sp->uring)
-		zcs_sendpath_uring_submit(sp, true);
+	if (sp->dead) {
+		/* every train was given up, but the socket may still carry one datagram as it is
+		 * (an end of stream tells receivers the stream is over): one try */
+		return send(sp->fd, buf, len, 0) >= 0 ? 0 : -errno;
+	}
 	for (int attempt = 0; attempt < 4 + ZCS_PATH_KINDS; attempt++) {
 		int e, to;
 
@@ -428,8 +479,10 @@ int zcs_sendpath_send_small(struct zcs_sendpath *sp, const void *buf, size_t len
 		 * offload) names the path, not the datagram.  Demote and send it again on the new
 		 * path: a metadata datagram lost here costs a receiver the stream's first 400 ms */
 		to = demotion_target(sp->kind, e);
-		if (to < 0 || demote(sp, to, e, log, loglen) < 0)
+		if (to < 0)
 			return -e;
+		if (demote(sp, to, e) < 0)
+			return give_up(sp, e);
 		demoted = 1;
 	}
 	return -EIO;
@@ -440,24 +493,31 @@ int zcs_sendpath_send_small(struct zcs_sendpath *sp, const void *buf, size_t len
  * queue is not asked after every send.  The source keeps the other slots meanwhile. */
 #define MSGZC_REAP_AT 16
 
-static size_t reap_all(struct zcs_sendpath *sp)
+/* Reaps without waiting; wait_ms > 0: waits that long at most for a completion (or the
+ * doorbell). */
+static int reap_wait(struct zcs_sendpath *sp, int doorbell_fd, int wait_ms)
 {
-	if (sp->uring) {
-		const int n = zcs_sendpath_uring_reap(sp, -1, 0);
+	int n;
 
-		return n > 0 ? (size_t)n : 0;
-	}
-	if (sp->inflight)
-		return zcs_sendpath_msgzc_reap(sp);
-	return 0;
+	if (!sp->uring)
+		return sp->inflight ? (int)zcs_sendpath_msgzc_reap(sp) : 0;
+	/* what is queued goes out first: a wait must not hold sends back */
+	if (wait_ms > 0)
+		uring_submit(sp, false);
+	n = zcs_sendpath_uring_reap(sp, doorbell_fd, wait_ms, &sp->back);
+	take_back(sp);
+	return n;
 }
 
 size_t zcs_sendpath_reap(struct zcs_sendpath *sp)
 {
+	int n;
+
 	/* io_uring completions are in memory: looking costs nothing */
 	if (!sp->uring && sp->inflight < MSGZC_REAP_AT)
 		return 0;
-	return reap_all(sp);
+	n = reap_wait(sp, -1, 0);
+	return n > 0 ? (size_t)n : 0;
 }
 
 int zcs_sendpath_wait(struct zcs_sendpath *sp, int doorbell_fd, int timeout_ms)
@@ -466,7 +526,7 @@ int zcs_sendpath_wait(struct zcs_sendpath *sp, int doorbell_fd, int timeout_ms)
 	nfds_t n = 0;
 
 	if (sp->uring)
-		return zcs_sendpath_uring_reap(sp, doorbell_fd, timeout_ms);
+		return reap_wait(sp, doorbell_fd, timeout_ms);
 	if (doorbell_fd >= 0)
 		pfd[n++] = (struct pollfd){ .fd = doorbell_fd, .events = POLLIN };
 	/* error-queue notifications show as POLLERR, which poll reports without asking */
@@ -474,7 +534,7 @@ int zcs_sendpath_wait(struct zcs_sendpath *sp, int doorbell_fd, int timeout_ms)
 		pfd[n++] = (struct pollfd){ .fd = sp->fd, .events = 0 };
 	if (poll(pfd, n, timeout_ms) < 0 && errno != EINTR)
 		return -errno;
-	return (int)reap_all(sp);
+	return reap_wait(sp, -1, 0);
 }
 
 size_t zcs_sendpath_drain(struct zcs_sendpath *sp, uint64_t deadline_ns)
@@ -493,15 +553,18 @@ size_t zcs_sendpath_drain(struct zcs_sendpath *sp, uint64_t deadline_ns)
 }
 
 /* Also the failure path of zcs_sendpath_open(): each step is safe on what was never set up.
- * Released in reverse order of zcs_sendpath_open(). */
+ * Released in reverse order of zcs_sendpath_open().  Trains still due or given back by the ring
+ * are not the caller's business any more: the pool is freed as a whole. */
 void zcs_sendpath_close(struct zcs_sendpath *sp)
 {
 	if (!sp)
 		return;
-	zcs_sendpath_uring_close(sp);
+	if (sp->back.v)
+		zcs_sendpath_uring_close(sp, &sp->back);
 	free(sp->partial);
 	free(sp->tries);
-	free(sp->failed);
+	free(sp->back.v);
+	free(sp->due);
 	free(sp->zc_table);
 	free(sp);
 }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "log.h"
 #include "train.h"
 
 enum zcs_path_kind {
@@ -51,42 +52,59 @@ struct zcs_sendpath_stats {
 /* Called when the kernel no longer needs a train's memory (at once for copying paths). */
 typedef void (*zcs_sendpath_done_fn)(void *ctx, struct zcs_train *t);
 
+struct zcs_sendpath_config {
+	int fd;                      /* connected UDP socket (it stays the caller's) */
+	int want;                    /* enum zcs_path_kind; ZCS_PATH_AUTO: the fastest that probes well */
+	/* why the caller asked for `want` when the user did not name it: the start-up line says
+	 * it in place of "as asked" (NULL: the user asked) */
+	const char *why;
+	const struct zcs_train_pool *pool;
+	/* the full datagram size of the trains sent first, the GSO size (0: the pool's largest;
+	 * zcs_sendpath_set_seg changes it) */
+	size_t seg;
+	zcs_sendpath_done_fn done;
+	void *ctx;
+	/* the path's news, on the thread that calls: the path chosen at open (and why faster ones
+	 * were passed over), every demotion and why, a GSO size the socket refused */
+	struct zcs_log log;
+};
+
 /* A send path on one socket: its state is private to sendpath/ (sendpath_impl.h). */
 struct zcs_sendpath;
 
-/* Sets up fd for the path `want` (ZCS_PATH_AUTO: the fastest that probes well) and allocates the
- * path's state into *out.  A path asked for by name that this kernel or build lacks is an error.
- * seg is the full datagram size of the trains sent first, the GSO size (0: the pool's largest;
- * zcs_sendpath_set_seg changes it).  log gets a line naming the path chosen (and why faster
- * ones were passed over).  Returns 0 or -errno with err set (*out is then NULL). */
-int zcs_sendpath_open(struct zcs_sendpath **out, int fd, int want, const struct zcs_train_pool *pool,
-		      size_t seg, zcs_sendpath_done_fn done, void *ctx, char *log, size_t loglen,
-		      char *err, size_t errlen);
+/* Sets up cfg->fd for the path cfg->want and allocates the path's state into *out; the log gets
+ * a line naming the path chosen.  A path asked for by name that this kernel or build lacks is an
+ * error.  Returns 0 or -errno with err set (*out is then NULL). */
+int zcs_sendpath_open(struct zcs_sendpath **out, const struct zcs_sendpath_config *cfg, char *err,
+		      size_t errlen);
 
 /* The trains from now on have full datagrams of seg bytes (a change of wire format): hands every
  * queued send to the kernel first (zcs_sendpath_flush), so none still waiting is cut at the new
  * size, then sets the GSO size on paths that use it.  Returns like zcs_sendpath_flush(), or
- * -errno when the socket refused the new size (log says so). */
-int zcs_sendpath_set_seg(struct zcs_sendpath *sp, size_t seg, char *log, size_t loglen);
+ * -errno when the socket refused the new size (logged). */
+int zcs_sendpath_set_seg(struct zcs_sendpath *sp, size_t seg);
 
-/* Sends one train (in order with everything sent before).  Returns 0 when sent (or dropped after
- * a counted error), 1 when sent after a demotion (log says to what and why), -errno when no path
- * is left.  done() is called for the train now or after its zero-copy completion.  On uring-zc the
- * send may only be queued (submitted in batches of linked sends): its failure is then handled by a
- * later zcs_sendpath_send() or zcs_sendpath_flush(). */
-int zcs_sendpath_send(struct zcs_sendpath *sp, struct zcs_train *t, char *log, size_t loglen);
+/* Sends one train, in order with everything sent before: every train handed over is sent once
+ * or given up (counted in dropped_*), and done() is called for it exactly once, now or after its
+ * zero-copy completion.  Returns 0 when sent (or given up after a counted error), 1 when sent
+ * after a demotion (logged), -errno when no path is left: then, and on every call from then on,
+ * the trains still due are given up (done() called) and only those the kernel holds come back
+ * later (zcs_sendpath_drain).  On uring-zc the send may only be queued (submitted in batches of
+ * linked sends): its failure is then handled by a later zcs_sendpath_send() or _flush(). */
+int zcs_sendpath_send(struct zcs_sendpath *sp, struct zcs_train *t);
 
 /* Hands every queued send to the kernel, waits for their results (not their zero-copy
  * completions) and retries, demotes or drops the failed ones.  Call it before waiting for new
  * trains and at the end.  Returns like zcs_sendpath_send(). */
-int zcs_sendpath_flush(struct zcs_sendpath *sp, char *log, size_t loglen);
+int zcs_sendpath_flush(struct zcs_sendpath *sp);
 
-/* Sends a small datagram (metadata, end of stream) by copy.  A failure that names the path (EIO:
- * no checksum offload, with UDP_SEGMENT set) demotes it, as for a train, and the datagram is sent
- * again on the new path.  Returns 0 when sent, 1 when sent after a demotion (log says to what and
- * why), -errno when it could not be sent (counted). */
-int zcs_sendpath_send_small(struct zcs_sendpath *sp, const void *buf, size_t len, char *log,
-			    size_t loglen);
+/* Sends a small datagram (metadata, end of stream) by copy, after every train handed over before
+ * it (zcs_sendpath_flush first).  A failure that names the path (EIO: no checksum offload, with
+ * UDP_SEGMENT set) demotes it, as for a train, and the datagram is sent again on the new path.
+ * Returns 0 when sent, 1 when it or a train before it was sent after a demotion (logged),
+ * -errno when it could not be sent (counted).  Once no path is left it is still tried once as
+ * the socket stands (an end of stream tells receivers the stream is over). */
+int zcs_sendpath_send_small(struct zcs_sendpath *sp, const void *buf, size_t len);
 
 /* Collects zero-copy completions without blocking (msg-zc: only once enough sends are out to
  * make the error-queue read worth it; zcs_sendpath_wait() and _drain() always read).  Returns
@@ -102,7 +120,8 @@ int zcs_sendpath_wait(struct zcs_sendpath *sp, int doorbell_fd, int timeout_ms);
 size_t zcs_sendpath_drain(struct zcs_sendpath *sp, uint64_t deadline_ns);
 
 /* Releases what open set up (the socket stays the caller's: close it after this, and unmap the
- * pool only after closing it, when zcs_sendpath_drain() left trains in flight).  NULL is a no-op. */
+ * pool only after closing it, when zcs_sendpath_drain() left trains in flight).  Trains still due
+ * (no flush since they were handed over) are not handed back.  NULL is a no-op. */
 void zcs_sendpath_close(struct zcs_sendpath *sp);
 
 /* The path running now (enum zcs_path_kind): demotions change it. */

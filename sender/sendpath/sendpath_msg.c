@@ -52,13 +52,14 @@ ssize_t zcs_sendpath_msg_train(struct zcs_sendpath *sp, struct zcs_train *t, boo
 
 /* One datagram per send, a train per sendmmsg; a connection refusal (a stale ICMP error that the
  * kernel reports on the next send instead of sending) is counted and the rest sent again.  A
- * failure part-way leaves the datagrams sent in sp->partial: the next try starts after them. */
-ssize_t zcs_sendpath_plain_train(struct zcs_sendpath *sp, const struct zcs_train *t)
+ * failure part-way leaves the datagrams sent in *sent: the next try starts after them. */
+ssize_t zcs_sendpath_plain_train(struct zcs_sendpath *sp, const struct zcs_train *t,
+				 uint16_t *sent)
 {
 	struct mmsghdr mm[ZCS_TRAIN_MAX_SEGS];
 	struct iovec iov[ZCS_TRAIN_MAX_SEGS];
 	const size_t count = t->count < ZCS_TRAIN_MAX_SEGS ? t->count : ZCS_TRAIN_MAX_SEGS;
-	size_t done = sp->partial[t->index], bytes = 0;
+	size_t done = *sent, bytes = 0;
 	int refused = 0;
 
 	memset(mm, 0, sizeof(mm));
@@ -79,12 +80,12 @@ ssize_t zcs_sendpath_plain_train(struct zcs_sendpath *sp, const struct zcs_train
 				sp->st.refused++; /* not an error: see zcs_sendpath_stats */
 				continue;
 			}
-			sp->partial[t->index] = (uint16_t)done;
+			*sent = (uint16_t)done;
 			return -errno;
 		}
 		done += (size_t)n;
 	}
-	sp->partial[t->index] = 0;
+	*sent = 0;
 	return (ssize_t)bytes;
 }
 

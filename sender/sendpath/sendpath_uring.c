@@ -114,8 +114,14 @@ free_u:
 	return ret;
 }
 
-/* The slot's send is over: free the train, or queue it to be sent again. */
-static void conclude(struct zcs_sendpath *sp, struct zcs_train *t, size_t *completed)
+static void give_back(struct zcs_given_back *back, struct zcs_train *t, int err)
+{
+	back->v[back->n++] = (struct zcs_due){ t, err };
+}
+
+/* The slot's send is over: free the train, or give it back to be sent again. */
+static void conclude(struct zcs_sendpath *sp, struct zcs_train *t, size_t *completed,
+		     struct zcs_given_back *back)
 {
 	struct zcs_uring *const u = sp->uring;
 	struct uring_slot *const s = &u->slot[t->index];
@@ -134,13 +140,14 @@ static void conclude(struct zcs_sendpath *sp, struct zcs_train *t, size_t *compl
 		/* before Linux 6.2 the usage report is an unknown flag: go on without the count (and
 		 * resend without counting an error: nothing was sent) */
 		u->report_usage = false;
-		zcs_sendpath_failed(sp, t, ECANCELED);
+		give_back(back, t, ECANCELED);
 	} else {
-		zcs_sendpath_failed(sp, t, -s->res);
+		give_back(back, t, -s->res);
 	}
 }
 
-static void handle_cqe(struct zcs_sendpath *sp, const struct io_uring_cqe *cqe, size_t *completed)
+static void handle_cqe(struct zcs_sendpath *sp, const struct io_uring_cqe *cqe, size_t *completed,
+		       struct zcs_given_back *back)
 {
 	struct zcs_uring *const u = sp->uring;
 	const uint64_t index = cqe->user_data & UINT32_MAX;
@@ -162,7 +169,7 @@ static void handle_cqe(struct zcs_sendpath *sp, const struct io_uring_cqe *cqe, 
 		s->copied = ((uint32_t)cqe->res & IORING_NOTIF_USAGE_ZC_COPIED) != 0;
 		/* after a failed result the train was already handed on: nothing to end */
 		if (s->active && s->res_seen && s->res >= 0)
-			conclude(sp, &sp->pool->trains[index], completed);
+			conclude(sp, &sp->pool->trains[index], completed, back);
 		return;
 	}
 	s->res_seen = true;
@@ -174,46 +181,49 @@ static void handle_cqe(struct zcs_sendpath *sp, const struct io_uring_cqe *cqe, 
 	/* a failure is handed on at once (its notification, if any, is then ignored); a success
 	 * waits for its notification when one follows */
 	if (s->active && (s->res < 0 || !s->more || s->notif_seen))
-		conclude(sp, &sp->pool->trains[index], completed);
+		conclude(sp, &sp->pool->trains[index], completed, back);
 }
 
-static size_t reap_ready(struct zcs_sendpath *sp)
+static size_t reap_ready(struct zcs_sendpath *sp, struct zcs_given_back *back)
 {
 	struct io_uring_cqe *cqe;
 	size_t completed = 0;
 
 	while (io_uring_peek_cqe(&sp->uring->ring, &cqe) == 0) {
-		handle_cqe(sp, cqe, &completed);
+		handle_cqe(sp, cqe, &completed, back);
 		io_uring_cqe_seen(&sp->uring->ring, cqe);
 	}
 	return completed;
 }
 
-/* Waits until every submitted send has its result.  Returns 0 or -errno. */
-static int await_results(struct zcs_sendpath *sp)
+/* Waits until every submitted send has its result.  A wait the ring refuses breaks it: the
+ * results still owed then never come, and their slots come back at zcs_sendpath_uring_close(). */
+static void await_results(struct zcs_sendpath *sp, struct zcs_given_back *back)
 {
 	struct zcs_uring *const u = sp->uring;
 
-	reap_ready(sp);
-	while (u->awaiting) {
+	reap_ready(sp, back);
+	while (u->awaiting && !u->broken) {
 		struct io_uring_cqe *cqe;
 		size_t completed = 0;
 		const int ret = io_uring_wait_cqe(&u->ring, &cqe);
 
 		if (ret == -EINTR)
 			continue;
-		if (ret < 0)
-			return ret;
-		handle_cqe(sp, cqe, &completed);
+		if (ret < 0) {
+			u->broken = true;
+			u->broken_err = -ret;
+			return;
+		}
+		handle_cqe(sp, cqe, &completed, back);
 		io_uring_cqe_seen(&u->ring, cqe);
 	}
-	return 0;
 }
 
-/* Takes the queued (unsubmitted) sends back: their SQEs become no-ops and their trains go to the
- * failed queue as not tried, to be sent in order by sendpath.c (on a broken ring, after it
- * demoted the path: see zcs_sendpath_uring_broken). */
-static void abort_queued(struct zcs_sendpath *sp, unsigned from)
+/* Takes the queued (unsubmitted) sends back: their SQEs become no-ops and their trains are given
+ * back as not tried, to be sent in order by sendpath.c (on a broken ring, after it demoted the
+ * path: see zcs_sendpath_uring_broken). */
+static void abort_queued(struct zcs_sendpath *sp, unsigned from, struct zcs_given_back *back)
 {
 	struct zcs_uring *const u = sp->uring;
 
@@ -224,17 +234,17 @@ static void abort_queued(struct zcs_sendpath *sp, unsigned from)
 		u->qsqe[k]->user_data = UD_NOP;
 		u->slot[t->index].active = false;
 		sp->inflight--;
-		zcs_sendpath_failed(sp, t, 0);
+		give_back(back, t, 0);
 	}
 	u->queued = from;
 	if (!from)
 		u->last = NULL;
 }
 
-void zcs_sendpath_uring_abort(struct zcs_sendpath *sp)
+void zcs_sendpath_uring_abort(struct zcs_sendpath *sp, struct zcs_given_back *back)
 {
 	if (sp->uring)
-		abort_queued(sp, 0);
+		abort_queued(sp, 0, back);
 }
 
 int zcs_sendpath_uring_broken(const struct zcs_sendpath *sp)
@@ -244,9 +254,9 @@ int zcs_sendpath_uring_broken(const struct zcs_sendpath *sp)
 
 /* Hands the queued batch to the kernel.  Sends the kernel did not take stay in the SQ ring; a few
  * more tries (after reaping, which frees completion space) may take them, else the ring is
- * broken: their trains are handed on unsent, nothing is submitted again, and sendpath.c demotes
+ * broken: their trains are given back unsent, nothing is submitted again, and sendpath.c demotes
  * the path before it sends them. */
-static void submit_queued(struct zcs_sendpath *sp)
+static void submit_queued(struct zcs_sendpath *sp, struct zcs_given_back *back)
 {
 	struct zcs_uring *const u = sp->uring;
 	const unsigned queued = u->queued;
@@ -258,7 +268,7 @@ static void submit_queued(struct zcs_sendpath *sp)
 			break;
 		if (ret < 0 && ret != -EAGAIN && ret != -EBUSY && ret != -EINTR)
 			break;
-		reap_ready(sp);
+		reap_ready(sp, back);
 	}
 	{
 		/* SQEs are taken in order: what is left is the batch's tail (no-ops of an aborted
@@ -270,58 +280,63 @@ static void submit_queued(struct zcs_sendpath *sp)
 		if (left) {
 			u->broken = true;
 			u->broken_err = ret < 0 ? -ret : EBUSY;
-			abort_queued(sp, taken);
+			abort_queued(sp, taken, back);
 		}
 	}
 	u->queued = 0;
 	u->last = NULL;
 }
 
-int zcs_sendpath_uring_submit(struct zcs_sendpath *sp, bool await)
+/* Whether a train before the batch is still due: the caller's first, or one given back since. */
+static bool due_before(const struct zcs_given_back *back, uint64_t due_seq, uint64_t seq)
+{
+	if (due_seq < seq)
+		return true;
+	for (size_t k = 0; k < back->n; k++)
+		if (back->v[k].t->first_seq < seq)
+			return true;
+	return false;
+}
+
+void zcs_sendpath_uring_submit(struct zcs_sendpath *sp, bool await, uint64_t due_seq,
+			       struct zcs_given_back *back)
 {
 	struct zcs_uring *const u = sp->uring;
-	int ret;
 
 	if (!u)
-		return 0;
+		return;
 	if (u->queued) {
 		/* a batch only starts after the last one's results: a send of it that waited for
 		 * buffer space could otherwise be overtaken (sends complete inline, so the results
 		 * are normally there already and this costs no system call) */
-		ret = await_results(sp);
-		if (ret < 0)
-			return ret;
+		await_results(sp, back);
 		/* nor may it overtake an earlier train whose send failed and is still to be repeated:
-		 * it is then taken back and sent after that one */
-		if (u->broken || zcs_sendpath_pending_before(sp, u->qtrain[0]->first_seq))
-			abort_queued(sp, 0);
+		 * it is then given back and sent after that one */
+		if (u->broken || due_before(back, due_seq, u->qtrain[0]->first_seq))
+			abort_queued(sp, 0, back);
 		else
-			submit_queued(sp);
+			submit_queued(sp, back);
 	}
-	return await ? await_results(sp) : 0;
+	if (await)
+		await_results(sp, back);
+}
+
+bool zcs_sendpath_uring_batch_full(const struct zcs_sendpath *sp)
+{
+	return sp->uring && sp->uring->queued >= URING_BATCH;
 }
 
 ssize_t zcs_sendpath_uring_train(struct zcs_sendpath *sp, struct zcs_train *t)
 {
 	struct zcs_uring *const u = sp->uring;
 	struct uring_slot *const s = &u->slot[t->index];
-	struct io_uring_sqe *sqe;
-	int ret;
+	/* the SQ ring holds far more than a batch, and a submitted batch leaves it: full only when
+	 * the batch could not be submitted (and the ring is then broken) */
+	struct io_uring_sqe *const sqe =
+		u->broken || u->queued >= URING_BATCH ? NULL : io_uring_get_sqe(&u->ring);
 
-	if (u->queued >= URING_BATCH && (ret = zcs_sendpath_uring_submit(sp, false)) < 0)
-		return ret;
-	sqe = u->broken ? NULL : io_uring_get_sqe(&u->ring);
-	if (!sqe && !u->broken) {
-		if ((ret = zcs_sendpath_uring_submit(sp, false)) < 0)
-			return ret;
-		sqe = u->broken ? NULL : io_uring_get_sqe(&u->ring);
-	}
-	if (!sqe) {
-		/* accepted all the same: handed on like a failed send, to go out on another path
-		 * in order after the sends queued before it */
-		zcs_sendpath_failed(sp, t, u->broken ? 0 : EBUSY);
-		return (ssize_t)t->bytes;
-	}
+	if (!sqe)
+		return -EBUSY;
 	io_uring_prep_send_zc_fixed(sqe, sp->fd, t->buf, t->bytes, 0,
 				    u->report_usage ? IORING_SEND_ZC_REPORT_USAGE : 0, 0);
 	s->gen++;
@@ -341,17 +356,15 @@ ssize_t zcs_sendpath_uring_train(struct zcs_sendpath *sp, struct zcs_train *t)
 	return (ssize_t)t->bytes;
 }
 
-int zcs_sendpath_uring_reap(struct zcs_sendpath *sp, int doorbell_fd, int wait_ms)
+int zcs_sendpath_uring_reap(struct zcs_sendpath *sp, int doorbell_fd, int wait_ms,
+			    struct zcs_given_back *back)
 {
 	struct zcs_uring *const u = sp->uring;
 	struct io_uring_cqe *cqe;
 	size_t completed;
 	int ret;
 
-	/* what is queued goes out first: a wait must not hold sends back */
-	if (wait_ms > 0 && (ret = zcs_sendpath_uring_submit(sp, false)) < 0)
-		return ret;
-	completed = reap_ready(sp);
+	completed = reap_ready(sp, back);
 	if (completed || wait_ms <= 0)
 		return (int)completed;
 	if (u->broken) {
@@ -362,7 +375,7 @@ int zcs_sendpath_uring_reap(struct zcs_sendpath *sp, int doorbell_fd, int wait_m
 		ret = io_uring_wait_cqe_timeout(&u->ring, &cqe, &ts);
 		if (ret < 0 && ret != -ETIME && ret != -EINTR)
 			return ret;
-		return (int)reap_ready(sp);
+		return (int)reap_ready(sp, back);
 	}
 	if (doorbell_fd >= 0 && !u->poll_armed) {
 		struct io_uring_sqe *const sqe = io_uring_get_sqe(&u->ring);
@@ -381,17 +394,17 @@ int zcs_sendpath_uring_reap(struct zcs_sendpath *sp, int doorbell_fd, int wait_m
 	}
 	if (ret < 0 && ret != -ETIME && ret != -EINTR)
 		return ret;
-	return (int)reap_ready(sp);
+	return (int)reap_ready(sp, back);
 }
 
-void zcs_sendpath_uring_close(struct zcs_sendpath *sp)
+void zcs_sendpath_uring_close(struct zcs_sendpath *sp, struct zcs_given_back *back)
 {
 	struct zcs_uring *const u = sp->uring;
 
 	if (!u)
 		return;
-	/* queued sends never went out: hand them on to be sent on the next path, in order */
-	abort_queued(sp, 0);
+	/* queued sends never went out: give them back to be sent on the next path, in order */
+	abort_queued(sp, 0, back);
 	if (u->registered)
 		io_uring_unregister_buffers(&u->ring);
 	io_uring_queue_exit(&u->ring);
@@ -417,6 +430,12 @@ int zcs_sendpath_uring_open(struct zcs_sendpath *sp, char *err, size_t errlen)
 	return zcs_err(err, errlen, -EOPNOTSUPP, "this build has no liburing");
 }
 
+bool zcs_sendpath_uring_batch_full(const struct zcs_sendpath *sp)
+{
+	(void)sp;
+	return false;
+}
+
 ssize_t zcs_sendpath_uring_train(struct zcs_sendpath *sp, struct zcs_train *t)
 {
 	(void)sp;
@@ -424,29 +443,35 @@ ssize_t zcs_sendpath_uring_train(struct zcs_sendpath *sp, struct zcs_train *t)
 	return -EOPNOTSUPP;
 }
 
-int zcs_sendpath_uring_submit(struct zcs_sendpath *sp, bool await)
+void zcs_sendpath_uring_submit(struct zcs_sendpath *sp, bool await, uint64_t due_seq,
+			       struct zcs_given_back *back)
 {
 	(void)sp;
 	(void)await;
-	return 0;
+	(void)due_seq;
+	(void)back;
 }
 
-int zcs_sendpath_uring_reap(struct zcs_sendpath *sp, int doorbell_fd, int wait_ms)
+int zcs_sendpath_uring_reap(struct zcs_sendpath *sp, int doorbell_fd, int wait_ms,
+			    struct zcs_given_back *back)
 {
 	(void)sp;
 	(void)doorbell_fd;
 	(void)wait_ms;
+	(void)back;
 	return 0;
 }
 
-void zcs_sendpath_uring_close(struct zcs_sendpath *sp)
+void zcs_sendpath_uring_close(struct zcs_sendpath *sp, struct zcs_given_back *back)
 {
 	(void)sp;
+	(void)back;
 }
 
-void zcs_sendpath_uring_abort(struct zcs_sendpath *sp)
+void zcs_sendpath_uring_abort(struct zcs_sendpath *sp, struct zcs_given_back *back)
 {
 	(void)sp;
+	(void)back;
 }
 
 int zcs_sendpath_uring_broken(const struct zcs_sendpath *sp)

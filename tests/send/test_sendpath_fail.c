@@ -2,7 +2,8 @@
 /* Makes zcs-send's send paths fail for real, in a private network namespace, and checks that every
  * train is sent exactly once, in order, or counted as dropped, and that every slot comes back once:
  * io_uring refusing submissions (its ring fd replaced), GSO refused (SO_NO_CHECK), sends dropped by
- * a netfilter rule (EPERM). */
+ * a netfilter rule (EPERM), no slower path left (UDP_SEGMENT's setsockopt refused: this program
+ * is linked with --wrap=setsockopt). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "compat.h"
 #include "proto.h"
 #include "sendpath_impl.h"
 #include "train.h"
@@ -30,6 +32,20 @@
 #define SPD ((SEG - ZCS_PROTO_SAMPLE_HDR_SIZE) / 4)
 /* the datagram of train FAULT_AT that FAULT_DROP_ONE drops */
 #define DROP_AT 20
+
+/* Set: setsockopt(UDP_SEGMENT) fails with EPERM, so no path can be set up any more. */
+static bool refuse_udp_segment;
+
+int __real_setsockopt(int fd, int level, int name, const void *val, socklen_t len);
+int __wrap_setsockopt(int fd, int level, int name, const void *val, socklen_t len);
+int __wrap_setsockopt(int fd, int level, int name, const void *val, socklen_t len)
+{
+	if (refuse_udp_segment && level == SOL_UDP && name == UDP_SEGMENT) {
+		errno = EPERM;
+		return -1;
+	}
+	return __real_setsockopt(fd, level, name, val, len);
+}
 
 /* Counts a failed condition in the caller's `failures`. */
 #define CHECK(cond, ...)                                                                        \
@@ -140,11 +156,45 @@ static int break_ring(void)
 	return fd;
 }
 
-static void note(struct harness *h, const char *line)
+/* The send path's log sink: printed, and kept for the checks. */
+static void note(void *ctx, const char *line)
 {
-	if (line[0]) {
-		printf("  log: %s\n", line);
-		snprintf(h->log + strlen(h->log), sizeof(h->log) - strlen(h->log), "%s\n", line);
+	struct harness *const h = ctx;
+
+	printf("  log: %s\n", line);
+	snprintf(h->log + strlen(h->log), sizeof(h->log) - strlen(h->log), "%s\n", line);
+}
+
+static int open_path(struct harness *h, int path, char *err, size_t errlen)
+{
+	const struct zcs_sendpath_config c = {
+		.fd = h->tx, .want = path, .pool = &h->pool, .done = done, .ctx = h,
+		.log = { note, h },
+	};
+
+	return zcs_sendpath_open(&h->sp, &c, err, errlen);
+}
+
+/* Fills train t with real sample datagrams from sequence number *seq on. */
+static void fill(struct harness *h, struct zcs_train *t, uint64_t *seq)
+{
+	t->count = h->pool.max_dgrams;
+	t->bytes = t->count * SEG;
+	t->variable = false;
+	t->first_seq = *seq;
+	t->first_sample = *seq * SPD;
+	t->samples = t->count * SPD;
+	t->spd = SPD;
+	for (size_t k = 0; k < t->count; k++, (*seq)++) {
+		uint8_t *const d = t->buf + k * SEG;
+		const struct zcs_sample_hdr hdr = {
+			.stream_id = 1, .seq = *seq, .first_sample = *seq * SPD, .samples = SPD,
+			.payload_len = SPD * 4, .format = ZCS_WIRE_I16,
+		};
+
+		zcs_proto_write_sample_hdr(d, &hdr);
+		memset(d + ZCS_PROTO_SAMPLE_HDR_SIZE, (int)(*seq & 0xff), SPD * 4);
+		t->lens[k] = SEG;
 	}
 }
 
@@ -156,7 +206,7 @@ static int run(int path, enum fault fault, int want_path, uint64_t want_dropped,
 						  "one train dropped by netfilter (EPERM)",
 						  "one datagram mid-train refused by netfilter (EPERM)" };
 	struct harness h = { .tx = -1, .rx = -1 };
-	char line[256] = "", err[256] = "";
+	char err[256] = "";
 	uint64_t seq = 0;
 	int failures = 0, ret;
 
@@ -167,8 +217,7 @@ static int run(int path, enum fault fault, int want_path, uint64_t want_dropped,
 	}
 	for (size_t i = 0; i < SLOTS; i++)
 		h.free[h.nfree++] = &h.pool.trains[SLOTS - 1 - i];
-	ret = zcs_sendpath_open(&h.sp, h.tx, path, &h.pool, 0, done, &h, line, sizeof(line), err,
-				sizeof(err));
+	ret = open_path(&h, path, err, sizeof(err));
 	if (ret < 0) {
 		printf("FAIL: %s: %s\n", zcs_path_name(path), err);
 		return 1;
@@ -179,35 +228,16 @@ static int run(int path, enum fault fault, int want_path, uint64_t want_dropped,
 		for (const uint64_t limit = zcs_mono_ns() + 5 * ZCS_NS_PER_SEC; !h.nfree;) {
 			if (zcs_mono_ns() > limit)
 				return printf("FAIL: train %d: no slot came back in 5 s (inflight %zu, "
-					      "failed queue %zu)\n", i, h.sp->inflight,
-					      h.sp->failed_count), 1;
+					      "due %zu)\n", i, h.sp->inflight, h.sp->ndue), 1;
 			/* as the pipeline does before it waits: failed sends are settled */
-			line[0] = '\0';
-			if ((ret = zcs_sendpath_flush(h.sp, line, sizeof(line))) < 0)
+			if ((ret = zcs_sendpath_flush(h.sp)) < 0)
 				return printf("FAIL: flush: %s\n", strerror(-ret)), 1;
-			note(&h, line);
 			zcs_sendpath_wait(h.sp, -1, 10);
 			zcs_sendpath_reap(h.sp);
 		}
 		t = h.free[--h.nfree];
 		h.out[t->index] = true;
-		t->count = h.pool.max_dgrams;
-		t->bytes = t->count * SEG;
-		t->variable = false;
-		t->first_seq = seq;
-		t->first_sample = seq * SPD;
-		t->samples = t->count * SPD;
-		for (size_t k = 0; k < t->count; k++, seq++) {
-			uint8_t *const d = t->buf + k * SEG;
-			const struct zcs_sample_hdr hdr = {
-				.stream_id = 1, .seq = seq, .first_sample = seq * SPD, .samples = SPD,
-				.payload_len = SPD * 4, .format = ZCS_WIRE_I16,
-			};
-
-			zcs_proto_write_sample_hdr(d, &hdr);
-			memset(d + ZCS_PROTO_SAMPLE_HDR_SIZE, (int)(seq & 0xff), SPD * 4);
-			t->lens[k] = SEG;
-		}
+		fill(&h, t, &seq);
 		if (i == FAULT_AT && fault == FAULT_NOCHECK) {
 			const int one = 1;
 
@@ -227,21 +257,15 @@ static int run(int path, enum fault fault, int want_path, uint64_t want_dropped,
 				 "'{ type filter hook output priority 0; }' && "
 				 "nft add rule ip zcsfail out udp dport 20550 %s drop", match);
 			/* nothing queued may meet the rule but this train */
-			line[0] = '\0';
-			zcs_sendpath_flush(h.sp, line, sizeof(line));
-			note(&h, line);
+			zcs_sendpath_flush(h.sp);
 			if (system(cmd) != 0)
 				return printf("FAIL: %s\n", cmd), 1;
 		}
-		line[0] = '\0';
-		ret = zcs_sendpath_send(h.sp, t, line, sizeof(line));
-		note(&h, line);
+		ret = zcs_sendpath_send(h.sp, t);
 		if (ret < 0)
 			return printf("FAIL: train %d: send: %s\n", i, strerror(-ret)), 1;
 		if (i == FAULT_AT && (fault == FAULT_DROP || fault == FAULT_DROP_ONE)) {
-			line[0] = '\0';
-			zcs_sendpath_flush(h.sp, line, sizeof(line));
-			note(&h, line);
+			zcs_sendpath_flush(h.sp);
 			if (system("nft delete table ip zcsfail") != 0)
 				return printf("FAIL: nft delete\n"), 1;
 		}
@@ -250,9 +274,7 @@ static int run(int path, enum fault fault, int want_path, uint64_t want_dropped,
 			return printf("FAIL: no io_uring fd to break\n"), 1;
 		receive(&h, 0);
 	}
-	line[0] = '\0';
-	ret = zcs_sendpath_flush(h.sp, line, sizeof(line));
-	note(&h, line);
+	ret = zcs_sendpath_flush(h.sp);
 	if (ret < 0)
 		return printf("FAIL: flush: %s\n", strerror(-ret)), 1;
 	zcs_sendpath_drain(h.sp, zcs_mono_ns() + 2 * ZCS_NS_PER_SEC);
@@ -285,8 +307,8 @@ static int run(int path, enum fault fault, int want_path, uint64_t want_dropped,
 	      (unsigned long long)h.sp->st.demotions);
 	CHECK(h.sp->st.send_errors >= 1, "no send error counted");
 	CHECK(h.double_done == 0, "%llu slots handed back twice", (unsigned long long)h.double_done);
-	CHECK(h.nfree == SLOTS, "%zu of %d slots came back (inflight %zu, failed queue %zu)",
-	      h.nfree, SLOTS, h.sp->inflight, h.sp->failed_count);
+	CHECK(h.nfree == SLOTS, "%zu of %d slots came back (inflight %zu, due %zu)",
+	      h.nfree, SLOTS, h.sp->inflight, h.sp->ndue);
 	if (want_path != path) {
 		char want[96];
 
@@ -309,7 +331,7 @@ static int run(int path, enum fault fault, int want_path, uint64_t want_dropped,
 static int run_small(int path)
 {
 	struct harness h = { .tx = -1, .rx = -1 };
-	char line[256] = "", err[256] = "";
+	char err[256] = "";
 	uint8_t meta[ZCS_PROTO_META_SIZE], eos[ZCS_PROTO_SAMPLE_HDR_SIZE], buf[2048];
 	const struct zcs_meta m = { .stream_id = 1, .meta_version = 1, .sample_rate = 1000000,
 				    .format = ZCS_WIRE_I16, .samples_per_dgram = SPD };
@@ -322,20 +344,14 @@ static int run_small(int path)
 	printf("%s, metadata and end of stream refused by GSO (SO_NO_CHECK):\n", zcs_path_name(path));
 	if (sockets(&h) < 0 || zcs_train_pool_init(&h.pool, SLOTS, SEG, zcs_train_max_dgrams(SEG)) < 0)
 		return printf("FAIL: set-up: %s\n", strerror(errno)), 1;
-	if (zcs_sendpath_open(&h.sp, h.tx, path, &h.pool, 0, done, &h, line, sizeof(line), err,
-			      sizeof(err)) < 0)
+	if (open_path(&h, path, err, sizeof(err)) < 0)
 		return printf("FAIL: %s: %s\n", zcs_path_name(path), err), 1;
-	note(&h, line);
 	if (setsockopt(h.tx, SOL_SOCKET, SO_NO_CHECK, &one, sizeof(one)) < 0)
 		return printf("FAIL: SO_NO_CHECK: %s\n", strerror(errno)), 1;
 	mlen = zcs_proto_write_meta(meta, &m);
 	zcs_proto_write_sample_hdr(eos, &e);
-	line[0] = '\0';
-	r1 = zcs_sendpath_send_small(h.sp, meta, mlen, line, sizeof(line));
-	note(&h, line);
-	line[0] = '\0';
-	r2 = zcs_sendpath_send_small(h.sp, eos, sizeof(eos), line, sizeof(line));
-	note(&h, line);
+	r1 = zcs_sendpath_send_small(h.sp, meta, mlen);
+	r2 = zcs_sendpath_send_small(h.sp, eos, sizeof(eos));
 	for (;;) {
 		struct pollfd p = { .fd = h.rx, .events = POLLIN };
 		struct zcs_dgram d;
@@ -366,6 +382,161 @@ static int run_small(int path)
 	      (unsigned long long)h.sp->st.send_errors);
 	if (path != ZCS_PATH_PLAIN)
 		CHECK(strstr(h.log, "now plain") != NULL, "no log line naming the demotion");
+	zcs_sendpath_close(h.sp);
+	zcs_train_pool_free(&h.pool);
+	close(h.tx);
+	close(h.rx);
+	return failures;
+}
+
+/* Regression (#23, send_small ignored the io_uring submission's result): trains queued on
+ * io_uring, then the ring refuses the submission, then a metadata datagram.  The queued trains
+ * were taken back to be sent later and the metadata went out at once, ahead of them, reported as
+ * sent.  Every one of them must reach the receiver before the metadata. */
+static int run_small_after_trains(void)
+{
+	struct harness h = { .tx = -1, .rx = -1 };
+	char err[256] = "";
+	uint8_t meta[ZCS_PROTO_META_SIZE], buf[2048];
+	struct zcs_meta m = { .stream_id = 1, .meta_version = 1, .sample_rate = 1000000,
+			      .format = ZCS_WIRE_I16, .samples_per_dgram = SPD };
+	uint64_t seq = 0, before_meta = 0, after_meta = 0;
+	int failures = 0, r, got_meta = 0;
+
+	printf("uring-zc, three trains queued, the ring broken, then metadata:\n");
+	if (sockets(&h) < 0 || zcs_train_pool_init(&h.pool, SLOTS, SEG, zcs_train_max_dgrams(SEG)) < 0)
+		return printf("FAIL: set-up: %s\n", strerror(errno)), 1;
+	for (size_t i = 0; i < SLOTS; i++)
+		h.free[h.nfree++] = &h.pool.trains[SLOTS - 1 - i];
+	if (open_path(&h, ZCS_PATH_URING_ZC, err, sizeof(err)) < 0)
+		return printf("FAIL: uring-zc: %s\n", err), 1;
+	/* fewer than a batch: queued, not submitted */
+	for (int i = 0; i < 3; i++) {
+		struct zcs_train *const t = h.free[--h.nfree];
+
+		h.out[t->index] = true;
+		fill(&h, t, &seq);
+		if ((r = zcs_sendpath_send(h.sp, t)) < 0)
+			return printf("FAIL: train %d: send: %s\n", i, strerror(-r)), 1;
+	}
+	if (break_ring() < 0)
+		return printf("FAIL: no io_uring fd to break\n"), 1;
+	m.next_seq = seq;
+	r = zcs_sendpath_send_small(h.sp, meta, zcs_proto_write_meta(meta, &m));
+	zcs_sendpath_flush(h.sp);
+	zcs_sendpath_drain(h.sp, zcs_mono_ns() + 2 * ZCS_NS_PER_SEC);
+	for (;;) {
+		struct pollfd p = { .fd = h.rx, .events = POLLIN };
+		struct zcs_dgram d;
+		ssize_t n;
+
+		if (poll(&p, 1, 300) <= 0)
+			break;
+		n = recv(h.rx, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n <= 0 || zcs_proto_parse(buf, (size_t)n, &d) < 0)
+			continue;
+		if (d.type == ZCS_DGRAM_META)
+			got_meta++;
+		else if (got_meta)
+			after_meta++;
+		else
+			before_meta++;
+	}
+	printf("  send_small %d; %llu sample datagrams before the metadata, %llu after; send "
+	       "errors %llu, demotions %llu, path %s\n", r, (unsigned long long)before_meta,
+	       (unsigned long long)after_meta, (unsigned long long)h.sp->st.send_errors,
+	       (unsigned long long)h.sp->st.demotions, zcs_path_name(h.sp->kind));
+	CHECK(r == 1, "send_small returned %d, not 1 (sent after a demotion)", r);
+	CHECK(got_meta == 1, "the receiver got %d metadata datagrams", got_meta);
+	CHECK(after_meta == 0, "%llu sample datagrams came after the metadata that names them "
+	      "as sent before it", (unsigned long long)after_meta);
+	CHECK(before_meta == seq, "%llu of %llu sample datagrams before the metadata",
+	      (unsigned long long)before_meta, (unsigned long long)seq);
+	CHECK(h.sp->kind == ZCS_PATH_MSG_ZC, "path %s, not msg-zc", zcs_path_name(h.sp->kind));
+	CHECK(h.double_done == 0 && h.nfree == SLOTS, "%zu of %d slots came back, %llu twice",
+	      h.nfree, SLOTS, (unsigned long long)h.double_done);
+	zcs_sendpath_close(h.sp);
+	zcs_train_pool_free(&h.pool);
+	close(h.tx);
+	close(h.rx);
+	return failures;
+}
+
+/* Regression (#23, "-errno without done()"): when the path failed and no slower one could be set
+ * up, zcs_sendpath_send returned -errno and neither the train nor the queue behind it came back:
+ * their slots were lost.  GSO is refused (SO_NO_CHECK) while setsockopt(UDP_SEGMENT) fails, so
+ * not even plain can be set up.  Every train must be sent or counted as dropped, every slot must
+ * come back once, and every train handed over after that too. */
+static int run_no_path(int path)
+{
+	struct harness h = { .tx = -1, .rx = -1 };
+	char err[256] = "";
+	const int one = 1;
+	uint64_t seq = 0;
+	int failures = 0, r = 0, failed_at = -1, after = 0, after_back = 0;
+
+	printf("%s, GSO refused and no path left (UDP_SEGMENT refused):\n", zcs_path_name(path));
+	if (sockets(&h) < 0 || zcs_train_pool_init(&h.pool, SLOTS, SEG, zcs_train_max_dgrams(SEG)) < 0)
+		return printf("FAIL: set-up: %s\n", strerror(errno)), 1;
+	for (size_t i = 0; i < SLOTS; i++)
+		h.free[h.nfree++] = &h.pool.trains[SLOTS - 1 - i];
+	if (open_path(&h, path, err, sizeof(err)) < 0)
+		return printf("FAIL: %s: %s\n", zcs_path_name(path), err), 1;
+	for (int i = 0; i < 40 && failed_at < 0; i++) {
+		struct zcs_train *t;
+
+		while (!h.nfree && zcs_sendpath_flush(h.sp) >= 0)
+			zcs_sendpath_wait(h.sp, -1, 10);
+		if (!h.nfree)
+			break; /* the flush found no path left: counted below */
+		if (i == 10) {
+			if (setsockopt(h.tx, SOL_SOCKET, SO_NO_CHECK, &one, sizeof(one)) < 0)
+				return printf("FAIL: SO_NO_CHECK: %s\n", strerror(errno)), 1;
+			refuse_udp_segment = true;
+		}
+		t = h.free[--h.nfree];
+		h.out[t->index] = true;
+		fill(&h, t, &seq);
+		r = zcs_sendpath_send(h.sp, t);
+		if (r < 0)
+			failed_at = i;
+		receive(&h, 0);
+	}
+	if (failed_at < 0 && (r = zcs_sendpath_flush(h.sp)) < 0)
+		failed_at = 40;
+	/* from now on every train handed over comes back at once */
+	for (int i = 0; i < 3 && h.nfree; i++) {
+		struct zcs_train *const t = h.free[--h.nfree];
+
+		h.out[t->index] = true;
+		fill(&h, t, &seq);
+		after += zcs_sendpath_send(h.sp, t) < 0;
+		after_back += !h.out[t->index];
+	}
+	zcs_sendpath_drain(h.sp, zcs_mono_ns() + 2 * ZCS_NS_PER_SEC);
+	receive(&h, 300);
+	refuse_udp_segment = false;
+	printf("  failed at train %d (%s); received %llu of %llu datagrams, dropped %llu trains "
+	       "(%llu datagrams), send errors %llu, path %s\n", failed_at,
+	       r < 0 ? strerror(-r) : "no failure", (unsigned long long)h.got,
+	       (unsigned long long)seq, (unsigned long long)h.sp->st.dropped_trains,
+	       (unsigned long long)h.sp->st.dropped_dgrams, (unsigned long long)h.sp->st.send_errors,
+	       zcs_path_name(h.sp->kind));
+	CHECK(failed_at >= 10, "no failure reported after the fault (train %d)", failed_at);
+	CHECK(r == -EINVAL, "returned %d, not -EINVAL (GSO refused: the path's own error)", r);
+	CHECK(after == 3 && after_back == 3, "after the failure %d of 3 sends failed, %d of 3 "
+	      "slots came back at once", after, after_back);
+	CHECK(h.misordered == 0, "%llu datagrams duplicated or out of order",
+	      (unsigned long long)h.misordered);
+	CHECK(h.got + h.sp->st.dropped_dgrams == seq, "received %llu + dropped %llu != sent %llu",
+	      (unsigned long long)h.got, (unsigned long long)h.sp->st.dropped_dgrams,
+	      (unsigned long long)seq);
+	CHECK(h.sp->st.dropped_samples == h.sp->st.dropped_dgrams * SPD, "dropped samples %llu",
+	      (unsigned long long)h.sp->st.dropped_samples);
+	CHECK(h.double_done == 0, "%llu slots handed back twice", (unsigned long long)h.double_done);
+	CHECK(h.nfree == SLOTS, "%zu of %d slots came back (inflight %zu, due %zu)", h.nfree, SLOTS,
+	      h.sp->inflight, h.sp->ndue);
+	CHECK(strstr(h.log, "no slower path works") != NULL, "no log line saying no path is left");
 	zcs_sendpath_close(h.sp);
 	zcs_train_pool_free(&h.pool);
 	close(h.tx);
@@ -404,6 +575,12 @@ int main(void)
 	for (int k = 0; k < ZCS_PATH_KINDS; k++)
 		if (ZCS_HAVE_URING || k != ZCS_PATH_URING_ZC)
 			failures += run_small(k);
+#if ZCS_HAVE_URING
+	failures += run_small_after_trains();
+	failures += run_no_path(ZCS_PATH_URING_ZC);
+#endif
+	failures += run_no_path(ZCS_PATH_MSG_ZC);
+	failures += run_no_path(ZCS_PATH_GSO);
 	printf("%d failures\n", failures);
 	return failures ? 1 : 0;
 }
