@@ -65,41 +65,47 @@ static const uint16_t r820t_gains[ZCS_RTLTCP_R820T_GAINS] = {
 #define CMD_SET_BANDWIDTH 0x40
 #define CMD_GAIN_BY_INDEX 0x0d
 
-bool zcs_rtltcp_cmd_setting(uint8_t cmd, uint32_t param, uint32_t freq_high,
-			    struct zcs_ctl_settings *want)
+int zcs_rtltcp_cmd_setting(uint8_t cmd, uint32_t param, uint32_t freq_high,
+			   struct zcs_ctl_settings *want)
 {
+	/* set_gain's parameter is a signed 32-bit count of tenths of dB (librtlsdr's int gain) */
+	const int32_t tenths = param > INT32_MAX ? -(int32_t)(~param) - 1 : (int32_t)param;
+
 	switch (cmd) {
 	case 0x01:
 		want->freq = (uint64_t)freq_high << 32 | param;
 		want->have |= ZCS_CTL_FREQ;
-		return true;
+		return 1;
 	case 0x02:
 		want->rate = param;
 		want->have |= ZCS_CTL_RATE;
-		return true;
+		return 1;
 	case 0x03:
 		want->gain_mode = param ? ZCS_GAIN_MANUAL : ZCS_GAIN_SLOW;
 		want->have |= ZCS_CTL_GAIN_MODE;
 		/* automatic gain takes no manual value: one asked before is void */
 		if (!param)
 			want->have &= ~(uint32_t)ZCS_CTL_GAIN;
-		return true;
+		return 1;
 	case 0x04:
-		want->gain_mdb = (int32_t)param * 100;
+		/* 0x7fffffff * 100 in 32 bits was -100 mdB: the board took -0.1 dB */
+		if (tenths < -ZCS_RTLTCP_GAIN_MAX_TENTHS || tenths > ZCS_RTLTCP_GAIN_MAX_TENTHS)
+			return -ERANGE;
+		want->gain_mdb = tenths * 100;
 		want->gain_mode = ZCS_GAIN_MANUAL;
 		want->have |= ZCS_CTL_GAIN | ZCS_CTL_GAIN_MODE;
-		return true;
+		return 1;
 	case CMD_GAIN_BY_INDEX:
-		/* rtl_tcp itself indexes its table unchecked; an index past it asks for nothing */
+		/* rtl_tcp itself indexes its table unchecked */
 		if (param >= ZCS_RTLTCP_R820T_GAINS)
-			return false;
+			return -ERANGE;
 		return zcs_rtltcp_cmd_setting(0x04, r820t_gains[param], freq_high, want);
 	case CMD_SET_BANDWIDTH:
 		want->bw = param;
 		want->have |= ZCS_CTL_BW;
-		return true;
+		return 1;
 	default:
-		return false;
+		return 0;
 	}
 }
 
@@ -183,6 +189,7 @@ static void on_cmd(struct zcs_sink *s, struct rtltcp_client *cl, const uint8_t *
 	struct zcs_ctl_settings want = { 0 };
 	const bool logged = ++cl->ncmds <= CMDS_LOGGED;
 	struct zcs_meta m;
+	int ret = 0;
 
 	atomic_fetch_add(&s->out->commands, 1);
 	if (cl->ncmds == CMDS_LOGGED + 1)
@@ -192,7 +199,7 @@ static void on_cmd(struct zcs_sink *s, struct rtltcp_client *cl, const uint8_t *
 		cl->freq_high = param;
 		return;
 	}
-	if (set->tune && zcs_rtltcp_cmd_setting(c[0], param, cl->freq_high, &want)) {
+	if (set->tune && (ret = zcs_rtltcp_cmd_setting(c[0], param, cl->freq_high, &want)) > 0) {
 		/* the hook merges a burst (a client's start-up sends ten) into one set */
 		set->tune(set->tune_ctx, &want);
 		atomic_fetch_add(&s->out->forwarded, 1);
@@ -204,6 +211,13 @@ static void on_cmd(struct zcs_sink *s, struct rtltcp_client *cl, const uint8_t *
 	cl->ignored[c[0] < NCMD_NAMES && cmd_names[c[0]] ? c[0] : NCMD_NAMES]++;
 	if (!logged)
 		return;
+	if (ret == -ERANGE) {
+		zcs_log_as(&set->log, s->out->name, "client %s: %s %u refused: out of range (%s), "
+			   "not forwarded", s->peer, zcs_rtltcp_cmd_name(c[0]), param,
+			   c[0] == CMD_GAIN_BY_INDEX ? "the R820T's gain table has 29 entries, 0..28"
+						     : "tenths of dB, -1000..1000 as a signed number");
+		return;
+	}
 	if (set->tune) {
 		zcs_log_as(&set->log, s->out->name, "client %s: %s %u ignored (not a setting the "
 			   "control channel forwards)", s->peer, zcs_rtltcp_cmd_name(c[0]), param);

@@ -241,13 +241,17 @@ bool zcs_out_tcp_check(struct zcs_sink *s, zcs_out_take_fn take);
 void zcs_rtltcp_greeting(uint8_t out[ZCS_RTLTCP_GREETING_LEN]);
 /* Name of a 5-byte command's code ("set_freq"...), "unknown" otherwise. */
 const char *zcs_rtltcp_cmd_name(uint8_t cmd);
-/* The control-channel setting a command asks for, merged into *want: true for set_freq (with
+/* set_gain's bound, in tenths of dB either way: no radio's gain is beyond 100 dB, and the board
+ * refuses what its own range lacks. */
+#define ZCS_RTLTCP_GAIN_MAX_TENTHS 1000
+/* The control-channel setting a command asks for, merged into *want: 1 for set_freq (with
  * freq_high, the last 0x56's high 32 bits), set_sample_rate, set_gain_mode (0 = automatic:
- * slow attack AGC, 1 = manual), set_gain (tenths of dB, manual mode), set_gain_by_index (0x0d:
- * the R820T's gain of that index, as set_gain; false past its 29), set_bandwidth (0x40); false
- * for every other command (not forwarded). */
-bool zcs_rtltcp_cmd_setting(uint8_t cmd, uint32_t param, uint32_t freq_high,
-			    struct zcs_ctl_settings *want);
+ * slow attack AGC, 1 = manual), set_gain (tenths of dB as a signed 32-bit number, manual mode),
+ * set_gain_by_index (0x0d: the R820T's gain of that index, as set_gain), set_bandwidth (0x40);
+ * -ERANGE, *want unchanged, for a set_gain beyond ZCS_RTLTCP_GAIN_MAX_TENTHS or an index past
+ * the table's 29; 0 for every other command (not a setting: not forwarded). */
+int zcs_rtltcp_cmd_setting(uint8_t cmd, uint32_t param, uint32_t freq_high,
+			   struct zcs_ctl_settings *want);
 /* Converts pairs pairs of type t (pair_bytes each, which tells a native stream's wire format)
  * to cu8 at dst (2 * pairs bytes).  dst may equal src only for t == cu8. */
 void zcs_rtltcp_to_cu8(uint8_t *dst, const uint8_t *src, size_t pairs, enum zcs_sample_type t,

@@ -593,8 +593,25 @@ START_TEST(test_rtltcp_cmd_settings)
 	ck_assert_int_eq(w.gain_mdb, 49600);
 	ck_assert_int_eq(w.gain_mode, ZCS_GAIN_MANUAL);
 	ck_assert_uint_eq(w.have, ZCS_CTL_GAIN | ZCS_CTL_GAIN_MODE);
-	ck_assert(!zcs_rtltcp_cmd_setting(0x0d, 29, 0, &w));   /* past the table: nothing */
-	ck_assert(!zcs_rtltcp_cmd_setting(0x0d, 0xffffffffu, 0, &w));
+	/* past the table: refused, nothing asked */
+	ck_assert_int_eq(zcs_rtltcp_cmd_setting(0x0d, 29, 0, &w), -ERANGE);
+	ck_assert_int_eq(zcs_rtltcp_cmd_setting(0x0d, 0xffffffffu, 0, &w), -ERANGE);
+	ck_assert_int_eq(w.gain_mdb, 49600);
+	/* set_gain is signed: -3 dB is -30; beyond +-100 dB refused (0x7fffffff and 0x80000000
+	 * overflowed into -0.1 dB and 0 dB, which the board took) */
+	w = (struct zcs_ctl_settings){ 0 };
+	ck_assert_int_eq(zcs_rtltcp_cmd_setting(0x04, 0xffffffe2u, 0, &w), 1);
+	ck_assert_int_eq(w.gain_mdb, -3000);
+	ck_assert_int_eq(zcs_rtltcp_cmd_setting(0x04, 1000, 0, &w), 1);
+	ck_assert_int_eq(w.gain_mdb, 100000);
+	ck_assert_int_eq(zcs_rtltcp_cmd_setting(0x04, (uint32_t)-1000, 0, &w), 1);
+	ck_assert_int_eq(w.gain_mdb, -100000);
+	w = (struct zcs_ctl_settings){ 0 };
+	ck_assert_int_eq(zcs_rtltcp_cmd_setting(0x04, 0x7fffffffu, 0, &w), -ERANGE);
+	ck_assert_int_eq(zcs_rtltcp_cmd_setting(0x04, 0x80000000u, 0, &w), -ERANGE);
+	ck_assert_int_eq(zcs_rtltcp_cmd_setting(0x04, 1001, 0, &w), -ERANGE);
+	ck_assert_int_eq(zcs_rtltcp_cmd_setting(0x04, (uint32_t)-1001, 0, &w), -ERANGE);
+	ck_assert_uint_eq(w.have, 0);
 	ck_assert_str_eq(zcs_rtltcp_cmd_name(0x0d), "set_gain_by_index");
 	for (int c = 0; c < 256; c++)
 		if (c != 0x01 && c != 0x02 && c != 0x03 && c != 0x04 && c != 0x0d && c != 0x40)
