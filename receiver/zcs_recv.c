@@ -254,9 +254,13 @@ int main(int argc, char **argv)
 			zcs_rx_rcvbuf(rx), zcs_rx_gro(rx) ? ", UDP GRO" : "",
 			zcs_isa_name(k.isa), zcs_sample_name(opts.rx.type),
 			opts.noutputs, opts.noutputs == 1 ? "" : "s");
-	if (!u.quiet && opts.key_path)
+	if (!u.quiet && opts.key_path) {
+		char shown[1024];
+
+		/* the path as typed may hold escape sequences: shown escaped */
 		fprintf(stderr, "zcs-recv: keyed: only datagrams authenticated with %s are accepted\n",
-			opts.key_path);
+			zcs_text_escape(shown, sizeof(shown), opts.key_path));
+	}
 
 	period_ns = (uint64_t)(opts.interval * 1e9);
 	/* the end-of-stream datagram may be lost like any other (docs/protocol.md): with

@@ -238,12 +238,15 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (ret == ZCS_SEND_GEN_KEY) {
+		char shown[1024];
+
 		if (zcs_key_generate(o.gen_key, err, sizeof(err)) < 0) {
 			fprintf(stderr, "zcs-send: %s\n", err);
 			return 1;
 		}
 		fprintf(stderr, "zcs-send: wrote a new key to %s (mode 0600): copy it to each "
-			"receiver over a channel you trust\n", o.gen_key);
+			"receiver over a channel you trust\n",
+			zcs_text_escape(shown, sizeof(shown), o.gen_key));
 		return 0;
 	}
 	if (ret < 0 || check_cpus(&o, err, sizeof(err)) < 0) {
@@ -340,10 +343,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "zcs-send: %s\n", err);
 		goto out;
 	}
-	if (o.key_path)
+	if (o.key_path) {
+		char shown[1024];
+
+		/* the path as typed may hold escape sequences: shown escaped */
 		fprintf(stderr, "zcs-send: keyed stream: every datagram is authenticated with %s "
 			"(XChaCha20-Poly1305 tag, %d bytes more per datagram); run %llu\n",
-			o.key_path, ZCS_AUTH_SAMPLE_TRAILER, (unsigned long long)run);
+			zcs_text_escape(shown, sizeof(shown), o.key_path), ZCS_AUTH_SAMPLE_TRAILER,
+			(unsigned long long)run);
+	}
 	t0 = zcs_mono_ns();
 	ret = zcs_pipeline_start(pl, err, sizeof(err));
 	if (ret < 0)

@@ -10,9 +10,13 @@
 
 #include "err.h"
 #include "key.h"
+#include "text.h"
 
 /* 64 digits, "\r\n", and one byte more to tell a longer file apart. */
 #define KEY_FILE_MAX (2 * ZCS_KEY_BYTES + 3)
+/* A path as messages show it: escaped (a file name may hold escape sequences or newlines that
+ * must not reach a terminal as they are), and cut, as the message is anyway. */
+#define PATH_SHOWN 1024
 
 static int hex_val(char c)
 {
@@ -49,38 +53,39 @@ int zcs_key_parse(struct zcs_key *key, const char *text, size_t len)
 
 int zcs_key_load(struct zcs_key *key, const char *path, char *err, size_t errlen)
 {
-	char text[KEY_FILE_MAX];
+	char text[KEY_FILE_MAX], shown[PATH_SHOWN];
 	struct stat st;
 	ssize_t n;
 	int fd, ret;
 
+	zcs_text_escape(shown, sizeof(shown), path);
 	/* O_NONBLOCK: a FIFO planted at path must not hang the program; it is refused below. */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
-		return zcs_err_errno(err, errlen, "key file %s", path);
+		return zcs_err_errno(err, errlen, "key file %s", shown);
 	if (fstat(fd, &st) < 0) {
-		ret = zcs_err_errno(err, errlen, "key file %s", path);
+		ret = zcs_err_errno(err, errlen, "key file %s", shown);
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		ret = zcs_err(err, errlen, -EINVAL, "key file %s is not a regular file", path);
+		ret = zcs_err(err, errlen, -EINVAL, "key file %s is not a regular file", shown);
 		goto out;
 	}
 	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
 		ret = zcs_err(err, errlen, -EPERM,
 			      "key file %s is accessible by group or others (mode %03o): "
-			      "chmod 600 %s", path, (unsigned)(st.st_mode & 0777), path);
+			      "chmod 600 %s", shown, (unsigned)(st.st_mode & 0777), shown);
 		goto out;
 	}
 	n = read(fd, text, sizeof(text));
 	if (n < 0) {
-		ret = zcs_err_errno(err, errlen, "key file %s", path);
+		ret = zcs_err_errno(err, errlen, "key file %s", shown);
 		goto out;
 	}
 	ret = zcs_key_parse(key, text, (size_t)n);
 	if (ret < 0)
 		ret = zcs_err(err, errlen, -EINVAL,
-			      "key file %s: expected 64 hexadecimal digits on one line", path);
+			      "key file %s: expected 64 hexadecimal digits on one line", shown);
 out:
 	sodium_memzero(text, sizeof(text));
 	close(fd);
@@ -91,15 +96,16 @@ int zcs_key_generate(const char *path, char *err, size_t errlen)
 {
 	static const char digits[] = "0123456789abcdef";
 	struct zcs_key key;
-	char text[2 * ZCS_KEY_BYTES + 1];
+	char text[2 * ZCS_KEY_BYTES + 1], shown[PATH_SHOWN];
 	size_t i, off = 0;
 	int fd, ret = 0;
 
+	zcs_text_escape(shown, sizeof(shown), path);
 	if (sodium_init() < 0)
 		return zcs_err(err, errlen, -EIO, "libsodium failed to initialise");
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return zcs_err_errno(err, errlen, "cannot create key file %s", path);
+		return zcs_err_errno(err, errlen, "cannot create key file %s", shown);
 	randombytes_buf(key.bytes, sizeof(key.bytes));
 	for (i = 0; i < ZCS_KEY_BYTES; i++) {
 		text[2 * i] = digits[key.bytes[i] >> 4];
@@ -112,13 +118,13 @@ int zcs_key_generate(const char *path, char *err, size_t errlen)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			ret = zcs_err_errno(err, errlen, "writing key file %s", path);
+			ret = zcs_err_errno(err, errlen, "writing key file %s", shown);
 			break;
 		}
 		off += (size_t)n;
 	}
 	if (ret == 0 && fsync(fd) < 0)
-		ret = zcs_err_errno(err, errlen, "writing key file %s", path);
+		ret = zcs_err_errno(err, errlen, "writing key file %s", shown);
 	close(fd);
 	if (ret < 0)
 		unlink(path);

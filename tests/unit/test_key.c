@@ -12,6 +12,7 @@
 
 #include "err.h"
 #include "key.h"
+#include "text.h"
 
 static const char good_hex[] =
 	"000102030405060708090a0b0c0d0e0f101112131415161718191A1B1C1D1E1F";
@@ -158,6 +159,41 @@ START_TEST(test_err)
 }
 END_TEST
 
+/* A key file's path with an escape sequence, a newline and a byte that is not UTF-8 in it: every
+ * message quotes it escaped, so nothing in a file name steers the terminal (issue 22). */
+START_TEST(test_path_escaped)
+{
+	static const char *const names[] = { "\x1b]0;owned\x07k", "two\nlines", "bad\xff" };
+	struct zcs_key k;
+	char path[128], err[512], fifo[128];
+
+	make_dir();
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		/* missing, then readable by others, then not a key, then not a regular file */
+		ck_assert_int_eq(zcs_key_load(&k, path, err, sizeof(err)), -ENOENT);
+		ck_assert_msg(zcs_text_valid(err, strlen(err)), "raw: %s", err);
+		ck_assert_ptr_nonnull(strstr(err, "\\x"));
+		write_file(path, good_hex, 0644);
+		ck_assert_int_eq(zcs_key_load(&k, path, err, sizeof(err)), -EPERM);
+		ck_assert_msg(zcs_text_valid(err, strlen(err)), "raw: %s", err);
+		write_file(path, "not a key", 0600);
+		ck_assert_int_eq(zcs_key_load(&k, path, err, sizeof(err)), -EINVAL);
+		ck_assert_msg(zcs_text_valid(err, strlen(err)), "raw: %s", err);
+		/* --gen-key never replaces a file: the refusal quotes the path too */
+		ck_assert_int_eq(zcs_key_generate(path, err, sizeof(err)), -EEXIST);
+		ck_assert_msg(zcs_text_valid(err, strlen(err)), "raw: %s", err);
+		unlink(path);
+		snprintf(fifo, sizeof(fifo), "%s/%s.fifo", dir, names[i]);
+		ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+		ck_assert_int_eq(zcs_key_load(&k, fifo, err, sizeof(err)), -EINVAL);
+		ck_assert_msg(zcs_text_valid(err, strlen(err)), "raw: %s", err);
+		unlink(fifo);
+	}
+	remove_dir();
+}
+END_TEST
+
 static Suite *key_suite(void)
 {
 	Suite *s = suite_create("key");
@@ -168,6 +204,7 @@ static Suite *key_suite(void)
 	tcase_add_test(tc, test_load_not_regular);
 	tcase_add_test(tc, test_generate);
 	tcase_add_test(tc, test_err);
+	tcase_add_test(tc, test_path_escaped);
 	suite_add_tcase(s, tc);
 	return s;
 }
