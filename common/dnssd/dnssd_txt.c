@@ -121,6 +121,18 @@ static int parse_id(struct zcs_dnssd_stream *s, const char *val)
 	return 0;
 }
 
+/* The keys a reader checks; any other is ignored whatever its value (howto-soapy.md). */
+static bool known_key(const char *key)
+{
+	static const char *const keys[] = { "id", "dest", "port", "control", "fmt", "rate", "freq",
+					    "keyed" };
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (strcmp(key, keys[i]) == 0)
+			return true;
+	return false;
+}
+
 int zcs_dnssd_txt_parse(struct zcs_dnssd_stream *s, const uint8_t *buf, size_t len)
 {
 	char key[16], val[VALUE_MAX + 1];
@@ -132,10 +144,13 @@ int zcs_dnssd_txt_parse(struct zcs_dnssd_stream *s, const uint8_t *buf, size_t l
 		return 0;                 /* a boolean attribute: none is ours */
 	klen = (size_t)(eq - buf);
 	vlen = len - klen - 1;
-	if (klen >= sizeof(key))
+	if (klen >= sizeof(key) || memchr(buf, '\0', klen))
 		return 0;                 /* not one of ours either */
 	memcpy(key, buf, klen);
 	key[klen] = '\0';
+	/* a later version may add keys with any bytes in their values: only ours are checked */
+	if (!known_key(key))
+		return 0;
 	if (vlen > VALUE_MAX || memchr(eq + 1, '\0', vlen))
 		return -EINVAL;
 	memcpy(val, eq + 1, vlen);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests for common/dnssd/dnssd_txt.c: the _zcs._udp TXT record round-trips (IPv4 and IPv6, with
- * and without a control port), keys come in any order, unknown keys are ignored, bad values and
- * incomplete records are refused, and nothing in it is the key. */
+ * and without a control port), keys come in any order, unknown keys are ignored whatever their
+ * value, bad values and incomplete records are refused, and nothing in it is the key. */
 #include <check.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -89,6 +89,17 @@ START_TEST(test_order_and_unknown)
 	ck_assert_int_eq(parse_one(&r, "flag"), 0);
 	ck_assert_int_eq(parse_one(&r, "future=whatever"), 0);
 	ck_assert_int_eq(parse_one(&r, "averyveryverylongkey=1"), 0);
+	/* an unknown key is ignored whatever its value: bytes that are not UTF-8, a NUL, a value
+	 * longer than any of ours, or a NUL in the key itself (such an announcement was dropped) */
+	ck_assert_int_eq(zcs_dnssd_txt_parse(&r, (const uint8_t *)"note=\xff\xfe\xc3", 8), 0);
+	ck_assert_int_eq(zcs_dnssd_txt_parse(&r, (const uint8_t *)"note=a\0b", 8), 0);
+	ck_assert_int_eq(zcs_dnssd_txt_parse(&r, (const uint8_t *)"id\0x=zz", 8), 0);
+	{
+		char longv[300] = "x-future=";
+
+		memset(longv + 9, 0xe9, 250);
+		ck_assert_int_eq(parse_one(&r, longv), 0);
+	}
 	ck_assert_int_ne(zcs_dnssd_txt_complete(&r, err, sizeof(err)), 0);
 	ck_assert_int_eq(parse_one(&r, "dest=198.18.0.9"), 0);
 	ck_assert_int_ne(zcs_dnssd_txt_complete(&r, err, sizeof(err)), 0);
