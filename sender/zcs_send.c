@@ -184,25 +184,29 @@ static int start_announce(struct zcs_dnssd_announce **ann, const struct zcs_send
  * the exit status after saying why. */
 static int next_run(const struct zcs_send_opts *o, uint64_t *run)
 {
-	char path[4096], err[ERRLEN];
+	char path[4096], err[ERRLEN], shown[4 * ERRLEN];
 	int ret;
 
+	/* the counter's name is the key's path and a suffix: both may hold escape sequences, so
+	 * every line here shows them escaped */
 	if (o->run_counter)
 		snprintf(path, sizeof(path), "%s", o->run_counter);
 	else if (snprintf(path, sizeof(path), "%s%s", o->key_path, ZCS_RUN_COUNTER_SUFFIX) >=
 		 (int)sizeof(path)) {
 		fprintf(stderr, "zcs-send: --key %s: name too long for its run counter\n",
-			o->key_path);
+			zcs_text_escape(shown, sizeof(shown), o->key_path));
 		return 2;
 	}
 	ret = zcs_run_counter_next(path, run, err, sizeof(err));
 	if (ret < 0) {
 		fprintf(stderr, "zcs-send: keyed run counter: %s: not started (receivers tell a "
-			"restart from a replay by it; --run-counter FILE puts it elsewhere)\n", err);
+			"restart from a replay by it; --run-counter FILE puts it elsewhere)\n",
+			zcs_text_escape(shown, sizeof(shown), err));
 		return ret == -EINVAL || ret == -EPERM || ret == -ELOOP || ret == -ERANGE ? 2 : 1;
 	}
 	if (ret == 1 && !o->quiet)
-		fprintf(stderr, "zcs-send: no run counter in %s yet: this is run 1\n", path);
+		fprintf(stderr, "zcs-send: no run counter in %s yet: this is run 1\n",
+			zcs_text_escape(shown, sizeof(shown), path));
 	return 0;
 }
 

@@ -44,6 +44,8 @@ def main():
         assert p.returncode == 0, p.stderr
         keyed = b'\n'.join(line for line in p.stderr.splitlines() if b'keyed' in line)
         check('zcs-send --key (the keyed line)', keyed)
+        # and every other line of that run (its run counter is named after the key)
+        check('zcs-send --key (every line)', p.stderr)
         r = subprocess.Popen([recv_exe, b'--key', path, b'127.0.0.1:23108'],
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
