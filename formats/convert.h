@@ -11,6 +11,10 @@
 #include "bytes.h"
 #include "formats.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* SIMD kernels store int16 and float32 lanes as they sit in registers, which is the wire's LE
  * layout only on a little-endian host.  Every target (x86-64, ARMv7 LE) is one; say so loudly. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -147,5 +151,9 @@ void zcs_formats_fill_neon(struct zcs_kernels *k);
 		ZCS_FILL_UNPACK_ROW(k, ZCS_WIRE_P12, unpack, p12); \
 		ZCS_FILL_UNPACK_ROW(k, ZCS_WIRE_I16, unpack, i16); \
 	} while (0)
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

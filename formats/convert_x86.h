@@ -6,6 +6,10 @@
 
 #include <emmintrin.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 static inline __m128i ld128(const void *p)
 {
 	return _mm_loadu_si128((const __m128i *)p);
@@ -27,5 +31,9 @@ static inline void st64(void *p, __m128i v)
 {
 	_mm_storel_epi64((__m128i *)p, v);
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

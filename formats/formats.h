@@ -9,6 +9,10 @@
 
 #include "wire.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Consumer sample types, as the receiver's --out-format names them. */
 enum zcs_sample_type {
 	ZCS_SAMPLE_CS8 = 0,   /* int8 I, Q  = v >> 4 */
@@ -83,5 +87,9 @@ int zcs_import_from_sigmf(const char *datatype);
 /* zcs_import for every import type.  ci16 is rounded to the nearest 12-bit value (halves up) and
  * saturated: exact for what zcs-recv wrote (v << 4 comes back as v), unbiased for 16-bit input. */
 void zcs_import_convert(enum zcs_import_type t, int16_t *dst, const void *src, size_t pairs);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

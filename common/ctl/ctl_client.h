@@ -21,6 +21,10 @@
 #include "ctl_proto.h"
 #include "key.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct zcs_ctl_client;
 
 /* A connection the server closes before its handshake ends is tried again on a new one: under
@@ -78,5 +82,9 @@ int zcs_ctl_client_poll(struct zcs_ctl_client *c, struct zcs_ctl_reply *msg, cha
 int zcs_ctl_client_request(const char *addr, const struct zcs_key *key,
 			   const struct zcs_ctl_settings *want, struct zcs_ctl_reply *reply,
 			   int timeout_ms, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

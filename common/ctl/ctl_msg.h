@@ -9,6 +9,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Bits of struct zcs_ctl_settings.have: which fields a set gives, a reply changed, a server can
  * change.  Append only; the names are the JSON keys. */
 #define ZCS_CTL_FREQ      0x01u  /* "freq": RX LO, Hz */
@@ -104,5 +108,9 @@ int zcs_ctl_msg_parse_reply(const uint8_t *buf, size_t len, struct zcs_ctl_reply
  * channel=rx2, format=i8.  Returns 0 or -EINVAL with err set. */
 int zcs_ctl_settings_parse_kv(struct zcs_ctl_settings *s, const char *kv, char *err,
 			      size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

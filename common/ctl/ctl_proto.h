@@ -12,6 +12,10 @@
 
 #include "key.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define ZCS_CTL_DEFAULT_PORT 5392
 #define ZCS_CTL_VERSION 1
 
@@ -105,5 +109,9 @@ ssize_t zcs_ctl_open(struct zcs_ctl_session *s, const uint8_t *body, size_t len,
 
 /* Overwrites the session's secrets. */
 void zcs_ctl_session_wipe(struct zcs_ctl_session *s);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -12,6 +12,10 @@
 #include "log.h"
 #include "net.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define ZCS_DNSSD_TYPE "_zcs._udp"
 /* The TXT record's version: a reader ignores keys it does not know (docs/howto-soapy.md). */
 #define ZCS_DNSSD_TXTVERS "1"
@@ -81,5 +85,9 @@ int zcs_dnssd_browse_start(struct zcs_dnssd_browse **out, const struct zcs_log *
 size_t zcs_dnssd_browse_results(struct zcs_dnssd_browse *b, struct zcs_dnssd_stream *out,
 				size_t max);
 void zcs_dnssd_browse_stop(struct zcs_dnssd_browse *b);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -10,6 +10,10 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define ZCS_NET_ERR_LEN 256
 
 struct zcs_addr {
@@ -74,5 +78,9 @@ int zcs_net_rcvbuf(int fd);
 int zcs_net_tcp_listen(const struct zcs_addr *addr, int backlog, char *err, size_t errlen);
 /* A non-blocking connect; returns the fd (connection may still be in progress) or -errno. */
 int zcs_net_tcp_connect(const struct zcs_addr *addr, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -10,6 +10,10 @@
 #include "err.h"
 #include "net.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* "<what> <address>: <strerror(errno)>" into err, errno read before the address is formatted;
  * returns -errno.  For a failed bind, connect or listen on a. */
 int zcs_net_fail_addr(const struct zcs_addr *a, const char *what, char *err, size_t errlen);
@@ -27,5 +31,9 @@ int zcs_net_socket(const struct zcs_addr *a, int type, char *err, size_t errlen)
 /* The one cleanup path of every socket these files open: fd when its set-up returned ret >= 0,
  * otherwise fd closed and ret (the set-up's -errno, err already set). */
 int zcs_net_keep(int fd, int ret);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -7,6 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Integer with optional k/M/G suffix (x1e3, 1e6, 1e9) or decimal/exponent that is a whole number
  * after scaling ("2.4M" = 2400000, "1e6"). */
 int zcs_cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
@@ -42,5 +46,9 @@ struct option;
 typedef int (*zcs_cli_opt_fn)(void *ctx, int c, const char *arg, char *err, size_t errlen);
 int zcs_cli_getopt(int argc, char *argv[], const char *shortopts, const struct option *longopts,
 		   zcs_cli_opt_fn fn, void *ctx, int *operand, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -7,6 +7,10 @@
 #include <errno.h>
 #include <time.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define ZCS_NS_PER_SEC 1000000000ULL
 
 static inline uint64_t zcs_clock_ns(clockid_t id)
@@ -36,5 +40,9 @@ static inline void zcs_sleep_until_ns(uint64_t t)
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 		;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

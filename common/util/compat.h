@@ -10,6 +10,10 @@
 #include <netinet/udp.h>
 #include <sys/socket.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* UDP level (glibc defines it in netinet/udp.h; the kernel only internally). */
 #ifndef SOL_UDP
 #define SOL_UDP 17
@@ -71,6 +75,10 @@
 /* Bind a socket to one interface by name: Linux 2.0 (listed for completeness of old libcs). */
 #ifndef SO_BINDTODEVICE
 #define SO_BINDTODEVICE 25
+#endif
+
+#ifdef __cplusplus
+}
 #endif
 
 #endif

@@ -6,6 +6,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* fmt into err (when err && errlen); returns ret, a negative errno:
  * `return zcs_err(err, errlen, -EINVAL, "bad rate %s", s);`. */
 __attribute__((format(printf, 4, 5)))
@@ -15,5 +19,9 @@ int zcs_err(char *err, size_t errlen, int ret, const char *fmt, ...);
  * with arguments that cannot touch errno (no function calls among them). */
 __attribute__((format(printf, 3, 4)))
 int zcs_err_errno(char *err, size_t errlen, const char *fmt, ...);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,6 +9,10 @@
 
 #include <jansson.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* A counter (jansson integers are signed 64-bit: a value above INT64_MAX is clamped). */
 json_t *zcs_json_u64(uint64_t v);
 
@@ -23,5 +27,9 @@ int zcs_json_set(json_t *obj, const char *key, json_t *v);
 /* Dumps doc compactly on one line into buf (len bytes, NUL terminated) and releases doc.
  * Returns the line's length, or -1 (buf "") when doc is NULL or the line does not fit. */
 int zcs_json_line(char *buf, size_t len, json_t *doc);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

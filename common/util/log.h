@@ -6,6 +6,10 @@
 
 #include <stdarg.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Longest line handed to a sink, NUL included; longer ones are cut. */
 #define ZCS_LOG_LINE 512
 
@@ -26,5 +30,9 @@ __attribute__((format(printf, 3, 4)))
 void zcs_log_as(const struct zcs_log *log, const char *who, const char *fmt, ...);
 __attribute__((format(printf, 3, 0)))
 void zcs_log_va(const struct zcs_log *log, const char *who, const char *fmt, va_list ap);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

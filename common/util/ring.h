@@ -9,6 +9,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define ZCS_CACHELINE 64
 
 struct zcs_ring {
@@ -34,5 +38,9 @@ static inline size_t zcs_ring_capacity(const struct zcs_ring *r)
 {
 	return r->mask + 1;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

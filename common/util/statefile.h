@@ -7,6 +7,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The largest state file read: anything longer is not one of ours. */
 #define ZCS_STATEFILE_MAX 256
 
@@ -25,5 +29,9 @@ int zcs_statefile_read(const char *path, char *buf, size_t cap, size_t *len, cha
  * left.  Returns 0 or -errno with err naming the file. */
 int zcs_statefile_write(const char *path, const char *text, size_t len, char *err,
 			size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

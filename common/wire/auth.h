@@ -12,6 +12,10 @@
 
 #include "key.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define ZCS_AUTH_SALT_BYTES 8
 #define ZCS_AUTH_TAG_BYTES 16
 #define ZCS_AUTH_NONCE_BYTES 24
@@ -45,5 +49,9 @@ void zcs_auth_tag(const uint8_t *key, const uint8_t nonce[ZCS_AUTH_NONCE_BYTES],
  * comparison takes the same time whichever byte differs (libsodium). */
 bool zcs_auth_tag_ok(const uint8_t *key, const uint8_t nonce[ZCS_AUTH_NONCE_BYTES],
 		     const uint8_t *bytes, size_t len, const uint8_t tag[ZCS_AUTH_TAG_BYTES]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

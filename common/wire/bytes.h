@@ -8,6 +8,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* On a little-endian host a fixed-size memcpy is the wire's bytes in one (unaligned) move.  Built
  * byte by byte instead, gcc fails to merge the bytes inside the kernels' hot loops (a float store
  * became 20 instructions), so the byte-by-byte form is kept for big-endian hosts only. */
@@ -82,5 +86,9 @@ static inline void zcs_put_f32le(uint8_t *p, float f)
 	memcpy(&v, &f, sizeof(v));
 	zcs_put_le32(p, v);
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -8,6 +8,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct zcs_codec;
 
 /* What a codec is for: each way is a zstd context of its own (a compression context is hundreds
@@ -30,5 +34,9 @@ ssize_t zcs_codec_compress(struct zcs_codec *c, void *dst, size_t cap, const voi
 /* Decompresses one frame; returns the decoded size, or -EBADMSG for a corrupt frame or one that
  * would not fit in cap (-EINVAL: not a decoder). */
 ssize_t zcs_codec_decompress(struct zcs_codec *c, void *dst, size_t cap, const void *src, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -7,6 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define ZCS_KEY_BYTES 32
 
 struct zcs_key {
@@ -28,5 +32,9 @@ int zcs_key_generate(const char *path, char *err, size_t errlen);
 
 /* Overwrites the secret in memory (sodium_memzero: not optimised away). */
 void zcs_key_wipe(struct zcs_key *key);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -11,6 +11,10 @@
 #include "auth.h"
 #include "wire.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define ZCS_PROTO_VERSION 1
 #define ZCS_DEFAULT_PORT 5391
 
@@ -176,5 +180,9 @@ size_t zcs_auth_seal_meta(struct zcs_auth *a, uint8_t *dg);
  * whether a trailer is there and which; the tag covers every byte before it.  Returns an enum
  * zcs_auth_verdict.  Constant time in the tag comparison (libsodium). */
 int zcs_auth_verify(const struct zcs_key *key, const uint8_t *dg, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -10,6 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The default state file of each side: the key file's name with this appended. */
 #define ZCS_RUN_COUNTER_SUFFIX ".run"
 #define ZCS_RUN_SEEN_SUFFIX ".seen"
@@ -51,5 +55,9 @@ int zcs_run_seen_save(const char *path, const struct zcs_run_seen *s, char *err,
  * "Fresh runs"). */
 bool zcs_run_is_fresh(const struct zcs_run_seen *s, uint64_t run, uint32_t stream_id,
 		      const uint8_t salt[8], uint64_t meta_seq);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -7,6 +7,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* a - b as a signed distance; exact while |a - b| < 2^63. */
 static inline int64_t zcs_seq_diff(uint64_t a, uint64_t b)
 {
@@ -22,5 +26,9 @@ static inline bool zcs_seq_after(uint64_t a, uint64_t b)
 {
 	return zcs_seq_diff(a, b) > 0;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -7,6 +7,10 @@
 #include <stddef.h>
 #include <string.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Values are wire codes (docs/protocol.md, "Format codes"): append only. */
 enum zcs_wire_format {
 	ZCS_WIRE_I8 = 1,  /* 2 bytes a pair: I, Q as int8 = 12-bit value >> 4 */
@@ -54,5 +58,9 @@ static inline int zcs_wire_from_name(const char *name)
 			return f;
 	return -1;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -15,6 +15,10 @@
 #include "log.h"
 #include "proto.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Bytes of samples in one block: big enough to amortise a write(), small enough that a block
  * spans ~1 ms at 20 MS/s cs16 (80 MB/s) so latency stays low. */
 #define ZCS_BLOCK_BYTES (64 * 1024)
@@ -144,5 +148,9 @@ void zcs_reader_release(struct zcs_reader *r);
 /* The newest metadata the receive thread handed the outputs, whether attached or not (any
  * thread).  False when none yet. */
 bool zcs_reader_last_meta(struct zcs_reader *r, struct zcs_meta *m);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
