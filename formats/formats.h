@@ -13,7 +13,9 @@
 extern "C" {
 #endif
 
-/* Consumer sample types, as the receiver's --out-format names them. */
+/* Consumer sample types, as the receiver's --out-format names them.  The values index the
+ * kernel tables (struct zcs_kernels) and the names in kernels.c: a new type takes the next value,
+ * ZCS_SAMPLE_TYPES grows with it, and every wire format gets an unpack kernel for it. */
 enum zcs_sample_type {
 	ZCS_SAMPLE_CS8 = 0,   /* int8 I, Q  = v >> 4 */
 	ZCS_SAMPLE_CU8 = 1,   /* uint8 I, Q = (v >> 4) + 128 (rtl_tcp, gqrx) */
@@ -63,10 +65,12 @@ int zcs_sample_from_name(const char *name);
  * native is taken as cs16 (a file has no wire format).  Scalar: files are not the fast path. */
 void zcs_import(enum zcs_sample_type t, int16_t *dst, const void *src, size_t pairs);
 
-/* Appended: file types the sender imports.  The first four are the consumer types of the same
- * value (zcs_import treats them alike); ci16 is full-scale int16, the layout zcs-recv -F cs16,
- * SigMF ci16_le and most SDR tools write, and is kept apart from cs16, which stays the radio's raw
- * 12-bit layout.  Its value lies clear of the consumer types so they may grow. */
+/* File types the sender imports (zcs-send -s file / stdin).  The first four are the consumer
+ * types of the same value, so a consumer type is an import type (zcs_import treats them alike);
+ * ci16 is full-scale int16, the layout zcs-recv -F cs16, SigMF ci16_le and most SDR tools write,
+ * kept apart from cs16, which stays the radio's raw 12-bit layout.  Values: a type that is also a
+ * consumer type takes that type's value; any other takes a value from 16 up, clear of the consumer
+ * types so they may grow, and its name, pair size and SigMF datatype in formats/import.c. */
 enum zcs_import_type {
 	ZCS_IMPORT_CS8 = ZCS_SAMPLE_CS8,
 	ZCS_IMPORT_CU8 = ZCS_SAMPLE_CU8,

@@ -53,10 +53,11 @@ int zcs_outputs_add(struct zcs_outputs *o, const char *spec, char *err, size_t e
  * start; each line begins with the output's name.  It is called on those threads, so it must be
  * thread-safe.  Without one the outputs are silent. */
 void zcs_outputs_set_log(struct zcs_outputs *o, struct zcs_log log);
-/* Appended: where the rtl_tcp: output sends what its clients ask the radio to do (set_freq,
- * set_sample_rate, set_gain_mode, set_gain or set_gain_by_index, set_bandwidth), as settings to merge into the next
- * control-channel set (zcs-recv --control).  fn is called on the writer threads and must not
- * block.  Without it (the default) the commands are ignored and counted.  Before start. */
+/* Sets where the rtl_tcp: output sends what its clients ask the radio to do (set_freq,
+ * set_sample_rate, set_gain_mode, set_gain or set_gain_by_index, set_bandwidth), as settings to
+ * merge into the next control-channel set (zcs-recv --control).  fn is called on the writer
+ * threads and must not block.  Without it (the default) the commands are ignored and counted.
+ * Before start. */
 void zcs_outputs_set_tune(struct zcs_outputs *o,
 			  void (*fn)(void *ctx, const struct zcs_ctl_settings *want), void *ctx);
 /* The client timeout in ms (0: never drop); before zcs_outputs_start. */
@@ -85,7 +86,7 @@ void zcs_outputs_gap(struct zcs_outputs *o, uint64_t first_sample, uint64_t pair
 void zcs_outputs_flush(struct zcs_outputs *o);
 /* The stream ended (end-of-stream flag, or the program is exiting). */
 void zcs_outputs_eos(struct zcs_outputs *o);
-/* Appended after the first version.  Defers writer wake-ups: a block queued from now on wakes
+/* Defers writer wake-ups: a block queued from now on wakes
  * its writer only at the next zcs_outputs_flush() (or when a queue is half full), so a burst of
  * blocks costs one wake-up instead of one each.  Off by default; a caller that turns it on must
  * flush within its latency budget (zcs-recv: at most ZCS_RX_HANDON_NS after the data). */
@@ -107,10 +108,14 @@ int zcs_outputs_drain(struct zcs_outputs *o, int timeout_ms);
  * threads, closes everything and frees o. */
 void zcs_outputs_destroy(struct zcs_outputs *o, int timeout_ms);
 
-/* --- appended: an output read inside this process (the SoapySDR module, rx_embed.h) --- */
+/* --- an output read inside this process (the SoapySDR module, rx_embed.h): the receive thread
+ * queues to it as to any output, the consumer's own thread takes the items --- */
 
 struct zcs_reader;
 
+/* What an item of a reader carries, in the order the receive thread queued it.  Every consumer
+ * switches on the kind: a new kind is a new event of the stream (never a new way to say one of
+ * these), added at the end, and every consumer (rx_embed.c) taught it in the same change. */
 enum zcs_reader_kind {
 	ZCS_READER_DATA = 0,      /* pairs converted samples from stream index first_sample */
 	ZCS_READER_META,          /* the stream started or its settings changed: meta */
