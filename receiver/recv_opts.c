@@ -50,6 +50,9 @@ static const char usage[] =
 "      --key FILE          the stream key: accept only datagrams authenticated with it\n"
 "                          (64 hex digits, readable by its owner only; zcs-send makes\n"
 "                          one); others count as invalid (auth); see docs/security.md\n"
+"      --run-state FILE    where the newest keyed run followed is kept across restarts, so\n"
+"                          a replay of an earlier run is refused even right after a start\n"
+"                          (default: the key file's name + .seen; 'none': keep nothing)\n"
 "      --control [HOST:]PORT  forward rtl_tcp: clients' set_freq, set_sample_rate,\n"
 "                          set_gain_mode, set_gain (or by index) and set_bandwidth to\n"
 "                          zcs-send's control\n"
@@ -75,7 +78,7 @@ const char *zcs_recv_usage(void)
 enum {
 	OPT_IFACE = 256, OPT_SOURCE, OPT_STREAM, OPT_WINDOW, OPT_GAP, OPT_EXIT_ON_EOS, OPT_JSON,
 	OPT_RCVBUF, OPT_MAX_DGRAM, OPT_BATCH, OPT_INTERVAL, OPT_HOLD, OPT_EOS_TIMEOUT, OPT_NO_GRO,
-	OPT_CLIENT_TIMEOUT, OPT_KEY, OPT_CONTROL,
+	OPT_CLIENT_TIMEOUT, OPT_KEY, OPT_CONTROL, OPT_RUN_STATE,
 };
 
 static const struct option long_opts[] = {
@@ -99,6 +102,7 @@ static const struct option long_opts[] = {
 	{ "client-timeout", required_argument, NULL, OPT_CLIENT_TIMEOUT },
 	{ "key", required_argument, NULL, OPT_KEY },
 	{ "control", required_argument, NULL, OPT_CONTROL },
+	{ "run-state", required_argument, NULL, OPT_RUN_STATE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -243,6 +247,8 @@ static int parse_one(struct zcs_recv_opts *o, int c, const char *arg, bool *eos_
 	case OPT_CONTROL:
 		o->control = arg;
 		return 0;
+	case OPT_RUN_STATE:
+		return zcs_cli_opt_path("--run-state", arg, &o->run_state, err, errlen);
 	case 'q':
 		o->quiet = true;
 		return 0;
@@ -294,6 +300,9 @@ int zcs_recv_parse_opts(int argc, char **argv, struct zcs_recv_opts *o, char *er
 	if (o->control && !o->key_path)
 		return zcs_err(err, errlen, -EINVAL, "--control needs --key FILE: the sender's "
 			       "control channel admits only holders of the stream key");
+	if (o->run_state && !o->key_path)
+		return zcs_err(err, errlen, -EINVAL, "--run-state keeps the newest keyed run: it "
+			       "needs --key FILE");
 	if (p.eos_timeout_given && !o->rx.exit_on_eos)
 		return zcs_err(err, errlen, -EINVAL,
 			       "--eos-timeout applies with --exit-on-eos only");

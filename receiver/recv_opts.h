@@ -25,6 +25,8 @@ struct zcs_recv_opts {
 	double client_timeout; /* seconds a tcp:/rtl_tcp: client may read nothing; 0 = never */
 	const char *key_path;  /* --key FILE, or NULL */
 	const char *control;   /* --control [HOST:]PORT: forward rtl_tcp clients' tuning there */
+	/* --run-state FILE ("none": keep nothing); NULL: the key file's name + ".seen" */
+	const char *run_state;
 };
 
 #define ZCS_RECV_DEFAULT_EOS_TIMEOUT 2.0  /* four metadata periods of silence */

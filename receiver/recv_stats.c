@@ -154,6 +154,14 @@ static json_t *stats_doc(const struct zcs_recv_snapshot *c, const struct zcs_rec
 	U("idle_flushes", c->rx.idle_flushes);
 	U("unconfirmed", c->rx.unconfirmed);
 	U("replayed", c->rx.replayed);
+	{
+		json_t *rb = json_object();
+
+		for (int r = 0; r < ZCS_REPLAY_REASONS && rb; r++)
+			bad |= zcs_json_set(rb, zcs_replay_reason_name(r),
+					    zcs_json_u64(c->rx.replayed_by[r]));
+		bad |= zcs_json_set(o, "replayed_by", rb);
+	}
 	U("overruns", c->overruns);
 	bad |= zcs_json_set(o, "msps", zcs_json_real(msps(c, final ? NULL : prev), 6));
 	U("reorder_depth", c->depth);
@@ -247,7 +255,9 @@ int zcs_recv_stats_summary(char *buf, size_t len, const struct zcs_recv_snapshot
 	    c->rx.streams, c->rx.restarts, c->rx.eos, c->rx.discont, c->rx.unconfirmed,
 	    c->ro.max_depth, c->window);
 	if (c->rx.replayed)
-		put(&b, ", replayed %" PRIu64 " (authentic, but of an earlier run)", c->rx.replayed);
+		put(&b, ", replayed %" PRIu64 " (authentic, but not fresh: %" PRIu64 " of an earlier "
+		    "run, %" PRIu64 " an earlier metadata number)", c->rx.replayed,
+		    c->rx.replayed_by[ZCS_REPLAY_OLD_RUN], c->rx.replayed_by[ZCS_REPLAY_META_SEQ]);
 	if (c->rx.have_age)
 		put(&b, ", age %.1f ms (sender and receiver clocks must be synced)",
 		    (double)c->rx.age_ns / 1e6);

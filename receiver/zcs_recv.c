@@ -15,6 +15,7 @@
 #include "log.h"
 #include "output.h"
 #include "recv_opts.h"
+#include "recv_runs.h"
 #include "recv_stats.h"
 #include "rx.h"
 #include "stdfds.h"
@@ -31,6 +32,7 @@ static void on_signal(int sig)
 struct ui {
 	bool quiet, json, tty;
 	bool line_open;           /* an updating line is on the terminal and needs clearing */
+	bool said_runs;           /* a failure to keep the run state was said */
 };
 
 static void clear_line(struct ui *u)
@@ -55,6 +57,27 @@ static void news(void *ctx, const char *msg)
 	if (!zcs_text_valid(msg, strlen(msg)))
 		msg = zcs_text_escape(safe, sizeof(safe), msg);
 	fprintf(stderr, "zcs-recv: %s\n", msg);
+}
+
+/* The newest keyed run followed goes to the run state as it changes (recv_runs.h).  A failure is
+ * said once and costs nothing else: the running receiver still refuses replays, only a restarted
+ * one would not know this run. */
+static void keep_runs(struct ui *u, struct zcs_recv_runs *runs, const struct zcs_rx *rx,
+		      bool final)
+{
+	struct zcs_run_seen newest;
+	char err[512], msg[800];
+
+	if (!zcs_rx_run_newest(rx, &newest))
+		return;
+	if (zcs_recv_runs_keep(runs, &newest, zcs_mono_ns(), final, err, sizeof(err)) >= 0 ||
+	    u->said_runs)
+		return;
+	u->said_runs = true;
+	snprintf(msg, sizeof(msg), "cannot keep the newest keyed run (%s): a receiver restarted "
+		 "would not know it and could follow a replay of it while no sender runs "
+		 "(--run-state FILE elsewhere)", err);
+	news(u, msg);
 }
 
 /* A retune of the stream followed: the news line says it already; with --json it is also an
@@ -167,6 +190,8 @@ int main(int argc, char **argv)
 	const char *ended_by = "signal";
 	uint32_t id;
 	struct zcs_key key;
+	struct zcs_recv_runs runs;
+	struct zcs_run_seen seen;
 	int ret, status = 0;
 
 	/* before any descriptor is opened: with fd 1 closed, `-o -` would write into a socket */
@@ -196,6 +221,18 @@ int main(int argc, char **argv)
 		}
 		opts.rx.key = &key;
 	}
+	ret = zcs_recv_runs_open(&runs, &opts, &seen, err, sizeof(err));
+	if (ret < 0) {
+		char shown[4 * sizeof(err)];
+
+		/* the message names the file, after the key's path: shown escaped */
+		fprintf(stderr, "zcs-recv: --run-state: %s\n",
+			zcs_text_escape(shown, sizeof(shown), err));
+		zcs_key_wipe(&key);
+		return 2;
+	}
+	if (ret == 1)
+		opts.rx.run_seen = &seen;
 	u.quiet = opts.quiet;
 	u.json = opts.json;
 	u.tty = isatty(STDERR_FILENO);
@@ -261,6 +298,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "zcs-recv: keyed: only datagrams authenticated with %s are accepted\n",
 			zcs_text_escape(shown, sizeof(shown), opts.key_path));
 	}
+	if (!u.quiet && runs.path[0]) {
+		char shown[1024];
+
+		if (opts.rx.run_seen)
+			snprintf(text, sizeof(text), "run %" PRIu64 " of stream 0x%08" PRIx32,
+				 seen.run, seen.stream_id);
+		else
+			snprintf(text, sizeof(text), "none yet");
+		/* named after the key's path: shown escaped too */
+		fprintf(stderr, "zcs-recv: keyed runs: the newest followed is kept in %s (%s)\n",
+			zcs_text_escape(shown, sizeof(shown), runs.path), text);
+	}
 
 	period_ns = (uint64_t)(opts.interval * 1e9);
 	/* the end-of-stream datagram may be lost like any other (docs/protocol.md): with
@@ -285,6 +334,7 @@ int main(int argc, char **argv)
 		if (period_ns && next_tick > now && (next_tick - now) / 1000000 < (uint64_t)timeout)
 			timeout = (int)((next_tick - now) / 1000000) + 1;
 		ret = zcs_rx_step(rx, timeout);
+		keep_runs(&u, &runs, rx, false);
 		/* the forwarder sends to the stream's sender unless --control named a host */
 		if (fwd && zcs_rx_stream_open(rx, NULL)) {
 			/* its address, or none (len 0) while the datagrams carried none */
@@ -323,6 +373,7 @@ int main(int argc, char **argv)
 		}
 	}
 	zcs_rx_finish(rx);
+	keep_runs(&u, &runs, rx, true);
 	if (zcs_rx_stream_open(rx, NULL))
 		zcs_outputs_eos(out);
 	/* the writers empty their queues (5 s at most) so the summary counts what they wrote; then

@@ -164,3 +164,12 @@ bool zcs_run_is_fresh(const struct zcs_run_seen *s, uint64_t run, uint32_t strea
 	return run == s->run && stream_id == s->stream_id &&
 	       memcmp(salt, s->salt, sizeof(s->salt)) == 0 && zcs_seq_after(meta_seq, s->meta_seq);
 }
+
+const char *zcs_replay_reason_name(int reason)
+{
+	switch (reason) {
+	case ZCS_REPLAY_OLD_RUN: return "old_run";
+	case ZCS_REPLAY_META_SEQ: return "meta_seq";
+	default: return "unknown";
+	}
+}

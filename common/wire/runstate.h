@@ -56,6 +56,18 @@ int zcs_run_seen_save(const char *path, const struct zcs_run_seen *s, char *err,
 bool zcs_run_is_fresh(const struct zcs_run_seen *s, uint64_t run, uint32_t stream_id,
 		      const uint8_t salt[8], uint64_t meta_seq);
 
+/* Why a keyed receiver refuses an authentic datagram as a replay (its statistics' replayed_by):
+ * append only. */
+enum zcs_replay_reason {
+	ZCS_REPLAY_OLD_RUN = 0,   /* metadata of a run that is not fresh: an earlier run, another
+				   * run under the same number, or an earlier part of the newest */
+	ZCS_REPLAY_META_SEQ,      /* metadata of the run followed, not after its newest */
+	ZCS_REPLAY_REASONS
+};
+
+/* Short stable name of a replay reason ("old_run", "meta_seq"), for statistics and JSON. */
+const char *zcs_replay_reason_name(int reason);
+
 #ifdef __cplusplus
 }
 #endif

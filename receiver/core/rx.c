@@ -188,6 +188,11 @@ bool zcs_rx_stream_open(const struct zcs_rx *rx, uint32_t *id)
 	return true;
 }
 
+bool zcs_rx_run_newest(const struct zcs_rx *rx, struct zcs_run_seen *out)
+{
+	return zcs_follow_newest(&rx->fs, out);
+}
+
 bool zcs_rx_sender(const struct zcs_rx *rx, struct zcs_addr *a)
 {
 	if (!rx->fs.locked || rx->fs.sender.len == 0)
@@ -240,6 +245,7 @@ void zcs_rx_snapshot(const struct zcs_rx *rx, struct zcs_rx_snapshot *s)
 	s->rx.eos = f->st.eos;
 	s->rx.unconfirmed = f->st.unconfirmed;
 	s->rx.replayed = f->st.replayed;
+	memcpy(s->rx.replayed_by, f->st.replayed_by, sizeof(s->rx.replayed_by));
 	s->rx.late_joins = f->st.late_joins;
 	s->ro = rx->ro.st;
 	s->gf = rx->gf.st;

@@ -19,6 +19,7 @@
 #include "output.h"
 #include "proto.h"
 #include "reorder.h"
+#include "runstate.h"
 
 struct zcs_rx_opts {
 	const char *listen;       /* "[GROUP|ADDR][:PORT]"; NULL or "" = every local address */
@@ -51,6 +52,9 @@ struct zcs_rx_opts {
 	void *on_change_ctx;
 	/* --key; NULL = unkeyed (keyed streams are taken unverified, and said so) */
 	const struct zcs_key *key;
+	/* keyed: the newest run followed before (the program's run state, --run-state), copied
+	 * at open; NULL: none.  zcs_rx_run_newest gives what to keep for next time. */
+	const struct zcs_run_seen *run_seen;
 };
 
 #define ZCS_RX_DEFAULT_RCVBUF (32 * 1024 * 1024)
@@ -96,9 +100,10 @@ struct zcs_rx_stats {
 	int64_t age_ns;           /* wall clock now minus the newest sample's stamp (needs synced clocks) */
 	bool have_age;
 	/* authentic datagrams refused for not being newer than what was followed: the
-	 * metadata of a run that began before the one followed, or a metadata number already
-	 * seen (a replay, or a sender whose clock went back) */
+	 * metadata of a run that is not fresh, or a metadata number already seen (a replay);
+	 * by reason, enum zcs_replay_reason (runstate.h) */
 	uint64_t replayed;
+	uint64_t replayed_by[ZCS_REPLAY_REASONS];
 	/* samples the pre_meta datagrams held (when the stream's start was among them, they are
 	 * also counted lost and zero-filled: see docs/receiver.md) */
 	uint64_t pre_meta_samples;
@@ -153,6 +158,9 @@ bool zcs_rx_count_reached(const struct zcs_rx *rx);
 /* Whether -F native ended at a change of wire format (zcs_rx_step then returned 1 for it; the
  * news said from which format to which, at which sample). */
 bool zcs_rx_format_ended(const struct zcs_rx *rx);
+/* The newest keyed run followed, for the program to keep (zcs_rx_opts.run_seen next time); its
+ * meta_seq grows as the run goes on.  False while there is none. */
+bool zcs_rx_run_newest(const struct zcs_rx *rx, struct zcs_run_seen *out);
 /* Whether a stream is followed whose end-of-stream datagram has not been delivered; its id then
  * goes to *id (may be NULL).  Such a stream is ended by the program on exit or long silence. */
 bool zcs_rx_stream_open(const struct zcs_rx *rx, uint32_t *id);

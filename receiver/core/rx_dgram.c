@@ -26,6 +26,7 @@ void zcs_rx_dgram_init(struct zcs_rx *rx)
 	const struct zcs_follow_opts fo = {
 		.have_stream = rx->opt.have_stream, .stream_id = rx->opt.stream_id,
 		.keyed = rx->opt.key != NULL, .hold_ms = rx->opt.hold_ms, .log = rx->opt.log,
+		.run_seen = rx->opt.key ? rx->opt.run_seen : NULL,
 	};
 
 	zcs_follow_init(&rx->fs, &fo, &rx->ro, &rx->gf);

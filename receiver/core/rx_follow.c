@@ -31,6 +31,11 @@ void zcs_follow_init(struct zcs_follow *f, const struct zcs_follow_opts *opt,
 {
 	memset(f, 0, sizeof(*f));
 	f->opt = *opt;
+	if (opt->run_seen) {
+		f->have_newest = true;
+		f->newest = *opt->run_seen;
+	}
+	f->opt.run_seen = NULL;   /* copied: the caller's record need not outlive init */
 	f->ro = ro;
 	f->gf = gf;
 }
@@ -119,33 +124,47 @@ static enum zcs_follow_sel select_unkeyed(struct zcs_follow *f, const struct zcs
 	return ZCS_FOLLOW_FOREIGN;
 }
 
+static void replayed(struct zcs_follow *f, int reason)
+{
+	f->st.replayed++;
+	f->st.replayed_by[reason]++;
+}
+
 /* Whether a keyed run (stream id, salt) that is not the one followed may be followed: the one
- * place where a new run is accepted or refused.  Its metadata carries the sender's start time,
- * and only a run that began after every run followed so far is taken: a replay of an earlier
- * run can neither capture the receiver nor draw it away from the live stream
- * (docs/security.md).  Refusals are counted replayed here. */
+ * place where a new run is accepted or refused.  Runs are ordered by the number the sender
+ * counts them with across its reboots (its metadata's run), never by its clock, which a board
+ * without one sets to 1970 at every boot: only a run fresh against the newest followed (a
+ * later number, or the newest run itself going on past what was seen of it) is taken, so a
+ * replay of an earlier run can neither capture the receiver nor draw it away from the live
+ * stream, and a rebooted board is followed at once (docs/protocol.md, "Fresh runs").  Refusals
+ * are counted replayed (old_run) here. */
 static bool run_acceptable(struct zcs_follow *f, const struct zcs_dgram *dg)
 {
-	if (!f->have_run || dg->run_start_ns > f->run_start_ns)
+	if (zcs_run_is_fresh(f->have_newest ? &f->newest : NULL, dg->run, id_of(dg), dg->salt,
+			     dg->meta_seq))
 		return true;
-	f->st.replayed++;
+	replayed(f, ZCS_REPLAY_OLD_RUN);
 	if (!f->said_replay) {
 		f->said_replay = true;
-		zcs_log(&f->opt.log, "stream 0x%08" PRIx32 " is authentic but began %.3f s before "
-			"the stream followed: refused as a replay of an earlier run (or its sender's "
-			"clock went back); counted as replayed", id_of(dg),
-			(double)(f->run_start_ns - dg->run_start_ns) / 1e9);
+		zcs_log(&f->opt.log, "stream 0x%08" PRIx32 " is authentic but its run %" PRIu64
+			" is not after run %" PRIu64 ", the newest this receiver followed: refused "
+			"as a replay of an earlier run; counted as replayed (a sender that lost its "
+			"run counter must be given one above %" PRIu64 ": docs/security.md)",
+			id_of(dg), dg->run, f->newest.run, f->newest.run);
 	}
 	return false;
 }
 
-/* The run of metadata dg is the one followed from now on. */
+/* The run of metadata dg is the one followed from now on, and the newest. */
 static void take_run(struct zcs_follow *f, const struct zcs_dgram *dg)
 {
 	memcpy(f->salt, dg->salt, sizeof(f->salt));
 	f->have_run = true;
-	f->run_start_ns = dg->run_start_ns;
 	f->meta_seq = dg->meta_seq;
+	f->have_newest = true;
+	f->newest = (struct zcs_run_seen){ .run = dg->run, .stream_id = id_of(dg),
+					   .meta_seq = dg->meta_seq };
+	memcpy(f->newest.salt, dg->salt, sizeof(f->newest.salt));
 }
 
 /* Stream choice of a keyed receiver: the datagram is authentic, but may be a replay.  A new run
@@ -163,10 +182,11 @@ static enum zcs_follow_sel select_keyed(struct zcs_follow *f, const struct zcs_d
 			return ZCS_FOLLOW_TAKE;
 		/* an earlier metadata datagram of this very run would set old settings again */
 		if (!zcs_seq_after(dg->meta_seq, f->meta_seq)) {
-			f->st.replayed++;
+			replayed(f, ZCS_REPLAY_META_SEQ);
 			return ZCS_FOLLOW_REPLAYED;
 		}
 		f->meta_seq = dg->meta_seq;
+		f->newest.meta_seq = dg->meta_seq;
 		return ZCS_FOLLOW_TAKE;
 	}
 	if (dg->type != ZCS_DGRAM_META) {
@@ -495,6 +515,14 @@ enum zcs_follow_jump zcs_follow_jump(struct zcs_follow *f, uint32_t handle,
 	f->cand_last = h->seq;
 	f->cand_end = h->first_sample + h->samples;
 	return ZCS_FOLLOW_JUMP_HELD;
+}
+
+bool zcs_follow_newest(const struct zcs_follow *f, struct zcs_run_seen *out)
+{
+	if (!f->have_newest)
+		return false;
+	*out = f->newest;
+	return true;
 }
 
 bool zcs_follow_wants_sender(const struct zcs_follow *f, uint64_t now)

@@ -18,6 +18,7 @@
 #include "net.h"
 #include "proto.h"
 #include "reorder.h"
+#include "runstate.h"
 
 /* No buffer: what zcs_follow_* return when they release none. */
 #define ZCS_FOLLOW_NONE UINT32_MAX
@@ -26,6 +27,10 @@ struct zcs_follow_opts {
 	bool have_stream;         /* --stream given: only stream_id is followed */
 	uint32_t stream_id;
 	bool keyed;               /* --key: every datagram handed in has verified */
+	/* keyed: the newest run followed before this receiver started (kept in its run state,
+	 * common/wire/runstate.h), copied at init; NULL: none, the first authentic run heard is
+	 * taken */
+	const struct zcs_run_seen *run_seen;
 	uint64_t hold_ms;         /* --hold, 0: from the stream's rate */
 	struct zcs_log log;       /* news of the stream followed */
 };
@@ -34,6 +39,7 @@ struct zcs_follow_opts {
 struct zcs_follow_stats {
 	uint64_t foreign, replayed, meta, pre_meta, pre_meta_samples, late_joins;
 	uint64_t streams, restarts, eos, unconfirmed;
+	uint64_t replayed_by[ZCS_REPLAY_REASONS];
 };
 
 /* What zcs_follow_select() makes of a valid datagram. */
@@ -97,12 +103,14 @@ struct zcs_follow {
 	struct zcs_meta meta_new;
 	uint64_t meta_new_ns;     /* ... monotonic time it was first announced */
 
-	/* keyed: the run followed is (stream id, salt); run_start_ns is the newest start of any
-	 * run followed, and no run that began at or before it is followed again */
+	/* keyed: the run followed is (stream id, salt); newest is the newest run followed (or
+	 * kept from before: opt.run_seen) with its newest metadata number, and only a run fresh
+	 * against it is followed (zcs_run_is_fresh) */
 	uint8_t salt[8];
 	bool have_run;
-	uint64_t run_start_ns;
 	uint64_t meta_seq;        /* newest metadata number of the run followed */
+	bool have_newest;
+	struct zcs_run_seen newest;
 	bool said_replay;
 
 	/* the switch zcs_follow_select() decided, for the engine and zcs_follow_switch(): why, and
@@ -168,6 +176,10 @@ void zcs_follow_moved(struct zcs_follow *f);
 uint32_t zcs_follow_taken(struct zcs_follow *f, const struct zcs_sample_hdr *h, uint64_t now);
 /* The jump awaiting confirmation is not believed: its buffer (NONE: none) for the engine to free. */
 uint32_t zcs_follow_drop_cand(struct zcs_follow *f);
+
+/* The newest keyed run followed, with the newest metadata number seen of it, for the program to
+ * keep across restarts (opt.run_seen next time).  False while there is none. */
+bool zcs_follow_newest(const struct zcs_follow *f, struct zcs_run_seen *out);
 
 /* Whether the next datagrams must carry their sender's address (judged at now): while a new
  * stream may be followed (none yet, the last one ended, or silent a third of the restart time). */

@@ -174,27 +174,88 @@ START_TEST(keyed_runs)
 	memset(m.salt, 1, sizeof(m.salt));
 	memset(later.salt, 2, sizeof(later.salt));
 	memset(old.salt, 3, sizeof(old.salt));
+	/* runs are ordered by their number, never by the sender's clock: the later run comes from
+	 * a board rebooted at 1970, the earlier one was recorded while its clock was set */
+	m.run = 5;
 	m.run_start_ns = 5000;
 	m.meta_seq = 10;
-	later.run_start_ns = 6000;
-	old.run_start_ns = 4000;
+	later.run = 6;
+	later.run_start_ns = 10;
+	old.run = 4;
+	old.run_start_ns = 9000;
 	ck_assert_int_eq(sel(&m, 0), ZCS_FOLLOW_TAKE);
 	/* an older metadata number of the same run: a replay */
 	m.meta_seq = 9;
 	ck_assert_int_eq(sel(&m, 1), ZCS_FOLLOW_REPLAYED);
-	/* a sample datagram of a run not followed: foreign; a run that began earlier: replayed */
+	/* a sample datagram of a run not followed: foreign; an earlier run: replayed */
 	ck_assert_int_eq(sel(&s, 2), ZCS_FOLLOW_FOREIGN);
 	ck_assert_int_eq(sel(&old, 3), ZCS_FOLLOW_REPLAYED);
 	ck_assert_uint_eq(F.st.replayed, 2);
+	ck_assert_uint_eq(F.st.replayed_by[ZCS_REPLAY_META_SEQ], 1);
+	ck_assert_uint_eq(F.st.replayed_by[ZCS_REPLAY_OLD_RUN], 1);
 	/* a later run replaces it at once */
 	ck_assert_int_eq(sel(&later, 4), ZCS_FOLLOW_SWITCH);
 	ck_assert_str_eq(F.switch_why, "replaced");
 	zcs_follow_switch(&F, &later, (const struct sockaddr *)&FROM, 4);
 	ck_assert_uint_eq(F.stream_id, 0xb);
-	ck_assert_uint_eq(F.run_start_ns, 6000);
+	ck_assert_uint_eq(F.newest.run, 6);
 	/* and the first run is now an earlier one */
 	m.meta_seq = 11;
 	ck_assert_int_eq(sel(&m, 5), ZCS_FOLLOW_REPLAYED);
+	ck_assert_uint_eq(F.st.replayed_by[ZCS_REPLAY_OLD_RUN], 2);
+	close_follow();
+}
+END_TEST
+
+/* A receiver started with the newest run it followed before (its run state): an earlier run, or
+ * the newest run's part it has seen, is refused at once; the newest run going on and any later
+ * run are followed; what it would keep next time follows the run. */
+START_TEST(keyed_run_seen_before)
+{
+	struct zcs_run_seen seen = { .run = 5, .stream_id = 0xa, .meta_seq = 10 }, now;
+	struct zcs_dgram m = meta_dg(0xa, RATE), other = meta_dg(0xe, RATE), old = meta_dg(0xc, RATE);
+	struct zcs_dgram later = meta_dg(0xb, RATE);
+	const struct zcs_follow_opts o = { .keyed = true, .run_seen = &seen };
+
+	memset(seen.salt, 1, sizeof(seen.salt));
+	ck_assert_int_eq(zcs_reorder_init(&R, 64, 0), 0);
+	memset(&G, 0, sizeof(G));
+	zcs_follow_init(&F, &o, &R, &G);
+	seen.run = 99;                 /* copied at init */
+	m.keyed = other.keyed = old.keyed = later.keyed = true;
+	memset(m.salt, 1, sizeof(m.salt));
+	memset(other.salt, 1, sizeof(other.salt));
+	memset(old.salt, 3, sizeof(old.salt));
+	memset(later.salt, 2, sizeof(later.salt));
+	m.run = other.run = 5;
+	old.run = 4;
+	later.run = 6;
+	ck_assert(zcs_follow_newest(&F, &now));
+	ck_assert_uint_eq(now.run, 5);
+	/* the part of run 5 already seen, another run under number 5, run 4: replays */
+	m.meta_seq = other.meta_seq = 10;
+	old.meta_seq = 1000;
+	ck_assert_int_eq(sel(&m, 0), ZCS_FOLLOW_REPLAYED);
+	ck_assert_int_eq(sel(&other, 1), ZCS_FOLLOW_REPLAYED);
+	ck_assert_int_eq(sel(&old, 2), ZCS_FOLLOW_REPLAYED);
+	ck_assert_uint_eq(F.st.replayed_by[ZCS_REPLAY_OLD_RUN], 3);
+	ck_assert(!F.locked);
+	/* run 5 going on: followed, and kept with its newest metadata number */
+	m.meta_seq = 11;
+	ck_assert_int_eq(sel(&m, 3), ZCS_FOLLOW_TAKE);
+	ck_assert(F.locked);
+	m.meta_seq = 12;
+	ck_assert_int_eq(sel(&m, 4), ZCS_FOLLOW_TAKE);
+	ck_assert(zcs_follow_newest(&F, &now));
+	ck_assert_uint_eq(now.run, 5);
+	ck_assert_uint_eq(now.stream_id, 0xa);
+	ck_assert_uint_eq(now.meta_seq, 12);
+	/* the board rebooted: run 6 at once */
+	ck_assert_int_eq(sel(&later, 5), ZCS_FOLLOW_SWITCH);
+	zcs_follow_switch(&F, &later, (const struct sockaddr *)&FROM, 5);
+	ck_assert(zcs_follow_newest(&F, &now));
+	ck_assert_uint_eq(now.run, 6);
+	ck_assert_uint_eq(now.stream_id, 0xb);
 	close_follow();
 }
 END_TEST
@@ -322,6 +383,7 @@ static Suite *suite(void)
 	tcase_add_test(t, believed_end_switches);
 	tcase_add_test(t, end_contradicted_by_stream);
 	tcase_add_test(t, keyed_runs);
+	tcase_add_test(t, keyed_run_seen_before);
 	tcase_add_test(t, unkeyed_change_confirmed);
 	tcase_add_test(t, start_after_pre_meta);
 	tcase_add_test(t, jump_held_then_dropped_by_live_stream);

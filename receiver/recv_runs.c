@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+/* zcs-recv's run state (recv_runs.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "err.h"
+#include "recv_runs.h"
+
+int zcs_recv_runs_open(struct zcs_recv_runs *r, const struct zcs_recv_opts *o,
+		       struct zcs_run_seen *seen, char *err, size_t errlen)
+{
+	int n, ret;
+
+	memset(r, 0, sizeof(*r));
+	if (!o->key_path || (o->run_state && strcmp(o->run_state, "none") == 0))
+		return 0;
+	if (o->run_state)
+		n = snprintf(r->path, sizeof(r->path), "%s", o->run_state);
+	else
+		n = snprintf(r->path, sizeof(r->path), "%s%s", o->key_path, ZCS_RUN_SEEN_SUFFIX);
+	if (n < 0 || (size_t)n >= sizeof(r->path)) {
+		r->path[0] = '\0';
+		return zcs_err(err, errlen, -ENAMETOOLONG, "--run-state: name too long");
+	}
+	ret = zcs_run_seen_load(r->path, seen, err, errlen);
+	if (ret == 1) {
+		r->have_saved = true;
+		r->saved = *seen;
+	}
+	return ret;
+}
+
+static bool same_run(const struct zcs_run_seen *a, const struct zcs_run_seen *b)
+{
+	return a->run == b->run && a->stream_id == b->stream_id &&
+	       memcmp(a->salt, b->salt, sizeof(a->salt)) == 0;
+}
+
+int zcs_recv_runs_keep(struct zcs_recv_runs *r, const struct zcs_run_seen *newest, uint64_t now,
+		       bool final, char *err, size_t errlen)
+{
+	int ret;
+
+	if (!r->path[0])
+		return 0;
+	/* a failing disk is not hammered: after a failure the next try waits as long */
+	if (r->failing && !final && now - r->saved_ns < ZCS_RECV_RUNS_SAVE_NS)
+		return 0;
+	if (r->have_saved && same_run(&r->saved, newest)) {
+		if (newest->meta_seq == r->saved.meta_seq)
+			return 0;
+		if (!final && now - r->saved_ns < ZCS_RECV_RUNS_SAVE_NS)
+			return 0;
+	}
+	ret = zcs_run_seen_save(r->path, newest, err, errlen);
+	r->saved_ns = now;
+	r->failing = ret < 0;
+	if (ret < 0)
+		return ret;
+	r->have_saved = true;
+	r->saved = *newest;
+	return 1;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* zcs-recv's run state: the newest keyed run followed, kept in a file (--run-state, default the
+ * key file's name + ".seen") so that a receiver started afresh refuses a replay of any run it
+ * followed before, or of an earlier one (docs/security.md, "Fresh runs").  One record, replaced
+ * durably (common/wire/runstate.h). */
+#ifndef ZCS_RECV_RUNS_H
+#define ZCS_RECV_RUNS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "recv_opts.h"
+#include "runstate.h"
+
+/* A run's metadata number moves on every 500 ms: it is saved at most this often (and at exit),
+ * a new run at once. */
+#define ZCS_RECV_RUNS_SAVE_NS (10ULL * 1000 * 1000 * 1000)
+
+struct zcs_recv_runs {
+	char path[4096];          /* "": nothing is kept */
+	bool have_saved;          /* what the file holds: */
+	struct zcs_run_seen saved;
+	uint64_t saved_ns;        /* monotonic time of the last save, or of the last try */
+	bool failing;             /* the last try failed */
+};
+
+/* Sets r up for o (keyed only; --run-state none keeps nothing) and loads what the file holds
+ * into *seen.  Returns 1 when a run was loaded, 0 when there is none or nothing is kept, or
+ * -errno with err naming the file when it is refused (corrupt, a symbolic link, not a regular
+ * file, writable by group or others). */
+int zcs_recv_runs_open(struct zcs_recv_runs *r, const struct zcs_recv_opts *o,
+		       struct zcs_run_seen *seen, char *err, size_t errlen);
+
+/* Keeps newest, the newest run followed (zcs_rx_run_newest), at monotonic time now: at once
+ * when it is another run than the one kept, when final (the program ends) or every
+ * ZCS_RECV_RUNS_SAVE_NS when only its metadata number moved.  Returns 1 when saved, 0 when
+ * nothing was due, or -errno with err set (the file is left as it was; the next call tries
+ * again). */
+int zcs_recv_runs_keep(struct zcs_recv_runs *r, const struct zcs_run_seen *newest, uint64_t now,
+		       bool final, char *err, size_t errlen);
+
+#endif
