@@ -9,10 +9,12 @@
 #   - a freshly started keyed receiver, with no sender running, refuses a replay of a run it
 #     followed before and of an earlier one (its run state, beside its key), then follows the
 #     live sender at once;
-#   - a receiver restarted while its sender streams picks the same run up again.
+#   - a receiver restarted while its sender streams picks the same run up again;
+#   - the control channel's get names the live run (stream.run), the number its metadata carries.
 # Recording and replaying are a Python relay on loopback, as in test_keyed.py.
 # Ports 25900-25949 (in a network namespace of its own).
-# Usage: test_fresh.py ZCS_RECV ZCS_SEND ZCS_TONE_EXPECT LIBZCS_FAKEWALL
+# Usage: test_fresh.py ZCS_RECV ZCS_SEND ZCS_TONE_EXPECT LIBZCS_FAKEWALL ZCS_CTL
+import json
 import os
 import socket
 import subprocess
@@ -26,7 +28,7 @@ import zcs_auth_ref  # noqa: E402
 
 isolate()
 
-RECV, SEND, EXPECT, FAKEWALL = sys.argv[1:5]
+RECV, SEND, EXPECT, FAKEWALL, CTL = sys.argv[1:6]
 BASE_PORT = 25900
 RATE, TONE, AMP = 500000, 23456, 0.6
 N = 200000
@@ -41,17 +43,18 @@ def expected(seed, count=N):
                            '0', str(count)], check=True, stdout=subprocess.PIPE).stdout
 
 
-def sender(port, key, seed, wall_ns=None, count=N):
+def sender(port, key, seed, wall_ns=None, count=N, extra=()):
     """zcs-send keyed; with wall_ns its wall clock starts there (a board without a clock)."""
     env = dict(os.environ)
     if wall_ns is not None:
         env['ZCS_FAKE_WALL_NS'] = str(wall_ns)
         env['LD_PRELOAD'] = FAKEWALL
         # a sanitizer build wants its runtime first among the preloaded libraries
-        env['ASAN_OPTIONS'] = (env.get('ASAN_OPTIONS', '') + ':verify_asan_link_order=0').lstrip(':')
+        asan = env.get('ASAN_OPTIONS', '')
+        env['ASAN_OPTIONS'] = (asan + ':' if asan else '') + 'verify_asan_link_order=0'
     args = [SEND, '-q', '-s', 'tone', '-f', 'p12', '-r', str(RATE), '--tone', str(TONE),
-            '--amplitude', str(AMP), '--seed', str(seed), '-n', str(count), '--key', key,
-            f'127.0.0.1:{port}']
+            '--amplitude', str(AMP), '--seed', str(seed), '-n', str(count), '--key', key]
+    args += list(extra) + [f'127.0.0.1:{port}']
     p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     children.append(p)
     return p
@@ -217,7 +220,8 @@ def case_replay_real_clock(port, d):
 
 
 def case_fresh_receiver(port, d):
-    c = Checker('a freshly started receiver refuses replays of earlier runs, then follows the live one')
+    c = Checker('a freshly started receiver refuses replays of earlier runs, then follows the '
+                'live one')
     key = key_file(d, 'freshrecv.key')
     older = record(port + 50, key, seed=31)                       # run 1, recorded only
     # run 2: a receiver follows it (and keeps it, beside its key) while the attacker records it
@@ -286,6 +290,34 @@ def case_receiver_restart(port, d):
     return c
 
 
+def case_control_names_run(port, d):
+    c = Checker("the control channel's get names the live run")
+    key = key_file(d, 'control.key')
+    sender_done(sender(port + 50, key, seed=51))           # run 1, to nobody
+    sock = udp_socket(port)
+    ctl_port = port + 20
+    snd = sender(port, key, seed=52, wall_ns=BOOT_1970, count=4 * RATE,
+                 extra=('--control', f'127.0.0.1:{ctl_port}'))
+    reply = None
+    deadline = time.monotonic() + 30
+    while reply is None and time.monotonic() < deadline:
+        p = subprocess.run([CTL, '--key', key, '--json', f'127.0.0.1:{ctl_port}', 'get'],
+                           capture_output=True, timeout=60)
+        if p.returncode == 0:
+            reply = json.loads(p.stdout.decode().splitlines()[0])
+        else:
+            time.sleep(0.1)
+    got = relay(sock, None)
+    sock.close()
+    sender_done(snd)
+    c.true('zcs-ctl get answered', reply is not None)
+    stream = (reply or {}).get('stream', {})
+    c.eq('stream.run', stream.get('run'), 2)
+    c.eq("the run the stream's metadata carries", runs_of(got), [2])
+    c.eq('stream.id is the stream', stream.get('id'), int.from_bytes(got[0][4:8], 'little'))
+    return c
+
+
 def case_vector():
     """docs/protocol.md's keyed metadata example, checked with the reference written from it."""
     c = Checker("protocol.md's keyed metadata vector")
@@ -316,6 +348,7 @@ def main():
         checks.append(case_replay_real_clock(BASE_PORT + 1, d))
         checks.append(case_fresh_receiver(BASE_PORT + 2, d))
         checks.append(case_receiver_restart(BASE_PORT + 3, d))
+        checks.append(case_control_names_run(BASE_PORT + 4, d))
     finally:
         for p in children:
             if p.poll() is None:

@@ -206,7 +206,8 @@ START_TEST(test_golden_vector)
 END_TEST
 
 /* The same example's metadata counterpart: a metadata datagram sealed as the 8th of run 3, the
- * trailer (run_start_ns, meta_seq, run, salt, tag) checked against tests/security/zcs_auth_ref.py. */
+ * trailer (run_start_ns, meta_seq, run, salt, tag) checked against
+ * tests/security/zcs_auth_ref.py. */
 START_TEST(test_meta_golden_vector)
 {
 	static const uint8_t want_trailer[ZCS_AUTH_META_TRAILER] = {
