@@ -31,8 +31,9 @@ static inline int zcs_sat12(int x)
 }
 
 /* Every unpack kernel goes through one intermediate: s16 = v << 4, the 12-bit value scaled to full
- * int16 range.  cs16 is s16, cs8 is s16 >> 8, cu8 adds 128, cf32 is s16 / 32768 (= v / 2048,
- * exact since both scales are powers of two).  SIMD kernels use the same identities. */
+ * int16 range.  cs16 is s16, cs8 is s16 / 256 rounded as zcs_s8_of_v rounds v / 16 (the same
+ * value: (s16 + 128 - (s16 < 0)) >> 8), cu8 adds 128, cf32 is s16 / 32768 (= v / 2048, exact since
+ * both scales are powers of two).  SIMD kernels use the same identities. */
 static inline float zcs_s16_to_f32(int s16)
 {
 	return (float)s16 * (1.0f / 32768.0f);
@@ -121,7 +122,7 @@ void zcs_formats_fill_neon(struct zcs_kernels *k);
 /* i8 wire needs no s16 step for cs8 (a copy) or cu8 (an xor): ZCS_FILL_SIMD fills those two. */
 #define ZCS_SIMD_UNPACK_I8 ZCS_SIMD_UNPACK(i8, cs16) ZCS_SIMD_UNPACK(i8, cf32)
 
-/* cu8 of i8 wire is the wire byte with its top bit flipped ((v >> 4) + 128 == i8 ^ 0x80), which
+/* cu8 of i8 wire is the wire byte with its top bit flipped (i8 + 128 == i8 ^ 0x80), which
  * needs no s16 step: unpack_i8_cu8_xor from xor_cu8(d, s), one vector of `step` pairs. */
 #define ZCS_SIMD_I8_CU8_XOR(step) \
 	ZCS_SIMD_KERNEL(unpack_i8_cu8_xor, const void *, uint8_t, 2, 2, step, 0, xor_cu8, xor_cu8, \
@@ -137,8 +138,8 @@ void zcs_formats_fill_neon(struct zcs_kernels *k);
 	} while (0)
 
 /* The entries every SIMD file fills from the kernels the macros above define.  cs8 of i8 wire
- * is the wire bytes themselves (v >> 4 == the i8 sample): the native copy the scalar filler,
- * which runs first, put in place. */
+ * is the wire bytes themselves (an i8 sample is already zcs_s8_of_v(v)): the native copy the
+ * scalar filler, which runs first, put in place. */
 #define ZCS_FILL_SIMD(k) \
 	do { \
 		(k)->pack[ZCS_WIRE_I8] = pack_i8; \

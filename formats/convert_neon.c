@@ -21,13 +21,22 @@ static inline const int16_t *s16p(const void *p)
 /* ---- radio int16 -> wire, 8 pairs a step ----
  * Every step reads and writes exactly its own pairs: no slack. */
 
-/* sat12(x) >> 4 == clamp(x >> 4, -128, 127): a saturating narrowing shift does both. */
+/* x less one where negative, so that VQRSHRN's halves-up rounding ((x + 2^(n-1)) >> n, in wider
+ * precision, then saturated to int8) rounds halves away from zero as zcs_s8_of_v does.  The
+ * saturating add keeps -32768 at -32768, which rounds to -128 either way. */
+static inline int16x8_t away_bias(int16x8_t x)
+{
+	return vqaddq_s16(x, vshrq_n_s16(x, 15));
+}
+
+/* zcs_s8_of_v(x) == clamp(round(x / 16), -128, 127) for any int16 x: the saturating rounding
+ * narrowing shift does the rounding and the clamp. */
 static inline void pack_i8_8(uint8_t *d, const int16_t *s)
 {
-	const int16x8_t a = vld1q_s16(s);
-	const int16x8_t b = vld1q_s16(s + 8);
+	const int16x8_t a = away_bias(vld1q_s16(s));
+	const int16x8_t b = away_bias(vld1q_s16(s + 8));
 
-	vst1q_s8((int8_t *)(void *)d, vcombine_s8(vqshrn_n_s16(a, 4), vqshrn_n_s16(b, 4)));
+	vst1q_s8((int8_t *)(void *)d, vcombine_s8(vqrshrn_n_s16(a, 4), vqrshrn_n_s16(b, 4)));
 }
 
 static inline void pack_i16_8(uint8_t *d, const int16_t *s)
@@ -100,12 +109,13 @@ static inline int16x8x2_t load_i16(const uint8_t *p)
 
 /* ---- s16 -> consumer types ---- */
 
+/* s16 / 256 rounded as zcs_s8_of_v rounds v / 16, 2040..2047 << 4 saturated to 127. */
 static inline int8x8x2_t to_s8(int16x8x2_t s)
 {
 	int8x8x2_t o;
 
-	o.val[0] = vshrn_n_s16(s.val[0], 8);
-	o.val[1] = vshrn_n_s16(s.val[1], 8);
+	o.val[0] = vqrshrn_n_s16(away_bias(s.val[0]), 8);
+	o.val[1] = vqrshrn_n_s16(away_bias(s.val[1]), 8);
 	return o;
 }
 

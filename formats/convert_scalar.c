@@ -22,7 +22,7 @@ void zcs_formats_scalar_pack_i8(void *dst, const int16_t *src, size_t pairs)
 	int8_t *d = dst;
 
 	for (size_t j = 0; j < 2 * pairs; j++)
-		d[j] = (int8_t)(zcs_sat12(src_at(src, j)) >> 4);
+		d[j] = (int8_t)zcs_s8_of_v(src_at(src, j));
 }
 
 void zcs_formats_scalar_pack_p12(void *dst, const int16_t *src, size_t pairs)
@@ -72,14 +72,15 @@ static inline void get_i16(const uint8_t *p, int *i, int *q)
 
 /* ---- s16 -> one consumer sample at index j ---- */
 
+/* s16 >> 4 is v again: s16 is v << 4 exactly. */
 static inline void put_cs8(uint8_t *d, size_t j, int s16)
 {
-	d[j] = (uint8_t)(int8_t)(s16 >> 8);
+	d[j] = (uint8_t)(int8_t)zcs_s8_of_v(s16 >> 4);
 }
 
 static inline void put_cu8(uint8_t *d, size_t j, int s16)
 {
-	d[j] = (uint8_t)((s16 >> 8) + 128);
+	d[j] = (uint8_t)(zcs_s8_of_v(s16 >> 4) + 128);
 }
 
 static inline void put_cs16(uint8_t *d, size_t j, int s16)

@@ -22,12 +22,24 @@ static inline __m128i clamp12(__m128i x)
 			     _mm_set1_epi16(ZCS_S12_MAX));
 }
 
+/* x / 2^n rounded to nearest, halves away from zero: (x + 2^(n-1) - (x < 0)) >> n, n = 4 or 8.
+ * The add of the half saturates only for x within 2^(n-1) of 32767, whose result packs saturates
+ * to 127 either way; a negative x cannot overflow. */
+static inline __m128i round_shr(__m128i x, int n)
+{
+	const __m128i t = _mm_adds_epi16(x, _mm_cmpgt_epi16(_mm_setzero_si128(), x));
+
+	return _mm_srai_epi16(_mm_adds_epi16(t, _mm_set1_epi16((short)(1 << (n - 1)))), n);
+}
+
 /* ---- radio int16 -> wire, 8 pairs a step (p12: 4) ---- */
 
-/* sat12(x) >> 4 == clamp(x >> 4, -128, 127), which is exactly what packs does. */
+/* zcs_s8_of_v(x) == clamp(round(x / 16), -128, 127) for any int16 x: saturating x to 12 bits
+ * first changes nothing, as every x from 2040 up rounds to 128 or more and every x from -2048 down
+ * to -128 or less, which packs saturates to the int8 limits. */
 static inline void pack_i8_8(uint8_t *d, const int16_t *s)
 {
-	st128(d, _mm_packs_epi16(_mm_srai_epi16(ld128(s), 4), _mm_srai_epi16(ld128(s + 8), 4)));
+	st128(d, _mm_packs_epi16(round_shr(ld128(s), 4), round_shr(ld128(s + 8), 4)));
 }
 
 ZCS_SIMD_PACK(i8, 8, 0, pack_i8_8, pack_i8_8)
@@ -133,9 +145,10 @@ static inline __m128i load_i16(const uint8_t *p)
 
 /* ---- s16 -> consumer types ---- */
 
+/* s16 / 256 rounded as zcs_s8_of_v rounds v / 16; packs saturates 2040..2047 << 4 to 127. */
 static inline __m128i to_s8(__m128i s)
 {
-	const __m128i h = _mm_srai_epi16(s, 8);
+	const __m128i h = round_shr(s, 8);
 
 	return _mm_packs_epi16(h, h);
 }

@@ -17,8 +17,8 @@ extern "C" {
  * kernel tables (struct zcs_kernels) and the names in kernels.c: a new type takes the next value,
  * ZCS_SAMPLE_TYPES grows with it, and every wire format gets an unpack kernel for it. */
 enum zcs_sample_type {
-	ZCS_SAMPLE_CS8 = 0,   /* int8 I, Q  = v >> 4 */
-	ZCS_SAMPLE_CU8 = 1,   /* uint8 I, Q = (v >> 4) + 128 (rtl_tcp, gqrx) */
+	ZCS_SAMPLE_CS8 = 0,   /* int8 I, Q  = zcs_s8_of_v(v) */
+	ZCS_SAMPLE_CU8 = 1,   /* uint8 I, Q = zcs_s8_of_v(v) + 128 (rtl_tcp, gqrx) */
 	ZCS_SAMPLE_CS16 = 2,  /* int16 LE I, Q = v << 4 */
 	ZCS_SAMPLE_CF32 = 3,  /* float32 LE I, Q = v / 2048.0f */
 	ZCS_SAMPLE_NATIVE = 4,/* the wire bytes unchanged */
@@ -26,6 +26,19 @@ enum zcs_sample_type {
 #define ZCS_SAMPLE_TYPES 5
 
 /* v above is the 12-bit signed sample.  Radio input outside [-2048, 2047] saturates. */
+
+/* The 8-bit sample of v (the i8 wire format, cs8, and cu8 less 128): v / 16 rounded to nearest,
+ * halves away from zero, saturated to -128..127 (only 2040..2047 round past 127).  Rounding
+ * symmetric about zero adds no DC to a signal that has none: the floor of v >> 4 put -0.47 LSB of
+ * DC (a -46 dBFS spike at the centre of every spectrum) on each 8-bit stream, and halves up would
+ * still put +1/32 LSB.  Any v is accepted; beyond 12 bits it saturates first. */
+static inline int zcs_s8_of_v(int v)
+{
+	const int s = v < -2048 ? -2048 : v > 2047 ? 2047 : v;
+	const int r = (s + 8 - (s < 0)) >> 4;
+
+	return r > 127 ? 127 : r;
+}
 
 /* Packs pairs I/Q pairs of radio samples (int16 holding 12-bit values, I first) to a wire format.
  * dst and src may have any alignment; they must not overlap. */

@@ -13,7 +13,7 @@ extern "C" {
 
 /* Values are wire codes (docs/protocol.md, "Format codes"): append only. */
 enum zcs_wire_format {
-	ZCS_WIRE_I8 = 1,  /* 2 bytes a pair: I, Q as int8 = 12-bit value >> 4 */
+	ZCS_WIRE_I8 = 1,  /* 2 bytes a pair: I, Q as int8 = 12-bit value / 16, rounded */
 	ZCS_WIRE_P12 = 2, /* 3 bytes a pair: SoapySDR CS12, the 24-bit LE word I | Q << 12 */
 	ZCS_WIRE_I16 = 3, /* 4 bytes a pair: I, Q as int16 LE holding the 12-bit value */
 };

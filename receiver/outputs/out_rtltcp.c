@@ -132,14 +132,10 @@ static void kernels_init(void)
 	zcs_kernels_init(&kernels, ZCS_ISA_BEST);
 }
 
-/* v >> 4 + 128 of the 12-bit value v, from each consumer type's own scaling (formats.h). */
+/* cu8 of the 12-bit value v, the rounding and centre of -F cu8 (zcs_s8_of_v, formats.h). */
 static uint8_t cu8_of12(int v)
 {
-	if (v < -2048)
-		v = -2048;
-	if (v > 2047)
-		v = 2047;
-	return (uint8_t)((v >> 4) + 128);
+	return (uint8_t)(zcs_s8_of_v(v) + 128);
 }
 
 void zcs_rtltcp_to_cu8(uint8_t *dst, const uint8_t *src, size_t pairs, enum zcs_sample_type t,
@@ -153,8 +149,8 @@ void zcs_rtltcp_to_cu8(uint8_t *dst, const uint8_t *src, size_t pairs, enum zcs_
 			memcpy(dst, src, n);
 		return;
 	case ZCS_SAMPLE_CS16:
-		for (size_t i = 0; i < n; i++)   /* v << 4 as int16: the high byte is v >> 4 */
-			dst[i] = (uint8_t)(src[2 * i + 1] ^ 0x80);
+		for (size_t i = 0; i < n; i++)   /* v << 4 as int16 */
+			dst[i] = cu8_of12((int16_t)zcs_get_le16(src + 2 * i) >> 4);
 		return;
 	case ZCS_SAMPLE_CF32:
 		for (size_t i = 0; i < n; i++) {

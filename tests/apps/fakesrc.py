@@ -20,16 +20,17 @@ def tone12(n, rate, tone_hz, amplitude):
 
 
 def encode(i, q, fmt):
-    """The consumer scaling of DESIGN: cs16 = v << 4, cs8 = v >> 4, cu8 = (v >> 4) + 128,
-    cf32 = v / 2048."""
+    """The consumer scaling of docs/outputs.md: cs16 = v << 4, cs8 = v / 16 rounded to nearest
+    (halves away from zero) and saturated to int8, cu8 = cs8 + 128, cf32 = v / 2048."""
     v = np.empty(2 * len(i), dtype=np.int32)
     v[0::2], v[1::2] = i, q
+    s8 = np.clip((v + 8 - (v < 0)) >> 4, -128, 127)
     if fmt == 'cs16':
         return (v << 4).astype('<i2').tobytes()
     if fmt == 'cs8':
-        return (v >> 4).astype(np.int8).tobytes()
+        return s8.astype(np.int8).tobytes()
     if fmt == 'cu8':
-        return ((v >> 4) + 128).astype(np.uint8).tobytes()
+        return (s8 + 128).astype(np.uint8).tobytes()
     return (v.astype(np.float32) / 2048.0).astype('<f4').tobytes()
 
 

@@ -20,8 +20,8 @@ import time
 
 import numpy as np
 
-# Bytes per I/Q pair and the full-scale divisor of each consumer type (DESIGN: cs16 = v << 4,
-# cs8 = v >> 4, cu8 = (v >> 4) + 128, cf32 = v / 2048).
+# Bytes per I/Q pair and the full-scale divisor of each consumer type (docs/outputs.md: cs16 =
+# v << 4, cs8 = v / 16 rounded, cu8 = cs8 + 128, cf32 = v / 2048).
 PAIR_BYTES = {'cu8': 2, 'cs8': 2, 'cs16': 4, 'cf32': 8}
 
 

@@ -69,9 +69,12 @@ def expect_cs16(first, pairs):
 
 
 def expect_cu8(first, pairs):
-    """The cu8 bytes (rtl_tcp) for samples first..first+pairs-1: (value >> 4) + 128."""
+    """The cu8 bytes (rtl_tcp) for samples first..first+pairs-1: value / 16 rounded to nearest
+    (halves away from zero), saturated to int8, + 128 (docs/outputs.md)."""
+    def cu8(v):
+        return min(max((v + 8 - (v < 0)) >> 4, -128), 127) + 128
     return bytes(b for i, q in (pair_values(first + k) for k in range(pairs))
-                 for b in ((i >> 4) + 128, (q >> 4) + 128))
+                 for b in (cu8(i), cu8(q)))
 
 
 def cu8_contiguous(data):

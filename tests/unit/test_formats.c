@@ -25,6 +25,15 @@ static int sat12(int x)
 	return x < -2048 ? -2048 : x > 2047 ? 2047 : x;
 }
 
+/* The 8-bit sample of a 12-bit value: v / 16 to the nearest integer, halves away from zero (which
+ * is what lround does), saturated to int8. */
+static int s8_of(int v)
+{
+	const long r = lround(v / 16.0);
+
+	return r < -128 ? -128 : r > 127 ? 127 : (int)r;
+}
+
 /* Expected wire bytes for one radio pair. */
 static void ref_pack(int wire, uint8_t *d, int i, int q)
 {
@@ -33,8 +42,8 @@ static void ref_pack(int wire, uint8_t *d, int i, int q)
 
 	switch (wire) {
 	case ZCS_WIRE_I8:
-		d[0] = (uint8_t)(si >> 4);
-		d[1] = (uint8_t)(sq >> 4);
+		d[0] = (uint8_t)s8_of(si);
+		d[1] = (uint8_t)s8_of(sq);
 		break;
 	case ZCS_WIRE_P12:
 		w = ((uint32_t)si & 0xfff) | ((uint32_t)sq & 0xfff) << 12;
@@ -76,10 +85,10 @@ static size_t ref_out(int type, uint8_t *d, int v)
 
 	switch (type) {
 	case ZCS_SAMPLE_CS8:
-		d[0] = (uint8_t)(v >> 4);
+		d[0] = (uint8_t)s8_of(v);
 		return 1;
 	case ZCS_SAMPLE_CU8:
-		d[0] = (uint8_t)((v >> 4) + 128);
+		d[0] = (uint8_t)(s8_of(v) + 128);
 		return 1;
 	case ZCS_SAMPLE_CS16:
 		d[0] = (uint8_t)(v * 16);
@@ -332,6 +341,72 @@ START_TEST(test_simd_vs_scalar)
 }
 END_TEST
 
+/* ---- DC and SNR of a tone in 8 bits ---- */
+
+#define TONE_PAIRS 65536
+
+/* 8-bit samples d (cu8 when offset is 128) against the 12-bit values v they stand for, in 8-bit
+ * LSBs (v / 16): the DC of the difference on I and on Q, and the SNR of the whole pair. */
+static void measure8(const uint8_t *d, int offset, const int16_t *v, size_t pairs, double dc[2],
+		     double *snr_db)
+{
+	double sum[2] = { 0, 0 }, sig = 0, err = 0;
+
+	for (size_t j = 0; j < 2 * pairs; j++) {
+		const double ref = v[j] / 16.0;
+		const double e = (offset ? (double)d[j] - offset : (double)(int8_t)d[j]) - ref;
+
+		sum[j & 1] += e;
+		sig += ref * ref;
+		err += e * e;
+	}
+	dc[0] = sum[0] / (double)pairs;
+	dc[1] = sum[1] / (double)pairs;
+	*snr_db = 10 * log10(sig / err);
+}
+
+/* A tone at -3 dBFS through i8 packing and through cs8/cu8 from p12 and i16 wire: no DC beyond
+ * +-0.05 LSB (the floor of v >> 4 gave -0.47) and an SNR within 0.2 dB of the bound of rounding
+ * 12-bit values to 8 bits, whose error e/16 (e = -7..8 on the positive side, mirrored on the
+ * negative) has a mean square of 344/4096 LSB^2 on each of I and Q. */
+START_TEST(test_tone_dc_snr_8bit)
+{
+	static int16_t v[2 * TONE_PAIRS];
+	static uint8_t wire[4 * TONE_PAIRS], out[2 * TONE_PAIRS];
+	const double amp = 2047 * M_SQRT1_2, w = 2 * M_PI * 0.0617283;
+	const int wires[] = { ZCS_WIRE_P12, ZCS_WIRE_I16 };
+	struct zcs_kernels k;
+	double sig = 0, bound, dc[2], snr;
+
+	if (!get_kernels(&k, _i))
+		return;
+	for (size_t n = 0; n < TONE_PAIRS; n++) {
+		v[2 * n] = (int16_t)lround(amp * cos(w * (double)n));
+		v[2 * n + 1] = (int16_t)lround(amp * sin(w * (double)n));
+	}
+	for (size_t j = 0; j < 2 * TONE_PAIRS; j++)
+		sig += (v[j] / 16.0) * (v[j] / 16.0);
+	bound = 10 * log10(sig / (2 * TONE_PAIRS * 344.0 / 4096));
+
+	k.pack[ZCS_WIRE_I8](wire, v, TONE_PAIRS);
+	measure8(wire, 0, v, TONE_PAIRS, dc, &snr);
+	if (fabs(dc[0]) > 0.05 || fabs(dc[1]) > 0.05 || snr < bound - 0.2)
+		ck_abort_msg("%s i8: DC %.3f %.3f LSB, SNR %.2f dB (bound %.2f)",
+			     zcs_isa_name(k.isa), dc[0], dc[1], snr, bound);
+	for (size_t f = 0; f < sizeof(wires) / sizeof(wires[0]); f++) {
+		k.pack[wires[f]](wire, v, TONE_PAIRS);
+		for (int t = ZCS_SAMPLE_CS8; t <= ZCS_SAMPLE_CU8; t++) {
+			k.unpack[wires[f]][t](out, wire, TONE_PAIRS);
+			measure8(out, t == ZCS_SAMPLE_CU8 ? 128 : 0, v, TONE_PAIRS, dc, &snr);
+			if (fabs(dc[0]) > 0.05 || fabs(dc[1]) > 0.05 || snr < bound - 0.2)
+				ck_abort_msg("%s %s->%s: DC %.3f %.3f LSB, SNR %.2f dB (bound %.2f)",
+					     zcs_isa_name(k.isa), zcs_wire_name(wires[f]),
+					     zcs_sample_name(t), dc[0], dc[1], snr, bound);
+		}
+	}
+}
+END_TEST
+
 /* ---- ISA selection ---- */
 
 START_TEST(test_isa_select)
@@ -577,6 +652,7 @@ static Suite *formats_suite(void)
 	tcase_add_loop_test(tc, test_all_values, 0, NISA);
 	tcase_add_loop_test(tc, test_saturation, 0, NISA);
 	tcase_add_loop_test(tc, test_simd_vs_scalar, 0, NISA);
+	tcase_add_loop_test(tc, test_tone_dc_snr_8bit, 0, NISA);
 	tcase_add_test(tc, test_isa_select);
 	tcase_add_test(tc, test_names);
 	suite_add_tcase(s, tc);

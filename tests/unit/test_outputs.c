@@ -7,6 +7,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -621,11 +622,20 @@ START_TEST(test_rtltcp_cmd_settings)
 }
 END_TEST
 
+/* The cu8 byte of a 12-bit value: v / 16 to the nearest integer, halves away from zero (as lround
+ * rounds), saturated to int8, plus 128. */
+static uint8_t cu8_want(int v)
+{
+	const long r = lround(v / 16.0);
+
+	return (uint8_t)((r > 127 ? 127 : r < -128 ? -128 : r) + 128);
+}
+
 START_TEST(test_rtltcp_conversion_all_types)
 {
 	for (int v = -2048; v <= 2047; v++) {
 		uint8_t src[8], dst[2];
-		const uint8_t want = (uint8_t)((v >> 4) + 128);
+		const uint8_t want = cu8_want(v);
 		float f = (float)v / 2048.0f;
 		uint32_t w;
 
@@ -633,7 +643,7 @@ START_TEST(test_rtltcp_conversion_all_types)
 		zcs_put_le16(src + 2, (uint16_t)(int16_t)(-v - 1) * 16);
 		zcs_rtltcp_to_cu8(dst, src, 1, ZCS_SAMPLE_CS16, 4);
 		ck_assert_uint_eq(dst[0], want);
-		ck_assert_uint_eq(dst[1], (uint8_t)(((-v - 1) >> 4) + 128));
+		ck_assert_uint_eq(dst[1], cu8_want(-v - 1));
 
 		memcpy(&w, &f, 4);
 		zcs_put_le32(src, w);
@@ -641,7 +651,7 @@ START_TEST(test_rtltcp_conversion_all_types)
 		zcs_rtltcp_to_cu8(dst, src, 1, ZCS_SAMPLE_CF32, 8);
 		ck_assert_uint_eq(dst[0], want);
 
-		src[0] = (uint8_t)(int8_t)(v >> 4);
+		src[0] = (uint8_t)(want ^ 0x80);   /* the cs8 of v */
 		src[1] = src[0];
 		zcs_rtltcp_to_cu8(dst, src, 1, ZCS_SAMPLE_CS8, 2);
 		ck_assert_uint_eq(dst[0], want);
@@ -662,7 +672,7 @@ START_TEST(test_rtltcp_conversion_all_types)
 			src[2] = (uint8_t)(word >> 16);
 			zcs_rtltcp_to_cu8(dst, src, 1, ZCS_SAMPLE_NATIVE, 3);
 			ck_assert_uint_eq(dst[0], want);
-			ck_assert_uint_eq(dst[1], (uint8_t)(((-v - 1) >> 4) + 128));
+			ck_assert_uint_eq(dst[1], cu8_want(-v - 1));
 		}
 	}
 	ck_assert_str_eq(zcs_rtltcp_cmd_name(1), "set_freq");
@@ -763,7 +773,7 @@ START_TEST(test_rtltcp_greeting_commands_and_cu8)
 	}
 	ck_assert_uint_eq(read_full(rfd, got, CS16_PAIRS * 2), CS16_PAIRS * 2);
 	for (size_t i = 0; i < CS16_PAIRS * 2; i++)
-		ck_assert_uint_eq(got[i], (uint8_t)((((int)(i % 4096) - 2048) >> 4) + 128));
+		ck_assert_uint_eq(got[i], cu8_want((int)(i % 4096) - 2048));
 	/* the plain TCP client of the same set gets cs16 unchanged */
 	free(got);
 	got = malloc(BLK);
