@@ -35,6 +35,22 @@ uint16_t zcs_net_port(const struct zcs_addr *a);
 /* "198.18.0.1:5391" or "[ff02::1]:5391" into buf; returns buf. */
 const char *zcs_net_addr_str(const struct zcs_addr *a, char *buf, size_t len);
 
+/* An address prefix of an allow list (net_prefix.c). */
+struct zcs_net_prefix {
+	int family;               /* AF_INET or AF_INET6 */
+	uint8_t addr[16];         /* network order; bits past the prefix are zero */
+	unsigned bits;            /* 0..32 or 0..128 */
+};
+
+/* Parses "ADDR" (one host) or "ADDR/PREFIX", IPv4 or IPv6 literals only (no names, no zone).
+ * Refused: a prefix length out of range, and bits set past the prefix ("198.18.5.1/24").
+ * Returns 0 or -EINVAL with err set (the spec quoted, not the option: the caller names it). */
+int zcs_net_parse_prefix(struct zcs_net_prefix *p, const char *spec, char *err, size_t errlen);
+/* Whether a's address lies in p (an IPv4-mapped IPv6 address as its IPv4 one). */
+bool zcs_net_prefix_match(const struct zcs_net_prefix *p, const struct zcs_addr *a);
+/* 127.0.0.0/8, ::1, or an IPv4-mapped 127.x address: another program on this host. */
+bool zcs_net_is_loopback(const struct zcs_addr *a);
+
 struct zcs_net_tx_opts {
 	int ttl;             /* multicast hop limit; 0 means the default of 1 */
 	const char *iface;   /* interface name for multicast (and SO_BINDTODEVICE for unicast), or NULL */

@@ -474,6 +474,62 @@ START_TEST(test_mcast_ssm_filters_source)
 }
 END_TEST
 
+static bool in(const char *prefix, const char *addr)
+{
+	struct zcs_net_prefix p;
+	struct zcs_addr a;
+	char err[256];
+
+	ck_assert_msg(zcs_net_parse_prefix(&p, prefix, err, sizeof(err)) == 0, "%s: %s", prefix,
+		      err);
+	ck_assert_msg(zcs_net_parse_addr(&a, addr, 1, err, sizeof(err)) == 0, "%s: %s", addr, err);
+	return zcs_net_prefix_match(&p, &a);
+}
+
+static bool loopback(const char *addr)
+{
+	struct zcs_addr a;
+	char err[256];
+
+	ck_assert_msg(zcs_net_parse_addr(&a, addr, 1, err, sizeof(err)) == 0, "%s: %s", addr, err);
+	return zcs_net_is_loopback(&a);
+}
+
+/* Allow-list prefixes (--control-allow): hosts, networks, both families, IPv4-mapped peers, and
+ * every refusal; loopback as an allow list's implicit entry. */
+START_TEST(test_prefixes)
+{
+	static const char *const bad[] = { "", "/24", "198.18.0.0/", "198.18.0.0/33", "fd00::/129",
+		"198.18.0.0/-1", "198.18.0.0/+8", "198.18.0.0/8x", "lab-pc.local", "198.18.0.1/24",
+		"fd00::1/64", "fe80::1%lo", "[fd00::1]", "198.18.0.0/24/8" };
+	struct zcs_net_prefix p;
+	char err[256];
+
+	ck_assert(in("198.18.0.0/15", "198.19.255.255"));
+	ck_assert(!in("198.18.0.0/15", "198.20.0.0"));
+	ck_assert(in("198.18.5.7", "198.18.5.7"));
+	ck_assert(!in("198.18.5.7", "198.18.5.8"));
+	ck_assert(in("0.0.0.0/0", "203.0.113.9"));
+	ck_assert(!in("0.0.0.0/0", "[2001:db8::1]"));            /* families apart */
+	ck_assert(in("198.18.0.0/15", "[::ffff:198.18.0.9]"));   /* a dual-stack socket's IPv4 */
+	ck_assert(in("fd00::/8", "[fd12:3456::1]"));
+	ck_assert(!in("fd00::/8", "[fe80::1]"));
+	ck_assert(in("2001:db8:0:2::/63", "[2001:db8:0:3:ffff::1]"));
+	ck_assert(!in("2001:db8:0:2::/63", "[2001:db8:0:4::1]"));
+	ck_assert(in("198.18.0.128/25", "198.18.0.200"));
+	ck_assert(!in("198.18.0.128/25", "198.18.0.127"));
+	for (size_t i = 0; i < NELEM(bad); i++)
+		ck_assert_msg(zcs_net_parse_prefix(&p, bad[i], err, sizeof(err)) == -EINVAL,
+			      "'%s' taken", bad[i]);
+	ck_assert_int_eq(zcs_net_parse_prefix(&p, "198.18.0.1/24", err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "past its /24"));
+	ck_assert(loopback("127.0.0.1") && loopback("127.9.9.9") && loopback("[::1]") &&
+		  loopback("[::ffff:127.0.0.1]"));
+	ck_assert(!loopback("198.18.0.1") && !loopback("0.0.0.0") && !loopback("[::]") &&
+		  !loopback("[::ffff:198.18.0.1]") && !loopback("128.0.0.1"));
+}
+END_TEST
+
 static Suite *net_suite(void)
 {
 	Suite *s = suite_create("net");
@@ -486,6 +542,7 @@ static Suite *net_suite(void)
 	tcase_add_test(parse, test_parse_zone);
 	tcase_add_loop_test(parse, test_parse_bad, 0, (int)NELEM(bads));
 	tcase_add_test(parse, test_multicast_detection);
+	tcase_add_test(parse, test_prefixes);
 	tcase_add_test(io, test_udp_loopback);
 	tcase_add_test(io, test_udp_unicast_port_exclusive_and_iface);
 	tcase_add_test(io, test_rcvbuf_force);
