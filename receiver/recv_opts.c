@@ -55,9 +55,14 @@ static const char usage[] =
 "                          (default: the key file's name + .seen; 'none': keep nothing)\n"
 "      --control [HOST:]PORT  forward rtl_tcp: clients' set_freq, set_sample_rate,\n"
 "                          set_gain_mode, set_gain (or by index) and set_bandwidth to\n"
-"                          zcs-send's control\n"
-"                          channel (HOST default: the stream's sender; the docs use port\n"
-"                          5392); bursts are merged into one set; needs --key\n"
+"                          zcs-send's control channel (HOST default: the stream's\n"
+"                          sender; the docs use port 5392); bursts are merged into one\n"
+"                          set; needs --key.  rtl_tcp has no authentication: whoever\n"
+"                          reaches the port may tune the board, so only clients on\n"
+"                          loopback are forwarded unless --control-allow names others\n"
+"      --control-allow ADDR[/PREFIX][,...]  rtl_tcp: clients from these addresses\n"
+"                          (IPv4 or IPv6 literals) are forwarded too; others still get\n"
+"                          the samples, their settings are counted, not forwarded\n"
 "\n"
 "Statistics (on standard error):\n"
 "      --json              statistics as JSON lines on standard error (as zcs-send)\n"
@@ -78,7 +83,7 @@ const char *zcs_recv_usage(void)
 enum {
 	OPT_IFACE = 256, OPT_SOURCE, OPT_STREAM, OPT_WINDOW, OPT_GAP, OPT_EXIT_ON_EOS, OPT_JSON,
 	OPT_RCVBUF, OPT_MAX_DGRAM, OPT_BATCH, OPT_INTERVAL, OPT_HOLD, OPT_EOS_TIMEOUT, OPT_NO_GRO,
-	OPT_CLIENT_TIMEOUT, OPT_KEY, OPT_CONTROL, OPT_RUN_STATE,
+	OPT_CLIENT_TIMEOUT, OPT_KEY, OPT_CONTROL, OPT_RUN_STATE, OPT_CONTROL_ALLOW,
 };
 
 static const struct option long_opts[] = {
@@ -103,6 +108,7 @@ static const struct option long_opts[] = {
 	{ "key", required_argument, NULL, OPT_KEY },
 	{ "control", required_argument, NULL, OPT_CONTROL },
 	{ "run-state", required_argument, NULL, OPT_RUN_STATE },
+	{ "control-allow", required_argument, NULL, OPT_CONTROL_ALLOW },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -154,6 +160,34 @@ static int stream_id(const char *arg, struct zcs_rx_opts *rx, char *err, size_t 
 	rx->have_stream = true;
 	rx->stream_id = (uint32_t)id;
 	return 0;
+}
+
+/* --control-allow's comma-separated prefixes, appended to o's (the option may be repeated). */
+static int control_allow(struct zcs_recv_opts *o, const char *arg, char *err, size_t errlen)
+{
+	char item[128], why[256];
+	const char *p = arg;
+
+	for (;;) {
+		const size_t n = strcspn(p, ",");
+
+		if (!n || n >= sizeof(item))
+			return zcs_err(err, errlen, -EINVAL, "--control-allow '%s': expected "
+				       "ADDR[/PREFIX][,ADDR[/PREFIX]...] (%s)", arg,
+				       n ? "an entry too long" : "an empty entry");
+		if (o->ncontrol_allow == ZCS_RECV_MAX_ALLOW)
+			return zcs_err(err, errlen, -EINVAL, "--control-allow '%s': at most %d "
+				       "entries", arg, ZCS_RECV_MAX_ALLOW);
+		memcpy(item, p, n);
+		item[n] = '\0';
+		if (zcs_net_parse_prefix(&o->control_allow[o->ncontrol_allow], item, why,
+					 sizeof(why)) < 0)
+			return zcs_err(err, errlen, -EINVAL, "--control-allow %s", why);
+		o->ncontrol_allow++;
+		if (!p[n])
+			return 0;
+		p += n + 1;
+	}
 }
 
 /* One option; the numbers' ranges are the documented ones (docs/receiver.md). */
@@ -249,6 +283,8 @@ static int parse_one(struct zcs_recv_opts *o, int c, const char *arg, bool *eos_
 		return 0;
 	case OPT_RUN_STATE:
 		return zcs_cli_opt_path("--run-state", arg, &o->run_state, err, errlen);
+	case OPT_CONTROL_ALLOW:
+		return control_allow(o, arg, err, errlen);
 	case 'q':
 		o->quiet = true;
 		return 0;
@@ -303,6 +339,9 @@ int zcs_recv_parse_opts(int argc, char **argv, struct zcs_recv_opts *o, char *er
 	if (o->run_state && !o->key_path)
 		return zcs_err(err, errlen, -EINVAL, "--run-state keeps the newest keyed run: it "
 			       "needs --key FILE");
+	if (o->ncontrol_allow && !o->control)
+		return zcs_err(err, errlen, -EINVAL, "--control-allow applies with --control only "
+			       "(without it no client's command is forwarded)");
 	if (p.eos_timeout_given && !o->rx.exit_on_eos)
 		return zcs_err(err, errlen, -EINVAL,
 			       "--eos-timeout applies with --exit-on-eos only");

@@ -7,10 +7,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "net.h"
 #include "output.h"
 #include "rx.h"
 
 #define ZCS_RECV_MAX_OUTPUTS 16
+/* Entries of --control-allow: a handful of hosts and networks is what a lab names. */
+#define ZCS_RECV_MAX_ALLOW 16
 
 struct zcs_recv_opts {
 	struct zcs_rx_opts rx;
@@ -27,6 +30,9 @@ struct zcs_recv_opts {
 	const char *control;   /* --control [HOST:]PORT: forward rtl_tcp clients' tuning there */
 	/* --run-state FILE ("none": keep nothing); NULL: the key file's name + ".seen" */
 	const char *run_state;
+	/* --control-allow: rtl_tcp clients forwarded besides those on loopback */
+	struct zcs_net_prefix control_allow[ZCS_RECV_MAX_ALLOW];
+	size_t ncontrol_allow;
 };
 
 #define ZCS_RECV_DEFAULT_EOS_TIMEOUT 2.0  /* four metadata periods of silence */

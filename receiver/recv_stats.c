@@ -190,6 +190,7 @@ static json_t *stats_doc(const struct zcs_recv_snapshot *c, const struct zcs_rec
 		bad |= zcs_json_set(e, "queued", zcs_json_u64(s->queued));
 		bad |= zcs_json_set(e, "commands", zcs_json_u64(s->commands));
 		bad |= zcs_json_set(e, "forwarded", zcs_json_u64(s->forwarded));
+		bad |= zcs_json_set(e, "not_allowed", zcs_json_u64(s->not_allowed));
 	}
 	bad |= zcs_json_set(o, "outputs", outs);
 #undef U
@@ -272,6 +273,9 @@ int zcs_recv_stats_summary(char *buf, size_t len, const struct zcs_recv_snapshot
 		if (o->commands)
 			put(&b, ", %" PRIu64 " commands (%" PRIu64 " forwarded)", o->commands,
 			    o->forwarded);
+		if (o->not_allowed)
+			put(&b, ", %" PRIu64 " settings of clients not allowed to tune (not "
+			    "forwarded)", o->not_allowed);
 		put(&b, "\n");
 	}
 	return (int)b.used;

@@ -174,6 +174,26 @@ static void install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+/* An rtl_tcp: port whose clients' tuning is forwarded and which listens beyond loopback: said at
+ * start, with who may tune through it (the port gives samples to anyone who reaches it). */
+static void warn_exposed(struct zcs_outputs *out, const struct zcs_recv_opts *o)
+{
+	for (size_t i = 0; i < zcs_outputs_count(out); i++) {
+		struct zcs_addr a;
+		char as[64], who[128] = "only clients on loopback (name others with --control-allow)";
+
+		if (zcs_outputs_tune_listen(out, i, &a) != 1 || zcs_net_is_loopback(&a))
+			continue;
+		if (o->ncontrol_allow)
+			snprintf(who, sizeof(who), "clients on loopback and in the %zu --control-allow "
+				 "prefix%s", o->ncontrol_allow, o->ncontrol_allow == 1 ? "" : "es");
+		fprintf(stderr, "zcs-recv: warning: the rtl_tcp: output on %s is reachable from the "
+			"network and --control forwards its clients' tuning to the board: rtl_tcp has "
+			"no authentication; %s may tune, every client gets the samples\n",
+			zcs_net_addr_str(&a, as, sizeof(as)), who);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static struct zcs_recv_snapshot cur, prev;
@@ -248,14 +268,16 @@ int main(int argc, char **argv)
 	zcs_outputs_set_log(out, (struct zcs_log){ news, &u });
 	if (opts.control) {
 		/* the key --key loaded at start (recv_opts: --control needs --key) */
-		ret = zcs_ctl_fwd_start(&fwd, opts.control, &key, (struct zcs_log){ news, &u },
-					err, sizeof(err));
+		ret = zcs_ctl_fwd_start(&fwd, opts.control, &key, opts.control_allow,
+					opts.ncontrol_allow, (struct zcs_log){ news, &u }, err,
+					sizeof(err));
 		if (ret < 0) {
 			fprintf(stderr, "zcs-recv: --control: %s\n", err);
 			status = ret == -EINVAL || ret == -EPERM ? 2 : 1;
 			goto out_outputs;
 		}
 		zcs_outputs_set_tune(out, zcs_ctl_fwd_tune_hook, fwd);
+		zcs_outputs_set_tune_allow(out, zcs_ctl_fwd_allows);
 	}
 	zcs_outputs_set_client_timeout(out, (uint64_t)(opts.client_timeout * 1000.0 + 0.5));
 	for (size_t i = 0; i < opts.noutputs; i++) {
@@ -268,6 +290,8 @@ int main(int argc, char **argv)
 			goto out_outputs;
 		}
 	}
+	if (fwd)
+		warn_exposed(out, &opts);
 	opts.rx.log = (struct zcs_log){ news, &u };
 	opts.rx.on_change = on_change;
 	opts.rx.on_change_ctx = &u;

@@ -22,6 +22,8 @@
 struct zcs_ctl_fwd {
 	char host[256];               /* "" = the stream's sender */
 	char port[8];
+	struct zcs_net_prefix allow[ZCS_CTL_FWD_MAX_ALLOW];
+	size_t nallow;
 	struct zcs_key key;
 	struct zcs_log log;
 	pthread_t thread;
@@ -263,16 +265,35 @@ static int split_addr(struct zcs_ctl_fwd *f, const char *addr, char *err, size_t
 	return 0;
 }
 
-int zcs_ctl_fwd_start(struct zcs_ctl_fwd **out, const char *addr, const struct zcs_key *key,
-		      struct zcs_log log, char *err, size_t errlen)
+bool zcs_ctl_fwd_allows(void *ctx, const struct zcs_addr *peer)
 {
-	struct zcs_ctl_fwd *f = calloc(1, sizeof(*f));
+	const struct zcs_ctl_fwd *f = ctx;
+
+	if (zcs_net_is_loopback(peer))
+		return true;
+	for (size_t i = 0; i < f->nallow; i++)
+		if (zcs_net_prefix_match(&f->allow[i], peer))
+			return true;
+	return false;
+}
+
+int zcs_ctl_fwd_start(struct zcs_ctl_fwd **out, const char *addr, const struct zcs_key *key,
+		      const struct zcs_net_prefix *allow, size_t nallow, struct zcs_log log,
+		      char *err, size_t errlen)
+{
+	struct zcs_ctl_fwd *f;
 	pthread_condattr_t ca;
 	int ret;
 
 	*out = NULL;
-	if (!f)
+	if (nallow > ZCS_CTL_FWD_MAX_ALLOW)
+		return zcs_err(err, errlen, -EINVAL, "--control-allow: at most %d entries",
+			       ZCS_CTL_FWD_MAX_ALLOW);
+	if (!(f = calloc(1, sizeof(*f))))
 		return zcs_err(err, errlen, -ENOMEM, "out of memory");
+	if (nallow)
+		memcpy(f->allow, allow, nallow * sizeof(*allow));
+	f->nallow = nallow;
 	if ((ret = split_addr(f, addr, err, errlen)) < 0) {
 		free(f);
 		return ret;

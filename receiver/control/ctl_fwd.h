@@ -29,12 +29,22 @@ struct zcs_ctl_fwd_stats {
 
 struct zcs_ctl_fwd;
 
+/* Prefixes of --control-allow at most. */
+#define ZCS_CTL_FWD_MAX_ALLOW 16
+
 /* addr: "[HOST:]PORT" of the sender's control channel; with no HOST (or NULL addr... never:
  * the option gives at least a port) the stream's source address is used, learnt with
- * zcs_ctl_fwd_set_sender.  Starts the thread; connects only when there is something to send.
- * Returns 0 or -errno with err set. */
+ * zcs_ctl_fwd_set_sender.  allow (nallow <= ZCS_CTL_FWD_MAX_ALLOW, copied): the applications
+ * besides loopback whose requests may be forwarded (zcs_ctl_fwd_allows).  Starts the thread;
+ * connects only when there is something to send.  Returns 0 or -errno with err set. */
 int zcs_ctl_fwd_start(struct zcs_ctl_fwd **out, const char *addr, const struct zcs_key *key,
-		      struct zcs_log log, char *err, size_t errlen);
+		      const struct zcs_net_prefix *allow, size_t nallow, struct zcs_log log,
+		      char *err, size_t errlen);
+/* Whether an application at peer may have its requests forwarded: rtl_tcp has no
+ * authentication, so forwarding hands the key's power to whoever reaches the port.  True on
+ * loopback (this host's programs) and in an allowed prefix.  Shaped for
+ * zcs_outputs_set_tune_allow (ctx: the forwarder); any thread. */
+bool zcs_ctl_fwd_allows(void *ctx, const struct zcs_addr *peer);
 /* The stream's sender (for an addr without HOST); any thread, cheap. */
 void zcs_ctl_fwd_set_sender(struct zcs_ctl_fwd *f, const struct zcs_addr *sender);
 /* Merges want into the next set (later fields win); any thread, never blocks for long. */

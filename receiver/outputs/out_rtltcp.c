@@ -2,8 +2,8 @@
 /* Output kind "rtl_tcp:[ADDR:]PORT": an rtl_tcp server for GQRX (gr-osmosdr rtl_tcp=), SDR++,
  * CubicSDR and rtl_433.  Greets with "RTL0", then streams cu8 whatever the set's sample type
  * (converted on this writer thread).  Clients' tuning commands go to the tune hook (zcs-recv
- * --control forwards them to the board's control channel); without one they are logged and
- * counted only. */
+ * --control forwards them to the board's control channel) when the allow hook admits the client;
+ * otherwise they are logged and counted only. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -25,6 +25,8 @@ struct rtltcp_client {
 	size_t have;
 	uint64_t ncmds;          /* commands this client sent so far */
 	uint32_t freq_high;      /* the last set_tuner_freq_high (0x56) */
+	bool heard;              /* its settings may reach the tune hook (the allow hook said so) */
+	bool unheard_said;       /* "not forwarded" said for this client */
 	/* commands not forwarded, by code (the last slot: codes without a name), reported by name
 	 * when the client leaves: past CMDS_LOGGED they are not logged one by one */
 	uint64_t ignored[0x57 + 1];
@@ -195,6 +197,18 @@ static void on_cmd(struct zcs_sink *s, struct rtltcp_client *cl, const uint8_t *
 		cl->freq_high = param;
 		return;
 	}
+	if (set->tune && !cl->heard && zcs_rtltcp_cmd_setting(c[0], param, cl->freq_high, &want)) {
+		/* a setting from a client that may not tune: it keeps its samples, nothing else */
+		atomic_fetch_add(&s->out->not_allowed, 1);
+		cl->ignored[c[0] < NCMD_NAMES && cmd_names[c[0]] ? c[0] : NCMD_NAMES]++;
+		if (!cl->unheard_said)
+			zcs_log_as(&set->log, s->out->name, "client %s: its settings are not forwarded "
+				   "(%s %u the first): rtl_tcp has no authentication, so only clients "
+				   "on loopback or in --control-allow may tune the board; it still gets "
+				   "the samples", s->peer, zcs_rtltcp_cmd_name(c[0]), param);
+		cl->unheard_said = true;
+		return;
+	}
 	if (set->tune && (ret = zcs_rtltcp_cmd_setting(c[0], param, cl->freq_high, &want)) > 0) {
 		/* the hook merges a burst (a client's start-up sends ten) into one set */
 		set->tune(set->tune_ctx, &want);
@@ -277,11 +291,18 @@ static void take_cmds(struct zcs_sink *s, const uint8_t *buf, size_t len)
 static int rtltcp_greet(struct zcs_sink *s)
 {
 	struct rtltcp_client *c = s->kpriv;
+	const struct zcs_outputs *set = s->out->set;
 	uint8_t g[ZCS_RTLTCP_GREETING_LEN];
+	struct zcs_addr peer = { .len = sizeof(peer.ss) };
 
 	c->have = 0;
 	c->ncmds = 0;
 	c->freq_high = 0;
+	/* asked once, of the address the connection has: an unknown one is not heard */
+	c->heard = !set->tune_allow ||
+		   (getpeername(s->fd, (struct sockaddr *)&peer.ss, &peer.len) == 0 &&
+		    set->tune_allow(set->tune_ctx, &peer));
+	c->unheard_said = false;
 	memset(c->ignored, 0, sizeof(c->ignored));
 	zcs_rtltcp_greeting(g);
 	s->is_socket = true;

@@ -96,6 +96,7 @@ struct zcs_out {
 	struct zcs_meta meta;
 	_Atomic uint64_t bytes, blocks, overruns, unread, connects, commands;
 	_Atomic uint64_t forwarded;  /* rtl_tcp commands handed to the tune hook */
+	_Atomic uint64_t not_allowed; /* rtl_tcp settings of clients the allow hook refused */
 	atomic_uint consumers;
 	atomic_int failed;       /* errno of the failure that ended a ->once output for good */
 	/* server kinds: a client was turned away because every slot was held, and no slot has
@@ -177,6 +178,7 @@ struct zcs_outputs {
 	struct zcs_log log;
 	void (*tune)(void *ctx, const struct zcs_ctl_settings *want); /* zcs_outputs_set_tune */
 	void *tune_ctx;
+	bool (*tune_allow)(void *ctx, const struct zcs_addr *peer); /* ..._set_tune_allow */
 	atomic_bool stop;            /* destroy gave up waiting: writers and acceptors end */
 	uint64_t client_timeout_ns;  /* a server's client that takes no byte this long while
 				      * another was turned away for want of a slot is dropped */

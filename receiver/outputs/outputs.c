@@ -129,6 +129,20 @@ void zcs_outputs_set_tune(struct zcs_outputs *o,
 	o->tune_ctx = ctx;
 }
 
+void zcs_outputs_set_tune_allow(struct zcs_outputs *o,
+				bool (*allow)(void *ctx, const struct zcs_addr *peer))
+{
+	o->tune_allow = allow;
+}
+
+int zcs_outputs_tune_listen(struct zcs_outputs *o, size_t i, struct zcs_addr *a)
+{
+	if (i >= o->n || o->outs[i]->ops != &zcs_out_rtltcp_ops || o->outs[i]->listen_fd < 0)
+		return 0;
+	a->len = sizeof(a->ss);
+	return getsockname(o->outs[i]->listen_fd, (struct sockaddr *)&a->ss, &a->len) == 0;
+}
+
 /* Lets the kind finish (its close hook), then releases what the framework holds, the kind's
  * priv and kpriv blocks included.  No thread may use out any more. */
 static void out_free(struct zcs_out *out)
@@ -335,6 +349,7 @@ void zcs_outputs_stats(struct zcs_outputs *o, size_t i, struct zcs_output_stats 
 	st->connects = atomic_load(&out->connects);
 	st->commands = atomic_load(&out->commands);
 	st->forwarded = atomic_load(&out->forwarded);
+	st->not_allowed = atomic_load(&out->not_allowed);
 	st->consumers = atomic_load(&out->consumers);
 	for (size_t j = 0; j < out->nsinks; j++)
 		st->queued += (uint32_t)zcs_ring_count(&o->outs[i]->sinks[j].q);

@@ -102,7 +102,7 @@ END_TEST
 /* Each refusal: the arguments and the pieces the message must hold (the option as spelled in
  * --help, and the value as given). */
 static const struct refusal {
-	const char *args[4];
+	const char *args[7];   /* NULL-terminated */
 	const char *want[2];
 } refusals[] = {
 	{ { "--window", "0" }, { "--window '0'", "out of range" } },
@@ -139,6 +139,20 @@ static const struct refusal {
 	{ { "--json=1" }, { "option '--json' takes no value", "'--json=1'" } },
 	{ { "--exit-on-eos=yes" }, { "option '--exit-on-eos' takes no value", NULL } },
 	{ { "a:1", "b:2" }, { "unexpected argument 'b:2'", NULL } },
+	/* the allow list of rtl_tcp clients whose tuning is forwarded (issue 22, part 4) */
+	{ { "--key", "k", "--control", "5392", "--control-allow", "198.18.5.1/24" },
+	  { "--control-allow '198.18.5.1/24'", "past its /24" } },
+	{ { "--key", "k", "--control", "5392", "--control-allow", "198.18.0.0/33" },
+	  { "--control-allow '198.18.0.0/33'", "0..32" } },
+	{ { "--key", "k", "--control", "5392", "--control-allow", "fd00::/129" },
+	  { "--control-allow 'fd00::/129'", "0..128" } },
+	{ { "--key", "k", "--control", "5392", "--control-allow", "lab-pc.local" },
+	  { "--control-allow 'lab-pc.local'", "not an IPv4 or IPv6 address" } },
+	{ { "--key", "k", "--control", "5392", "--control-allow", "198.18.0.0/15,,::1" },
+	  { "--control-allow '198.18.0.0/15,,::1'", "empty entry" } },
+	{ { "--key", "k", "--control", "5392", "--control-allow", "198.18.0.0/x" },
+	  { "--control-allow '198.18.0.0/x'", "prefix length" } },
+	{ { "--control-allow", "198.18.0.0/15" }, { "--control-allow", "with --control only" } },
 };
 
 START_TEST(test_refusals)
@@ -152,6 +166,27 @@ START_TEST(test_refusals)
 		if (r->want[k])
 			ck_assert_msg(strstr(err, r->want[k]), "%s: \"%s\" lacks \"%s\"", r->args[0],
 				      err, r->want[k]);
+}
+END_TEST
+
+START_TEST(test_control_allow)
+{
+	static const char *const args[] = { "--key", "k", "--control", "5392", "--control-allow",
+					    "198.18.0.0/15,fd00::/8", "--control-allow",
+					    "192.168.1.20", NULL };
+	struct zcs_recv_opts o;
+	struct zcs_addr a;
+	char err[256];
+
+	ck_assert_int_eq(parse(&o, err, sizeof(err), args), ZCS_RECV_RUN);
+	ck_assert_uint_eq(o.ncontrol_allow, 3);
+	ck_assert_uint_eq(o.control_allow[0].bits, 15);
+	ck_assert_uint_eq(o.control_allow[1].bits, 8);
+	ck_assert_uint_eq(o.control_allow[2].bits, 32);
+	ck_assert_int_eq(zcs_net_parse_addr(&a, "198.19.255.1:4000", 0, err, sizeof(err)), 0);
+	ck_assert(zcs_net_prefix_match(&o.control_allow[0], &a));
+	ck_assert_int_eq(zcs_net_parse_addr(&a, "192.168.1.21:4000", 0, err, sizeof(err)), 0);
+	ck_assert(!zcs_net_prefix_match(&o.control_allow[2], &a));
 }
 END_TEST
 
@@ -187,6 +222,7 @@ static Suite *recv_opts_suite(void)
 	tcase_add_test(tc, test_help_version);
 	tcase_add_loop_test(tc, test_refusals, 0, (int)NELEM(refusals));
 	tcase_add_test(tc, test_too_many_outputs);
+	tcase_add_test(tc, test_control_allow);
 	suite_add_tcase(s, tc);
 	return s;
 }

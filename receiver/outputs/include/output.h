@@ -13,6 +13,7 @@
 #include "ctl_msg.h"
 #include "formats.h"
 #include "log.h"
+#include "net.h"
 #include "proto.h"
 
 #ifdef __cplusplus
@@ -37,6 +38,7 @@ struct zcs_output_stats {
 	uint64_t unread;      /* blocks discarded because no consumer was attached (not overruns) */
 	uint64_t commands;    /* commands consumers sent (rtl_tcp clients) */
 	uint64_t forwarded;   /* ... of those, forwarded to the control channel (the tune hook) */
+	uint64_t not_allowed; /* ... settings from clients the allow hook refused: not forwarded */
 };
 
 /* A TCP or rtl_tcp client that takes no byte for this long while data waits for it is dropped,
@@ -60,6 +62,15 @@ void zcs_outputs_set_log(struct zcs_outputs *o, struct zcs_log log);
  * Before start. */
 void zcs_outputs_set_tune(struct zcs_outputs *o,
 			  void (*fn)(void *ctx, const struct zcs_ctl_settings *want), void *ctx);
+/* Appended: which rtl_tcp: clients the tune hook hears.  allow(ctx, peer), ctx the tune hook's,
+ * is asked once per client when it comes (on its writer thread, so it must be thread-safe); a
+ * client it refuses still gets the samples, and its settings are counted (not_allowed), said once
+ * and not handed to the hook.  Without it every client is heard.  Before start. */
+void zcs_outputs_set_tune_allow(struct zcs_outputs *o,
+				bool (*allow)(void *ctx, const struct zcs_addr *peer));
+/* Appended: 1 with the address output i listens on when its clients' commands go to the tune
+ * hook (rtl_tcp:), 0 for any other output. */
+int zcs_outputs_tune_listen(struct zcs_outputs *o, size_t i, struct zcs_addr *a);
 /* The client timeout in ms (0: never drop); before zcs_outputs_start. */
 void zcs_outputs_set_client_timeout(struct zcs_outputs *o, uint64_t ms);
 /* Outputs whose only consumer failed for good (a file or stdout write error; a recording that
