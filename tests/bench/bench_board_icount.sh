@@ -1,0 +1,215 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The board's budget counted in ARM instructions (docs/performance.md, "The board's budget,
+# counted on the board's kernels"): Debian's armhf 6.1 and 5.10 booted under qemu-system-arm
+# -M vexpress-a9 -icount shift=0,sleep=on -smp 1, where the guest's clock advances 1 ns per
+# executed instruction while it runs, so the guest's own CPU accounting counts instructions
+# whatever the host's speed or load.  In one boot per kernel, on the emulated board inside the
+# guest (tests/board/fakeboard.sh's IIO tree, feed_iq as the ADC): a self-check loop of a known
+# instruction count; iiod serving iio_readdev on the host (i16); the libiio read alone (the
+# supply); zcs-send -s iio p12, i8 and i16, unkeyed and keyed, on every send path the kernel
+# offers.  Every cell twice, the passes interleaved.  A benchmark: prints tables, never judges.
+#
+#   tests/bench/bench_board_icount.sh [ARMHF_BUILD]      (root; default build-armhf)
+#   ZCS_ICOUNT_KERNELS   "6.1 5.10" (default) or one of them
+#   ZCS_ICOUNT_CELLS     an extended regex: only the zcs-send cells whose name matches (the
+#                        self-check, iiod and the supply always run: the table is relative to
+#                        iiod), e.g. "keyed" reruns the keyed cells
+#   ZCS_ICOUNT_N         pairs of the short run of a cell (default 500000); each cell also runs
+#                        with 3 times as many, and the per-sample figures are the difference
+#                        (every program's start-up, ~14 M instructions for libiio's context
+#                        alone, cancels)
+#   ZCS_ICOUNT_RATE      the pace in pairs/s, feeder and zcs-send -r (default 2083334)
+#   ZCS_ICOUNT_REPS      runs of every cell (default 2)
+#   ZCS_ICOUNT_LOOP      the self-check's iterations (default 1e8: 2e8 instructions, then twice that)
+#   ZCS_ICOUNT_OUT       where the guests' reports and the tables go (default ARMHF_BUILD/icount)
+#
+# Needs .ci/armhf.sh's build (zcs-send, feed_iq, bench_send_tool, bench_iio_floor,
+# bench_icount_loop for armhf) and its sysroot (ZCS_ARMHF_CACHE), the kernels' cache of
+# .ci/kernels.sh (ZCS_KERNELS_CACHE; filled here when empty), Debian's armhf iiod (downloaded
+# into that cache), and on the host qemu-system-arm, iio_readdev and nft.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+build=$(realpath -m "${1:-build-armhf}")
+armhf_cache=${ZCS_ARMHF_CACHE:-/var/cache/zcs-armhf}
+cache=${ZCS_KERNELS_CACHE:-/var/cache/zcs-kernels}
+sysroot=$armhf_cache/sysroot
+outdir=$(realpath -m "${ZCS_ICOUNT_OUT:-$build/icount}")
+kernels=(${ZCS_ICOUNT_KERNELS:-6.1 5.10})
+only=${ZCS_ICOUNT_CELLS:-.}
+N=${ZCS_ICOUNT_N:-500000}
+N2=$((3 * N))
+RATE=${ZCS_ICOUNT_RATE:-2083334}
+REPS=${ZCS_ICOUNT_REPS:-2}
+LOOP=${ZCS_ICOUNT_LOOP:-100000000}
+ns=zcsic-$$
+work=
+pids=()
+
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+	ip netns del "$ns" 2>/dev/null
+	[ -n "$work" ] && rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+die() {
+	echo "bench_board_icount: $*" >&2
+	exit 1
+}
+
+for c in qemu-system-arm iio_readdev nft cpio arm-linux-gnueabihf-readelf; do
+	command -v $c >/dev/null || die "needs $c (qemu-system-arm, libiio-utils, nftables, cpio, binutils-arm-linux-gnueabihf)"
+done
+progs=("$build/sender/zcs-send" "$build/tests/board/feed_iq" "$build/tests/bench/bench_send_tool"
+	"$build/tests/bench/bench_iio_floor" "$build/tests/bench/bench_icount_loop")
+for f in "${progs[@]}" "$sysroot/lib/ld-linux-armhf.so.3"; do
+	[ -e "$f" ] || die "$f is missing (.ci/armhf.sh builds it)"
+done
+
+# shellcheck source=../../.ci/kernels/lib.sh
+. .ci/kernels/lib.sh
+# an entropy source (qemu's virtio-rng): zcs-send's start (getrandom) waits for the kernel's
+# CRNG, which under -icount never gathers jitter from the guest's deterministic clock
+kernels_modules+=(drivers/char/hw_random/rng-core.ko drivers/char/hw_random/virtio-rng.ko)
+kernels_fetch_suite bookworm
+[[ " ${kernels[*]} " == *" 5.10 "* ]] && kernels_fetch_suite bullseye
+# Debian's own iiod for armhf (bookworm's, 0.24, on both kernels as the other programs), its
+# libraries not in the sysroot from the same index
+kernels_unpack bookworm iiod iiod libaio1 libavahi-client3 libavahi-common3 libdbus-1-3 \
+	libsystemd0 libcap2 libgcrypt20 libgpg-error0 liblz4-1 liblzma5
+kernels_libdirs=("$cache/bookworm/iiod/lib/arm-linux-gnueabihf" "$cache/bookworm/iiod/usr/lib/arm-linux-gnueabihf")
+progs+=("$cache/bookworm/iiod/usr/sbin/iiod")
+kernels_add_libs "${progs[@]}"
+
+mkdir -p "$outdir"
+work=$(mktemp -d /tmp/zcs-icount.XXXXXX)
+# the libiio block of zcs-send's iio source (sender/source/source_iio.c): 1/20 s, a multiple of
+# 1024 pairs, 4096..1M; the feeder writes 5 ms of samples at a time (bench_board.sh's DMA)
+BLOCK=$(awk -v r="$RATE" 'BEGIN { b = int(r / 20); if (b < 4096) b = 4096; if (b > 1048576) b = 1048576;
+	printf "%d", int((b + 1023) / 1024) * 1024 }')
+CHUNK=$(awk -v r="$RATE" 'BEGIN { c = int(r / 200); print (c > 65536 ? 65536 : c) }')
+printf 'RATE=%s\nBLOCK=%s\nCHUNK=%s\n' "$RATE" "$BLOCK" "$CHUNK" >"$work/icount.conf"
+(umask 077 && od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$work/key" && echo >>"$work/key")
+
+# The cells of kernel KV, every one REPS times, the passes interleaved.
+cells() { # KV
+	local rep fmt path key
+	echo "selfcheck 1 loop - $LOOP"
+	echo "selfcheck 2 loop - $((2 * LOOP))"
+	for ((rep = 1; rep <= REPS; rep++)); do
+		for n in $N $N2; do
+			echo "iiod $rep:$n iiod -"
+			echo "supply $rep:$n floor -"
+			for path in uring-zc msg-zc gso plain; do
+				# io_uring's SEND_ZC is Linux 6.0's: 5.10 offers msg-zc, gso and plain
+				[ "$path" = uring-zc ] && [ "$1" = 5.10 ] && continue
+				for fmt in p12 i8 i16; do
+					for key in "" keyed; do
+						local name=$fmt-$path${key:+-$key} net=eth0 a="-f $fmt --send-path $path"
+						[[ $name =~ $only ]] || continue
+						# plain on the NIC without checksum offload (csum=off): the case it is
+						# for, the kernel checksumming each datagram in software
+						[ "$path" = plain ] && net=eth1
+						[ -n "$key" ] && a="$a --key /zcs/key"
+						echo "$name $rep:$n zcs $net $a"
+					done
+				done
+			done
+		done
+	done
+}
+
+kernels_netns
+# zcs's UDP counted and dropped at the host's end of each tap, before any socket work
+ip netns exec "$ns" nft -f - <<EOF || die "nft"
+table netdev zcsic {
+	counter got0 { }
+	counter got1 { }
+	chain in0 {
+		type filter hook ingress device "tap0" priority 0; policy accept;
+		udp dport 21000 counter name "got0" drop
+	}
+	chain in1 {
+		type filter hook ingress device "tap1" priority 0; policy accept;
+		udp dport 21000 counter name "got1" drop
+	}
+}
+EOF
+got() { # packets counted on both taps so far
+	local a b
+	a=$(ip netns exec "$ns" nft list counter netdev zcsic got0 | sed -nE 's/.*packets ([0-9]+).*/\1/p')
+	b=$(ip netns exec "$ns" nft list counter netdev zcsic got1 | sed -nE 's/.*packets ([0-9]+).*/\1/p')
+	echo $((a + b))
+}
+
+# Boots kernel KV and serves its guest: iio_readdev for the iiod cells, the packet counts of the
+# others; the guest's report in DIR/report.txt, the host's facts in DIR/host.txt.
+run_kernel() { # KV SUITE DIR
+	local kv=$1 suite=$2 dir=$3 seen=0 line n0 n1 bytes
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cells "$kv" >"$work/cells.txt"
+	kernels_make_initramfs "$suite" "$work/$suite.gz" tests/bench/bench_board_icount_guest.sh \
+		.ci/kernels/guest_lib.sh tests/board/fakeboard.sh "$work/cells.txt" "$work/icount.conf" \
+		"$work/key"
+	: >"$dir/report.txt"
+	: >"$dir/host.txt"
+	echo "bench_board_icount: $kv: $(grep -c ' [0-9]* \(zcs\|iiod\|floor\)' "$work/cells.txt") cells of $N and $N2 pairs at $RATE pairs/s"
+	# eth0 without TSO (the board's macb has scatter-gather and checksum offload, no TSO): iiod's
+	# TCP then leaves in MSS segments that the guest's kernel cuts, as the board's does
+	kernels_nic0=,gso=off,host_tso4=off,host_tso6=off,host_ecn=off,host_ufo=off \
+		kernels_boot_wait=0 KERNELS_TIMEOUT=14400 kernels_boot "$suite" "$dir" "$work/$suite.gz" \
+		-icount shift=0,sleep=on -smp 1 -object rng-random,id=rng0,filename=/dev/urandom \
+		-device virtio-rng-device,rng=rng0
+	n0=$(got)
+	while kill -0 "$kernels_qemu" 2>/dev/null; do
+		mapfile -t lines < <(tail -n +$((seen + 1)) "$dir/report.txt" | tr -d '\r')
+		for line in "${lines[@]}"; do
+			# a line still being written waits for the next round
+			[[ $line == @* ]] || break
+			seen=$((seen + 1))
+			case $line in
+			@iiod\ *)
+				# until iiod listens: a refused connection reads nothing
+				for _ in $(seq 300); do
+					bytes=$(ip netns exec "$ns" iio_readdev -u ip:198.18.90.2 -b "$BLOCK" -s "${line##*:}" \
+						cf-ad9361-lpc voltage0 voltage1 2>"$dir/readdev.log" | wc -c)
+					[ "$bytes" -gt 0 ] && break
+					sleep 1
+				done
+				echo "${line#@iiod } readdev_pairs=$((bytes / 4))" >>"$dir/host.txt"
+				for _ in $(seq 100); do
+					ip netns exec "$ns" bash -c 'exec 3<>/dev/tcp/198.18.90.2/5100' 2>/dev/null && break
+					sleep 0.2
+				done
+				;;
+			@cell\ *)
+				n1=$(got)
+				set -- ${line#@cell }
+				echo "$1 $2 got=$((n1 - n0))" >>"$dir/host.txt"
+				n0=$n1
+				echo "  $kv: $(cut -c1-150 <<<"${line#@cell }")"
+				;;
+			@done) echo "bench_board_icount: $kv: done" ;;
+			@error*) echo "bench_board_icount: $kv: $line" ;;
+			esac
+		done
+		sleep 0.2
+	done
+	wait "$kernels_qemu" 2>/dev/null
+	grep -q '^@done' "$dir/report.txt" || {
+		echo "bench_board_icount: the $kv guest did not finish; its console:"
+		tail -n 30 "$dir/console.log"
+	}
+}
+
+for kv in "${kernels[@]}"; do
+	case $kv in 6.1) suite=bookworm ;; 5.10) suite=bullseye ;; *) die "kernel $kv: 6.1 or 5.10" ;; esac
+	run_kernel "$kv" "$suite" "$outdir/$kv"
+done
+/usr/bin/python3 tests/bench/bench_board_icount_table.py "${kernels[@]/#/$outdir/}" |
+	tee "$outdir/tables.md"

@@ -1,0 +1,151 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Inside the ARM guest that bench_board_icount.sh boots under qemu-system-arm -icount shift=0:
+# there the guest's clock advances 1 ns per executed instruction while it runs, so CPU time is an
+# instruction count.  Runs each cell of /zcs/cells.txt on the emulated board and reports it on
+# the second serial port, one line per cell, for the host to tabulate:
+#   @kernel RELEASE | @iiod NAME REP (the host reads from iiod now, then connects to port 5100) |
+#   @cell NAME REP key=value... | @log NAME LINE | @done
+# Per cell: the program's own CPU (user + system, all threads: the rusage of bench_send_tool cpu),
+# the whole system's busy time over the cell (elapsed less the idle task's time), the feeder's CPU
+# (the emulated ADC, never charged to anyone), the ticks /proc/stat gave to irq and softirq.
+set -u
+export PATH=/zcs:/bin:/sbin
+out=/dev/ttyAMA1
+say() { printf '%s\n' "$*" >"$out"; }
+# RATE (pairs/s, the feeder's pace and zcs-send's -r), BLOCK (pairs a libiio block: zcs-send's
+# 1/20 s), CHUNK (pairs a feeder write: 5 ms of samples); a cell's REP is RUN:PAIRS
+. /zcs/icount.conf
+
+say "@kernel $(uname -r)"
+# shellcheck source=../../.ci/kernels/guest_lib.sh
+. /zcs/guest_lib.sh
+guest_nics
+guest_board
+fb_attr "$FB_PHY/in_voltage_sampling_frequency" "$RATE"
+fb_attr "$FB_LPC/in_voltage_sampling_frequency" "$RATE"
+
+# The idle task's time in ns: /proc/timer_list's idle_sleeptime (nanoseconds, kept by the nohz
+# idle code) where the kernel has it, else /proc/uptime's idle (10 ms steps).
+idle_ns() {
+	local v
+	v=$(awk '/idle_sleeptime/ { sub(/.*: */, ""); s += $1; n++ } END { if (n) printf "%d", s }' \
+		/proc/timer_list 2>/dev/null)
+	[ -n "$v" ] || v=$(awk '{ printf "%d", $2 * 1e9 }' /proc/uptime)
+	echo "$v"
+}
+now_ns() { local t=$EPOCHREALTIME; echo "$((${t%.*} * 1000000000 + 10#${t#*.} * 1000))"; }
+# irq and softirq of /proc/stat's cpu line (USER_HZ ticks; tick-sampled on these kernels)
+irq_ticks() { awk '$1 == "cpu" { print $7, $8 }' /proc/stat; }
+# the CPU ns of a live process, all its threads (schedstat: the scheduler's exact run time)
+proc_ns() {
+	local s=0 f a
+	for f in /proc/"$1"/task/*/schedstat; do
+		read -r a _ <"$f" 2>/dev/null && s=$((s + a))
+	done
+	echo "$s"
+}
+pid_of() { # COMM: the first process of that name
+	local p c
+	for p in /proc/[0-9]*; do
+		read -r c <"$p/comm" 2>/dev/null || continue
+		[ "$c" = "$1" ] && { echo "${p#/proc/}"; return 0; }
+	done
+	return 1
+}
+feeder=
+feed_start() {
+	# a feeder afresh for each cell (pair 0 is k 0); paced like the DMA, and a reader more than
+	# 2 s behind loses samples: the "overrun" the host reports, which must stay 0
+	feed_iq --rate "$RATE" --chunk "$CHUNK" --overrun-ms 2000 "$FB_LPC" /dev/iio:device1 \
+		2>/tmp/feed.log &
+	feeder=$!
+}
+feed_stop() { # -> overrun (pairs)
+	kill "$feeder" 2>/dev/null
+	wait "$feeder" 2>/dev/null
+	feeder=
+	overrun=$(awk '/overrun, dropped/ { s += $5 } END { print s + 0 }' /tmp/feed.log)
+}
+# The cell's window: the feeder's CPU within it is taken out of the system's busy time.
+window_open() {
+	fns0=0
+	[ -z "$feeder" ] || fns0=$(proc_ns "$feeder")
+	read -r irq0 si0 <<<"$(irq_ticks)"
+	idle0=$(idle_ns)
+	t0=$(now_ns)
+}
+window_close() {
+	t1=$(now_ns)
+	idle1=$(idle_ns)
+	feeder_ns=0
+	[ -z "$feeder" ] || feeder_ns=$(($(proc_ns "$feeder") - fns0))
+	read -r irq1 si1 <<<"$(irq_ticks)"
+}
+cpu_of() { sed -n 's/^cpu_s=\([0-9.]*\).*status=\([-0-9]*\).*/\1 \2/p' "$1"; }
+
+while read -r name rep kind net args; do
+	case $name in '#'* | '') continue ;; esac
+	case $net in eth1) dest=198.18.91.1 ;; *) dest=198.18.90.1 ;; esac
+	N=${rep#*:}
+	# shellcheck disable=SC2206  # the cell's arguments are words
+	argv=($args)
+	json= feeder_ns=0 overrun=0 rc=0
+	: >/tmp/cpu.out
+	: >/tmp/prog.log
+	case $kind in
+	loop)
+		window_open
+		bench_icount_loop "${argv[@]}" >/tmp/cpu.out 2>/tmp/prog.log
+		rc=$?
+		window_close
+		read -r _ instr cpu_ns <<<"$(sed -n 's/iterations=\([0-9]*\) instructions=\([0-9]*\) cpu_ns=\([0-9]*\)/\1 \2 \3/p' /tmp/cpu.out)"
+		say "@cell $name $rep rc=$rc instructions=${instr:-0} cpu_ns=${cpu_ns:-0} wall_ns=$((t1 - t0))" \
+			"idle_ns=$((idle1 - idle0)) feeder_ns=0 irq_ticks=$((irq1 - irq0)) softirq_ticks=$((si1 - si0))"
+		continue
+		;;
+	floor)
+		feed_start
+		window_open
+		bench_send_tool cpu bench_iio_floor local: "$BLOCK" "$N" >/tmp/cpu.out 2>/tmp/prog.log
+		window_close
+		feed_stop
+		;;
+	iiod)
+		feed_start
+		window_open
+		bench_send_tool cpu iiod >/tmp/cpu.out 2>/tmp/prog.log &
+		w=$!
+		# the host's iio_readdev connects as soon as iiod listens and reads N pairs, then
+		# connects here: the cell's end (nc runs true on the connection and exits; waiting in
+		# accept costs nothing)
+		say "@iiod $name $rep"
+		nc -l -p 5100 -e /bin/true </dev/null >/dev/null 2>&1
+		# iiod is stopped by SIGKILL as in bench_board.sh; the wrapper then reports its rusage
+		p=$(pid_of iiod) && kill -KILL "$p"
+		wait "$w"
+		window_close
+		feed_stop
+		;;
+	zcs)
+		feed_start
+		window_open
+		# a hung cell ends (SIGINT: zcs-send still writes its summary) after 4 times its span
+		bench_send_tool cpu timeout -s INT $((N * 4 / RATE + 60)) \
+			zcs-send -s iio -u local: -r "$RATE" -n "$N" --json -q --cpus none \
+			"${argv[@]}" "$dest:21000" >/tmp/cpu.out 2>/tmp/prog.log
+		window_close
+		feed_stop
+		json=$(grep -h '^{"type":"summary"' /tmp/cpu.out /tmp/prog.log | tail -n 1)
+		;;
+	esac
+	read -r cpu_s rc <<<"$(cpu_of /tmp/cpu.out)"
+	[ "${rc:-1}" = 0 ] || [ "$kind" = iiod ] ||
+		while IFS= read -r line; do say "@log $name $line"; done </tmp/prog.log
+	say "@cell $name $rep rc=${rc:-none} cpu_s=${cpu_s:-0} wall_ns=$((t1 - t0)) idle_ns=$((idle1 - idle0))" \
+		"feeder_ns=$feeder_ns overrun=$overrun irq_ticks=$((irq1 - irq0)) softirq_ticks=$((si1 - si0))" \
+		"json=$json"
+	# a pause the host reads its packet counters in: nothing of this cell is in flight after it
+	sleep 1
+done </zcs/cells.txt
+say "@done"

@@ -1,0 +1,185 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""The tables of bench_board_icount.sh from the guests' reports (DIR/report.txt, DIR/host.txt per
+kernel): instructions per sample of every cell, their spread over the runs, the ratio to iiod, and
+the core shares calibrated to the seed's board (one Cortex-A9 core at 100% = iiod's instructions
+per sample x 11.5 MS/s).
+
+usage: bench_board_icount_table.py DIR...
+
+Every cell runs at two sample counts (its REP is RUN:PAIRS); a figure per sample is the
+difference of the two runs over the difference of their counts, so every program's start-up
+(libiio's context alone is about 14 M instructions) cancels.
+
+Charging (one guest CPU; its clock is an instruction count):
+  system  the guest's busy time over the cell (elapsed less the idle task's time) less the
+          feeder's CPU within it: the program, the kernel's softirq and irq work wherever it ran
+          (on top of the program or of idle), kernel threads, and the few instructions of the
+          guest script around the cell; the per-sample figure of the tables.
+  process the program's own user + system time (rusage, all threads); it includes the softirq
+          and irq work that happened to run while one of its threads was current.
+  outside system - process: softirq and irq work on top of idle (the NIC's completions, TCP's
+          ACKs for iiod), kernel threads.
+"""
+import json
+import re
+import statistics
+import sys
+
+SEED_MSPS = 11.5  # iiod on the board: 11-12 MS/s of i16 with one core at 100% (the seed)
+RATES = (20.0, 30.72)
+
+
+def parse(d):
+    kernel, cells, host = "?", {}, {}
+    with open(f"{d}/host.txt", encoding="utf-8", errors="replace") as f:
+        for line in f:
+            w = line.split()
+            if len(w) >= 3:
+                host.setdefault((w[0], w[1]), {}).update(kv.split("=", 1) for kv in w[2:] if "=" in kv)
+    with open(f"{d}/report.txt", encoding="utf-8", errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\r\n")
+            if line.startswith("@kernel "):
+                kernel = line[8:]
+            if not line.startswith("@cell "):
+                continue
+            head, _, js = line.partition(" json=")
+            w = head.split()
+            c = dict(kv.split("=", 1) for kv in w[3:] if "=" in kv)
+            c["json"] = json.loads(js) if js.strip().startswith("{") else {}
+            c.update(host.get((w[1], w[2]), {}))
+            run, _, n = w[2].partition(":")
+            c["n"] = int(n) if n else 0
+            cells.setdefault(w[1], {}).setdefault(run, []).append(c)
+    return kernel, cells
+
+
+def num(c, k):
+    try:
+        return float(c.get(k, "nan"))
+    except ValueError:
+        return float("nan")
+
+
+def totals(c):
+    """A run's instructions: system, process, outside, per thread (zcs-send)."""
+    busy = num(c, "wall_ns") - num(c, "idle_ns") - num(c, "feeder_ns")
+    proc = num(c, "cpu_s") * 1e9
+    j = c["json"]
+    return {"system": busy, "process": proc, "outside": busy - proc,
+            "src": j.get("src_cpu_s", float("nan")) * 1e9 if j else float("nan"),
+            "send": j.get("send_cpu_s", float("nan")) * 1e9 if j else float("nan")}
+
+
+def per_run(short, long_):
+    """Per sample, from a run at n1 pairs and one at n2: the difference over n2 - n1."""
+    n1, n2 = short["n"], long_["n"]
+    a, b = totals(short), totals(long_)
+    r = {k: (b[k] - a[k]) / (n2 - n1) for k in a}
+    r["problems"] = sorted(set(checks(short, n1) + checks(long_, n2)))
+    r["path"] = long_.get("path", "-")
+    return r
+
+
+def checks(c, n):
+    problems = []
+    if num(c, "overrun") > 0:
+        problems.append(f"feeder overrun {c['overrun']}")
+    if j:
+        sent = j.get("datagrams", 0) + j.get("meta_sent", 0) + 1
+        if j.get("dropped_datagrams", 0) or j.get("send_errors", 0):
+            problems.append(f"dropped {j.get('dropped_datagrams')} errors {j.get('send_errors')}")
+        if "got" in c and int(c["got"]) != sent:
+            problems.append(f"host counted {c['got']} of {sent} datagrams")
+        if j.get("samples", n) != n:
+            problems.append(f"samples {j.get('samples')}")
+        c["path"] = j.get("send_path", "?") + (f" ({j.get('demotions')} demotions)" if j.get("demotions") else "")
+    elif c.get("rc") not in ("0", None) and "readdev_pairs" not in c:
+        problems.append(f"rc {c.get('rc')}")
+    if "readdev_pairs" in c and int(c["readdev_pairs"]) != n:
+        problems.append(f"iio_readdev got {c['readdev_pairs']} of {n} pairs")
+    return problems
+
+
+def fmt(x, p=1):
+    return "-" if x != x else f"{x:.{p}f}"
+
+
+def table(d):
+    kernel, cells = parse(d)
+    out = [f"\n### Linux {kernel}\n"]
+    sc = [c for cs in cells.get("selfcheck", {}).values() for c in cs]
+    for c in sc:
+        i, ns = num(c, "instructions"), num(c, "cpu_ns")
+        busy = num(c, "wall_ns") - num(c, "idle_ns")
+        out.append(f"Self-check: a loop of {i:.0f} instructions read {ns:.0f} ns of its own CPU "
+                   f"({(ns / i - 1) * 100:+.2f}%) and {busy:.0f} ns of system busy time "
+                   f"({(busy / i - 1) * 100:+.2f}%).")
+    runs = {}
+    for name, byrun in cells.items():
+        if name == "selfcheck":
+            continue
+        for cs in byrun.values():
+            cs = sorted(cs, key=lambda c: c["n"])
+            if len(cs) >= 2 and cs[-1]["n"] > cs[0]["n"]:
+                checks(cs[-1], cs[-1]["n"])  # sets its send path
+                runs.setdefault(name, []).append(per_run(cs[0], cs[-1]))
+    if "iiod" not in runs:
+        out.append("no iiod cell: no table")
+        return "\n".join(out)
+
+    def med(name, k):
+        v = [r[k] for r in runs[name] if r[k] == r[k]]
+        return statistics.median(v) if v else float("nan")
+
+    iiod = med("iiod", "system")
+    supply = med("supply", "system") if "supply" in runs else float("nan")
+    iiod_net = iiod - supply
+    core = iiod * SEED_MSPS  # M instructions a second that one A9 core does, by the seed
+    core_net = iiod_net * SEED_MSPS
+    out.append(f"\nCalibration: one A9 core at 100% = iiod's {iiod:.1f} instructions per sample x "
+               f"{SEED_MSPS} MS/s = {core:.0f} M instructions/s ({core_net:.0f} M/s from iiod less "
+               f"the supply, {iiod_net:.1f} per sample: the calibration of the 'less supply' columns).\n")
+    out.append("| cell | send path | instr/sample: system (run 1, run 2; spread) | process | outside "
+               "| src thread | send thread | less supply | vs iiod (less supply) "
+               "| core at 20 MS/s | at 30.72 | ceiling, one core | problems |")
+    out.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    order = ["iiod", "supply"] + sorted((k for k in runs if k not in ("iiod", "supply")),
+                                       key=lambda k: (re.sub(r"-keyed$", "", k).split("-", 1)[1],
+                                                      k.split("-")[0], k.endswith("keyed")))
+    for name in order:
+        if name not in runs:
+            continue
+        rs = runs[name]
+        sysv = [r["system"] for r in rs]
+        m = med(name, "system")
+        spread = (max(sysv) - min(sysv)) / m * 100 if m > 0 and len(sysv) > 1 else float("nan")
+        net = m - supply if name != "supply" else m
+        ratio = net / iiod_net if name != "supply" else float("nan")
+        # shares calibrated on iiod less the supply: the board reads its DMA blocks through mmap
+        share = [net * r / core_net * 100 for r in RATES] if name != "supply" else [float("nan")] * 2
+        ceil = core_net / net if name != "supply" and net > 0 else float("nan")
+        probs = sorted({p for r in rs for p in r["problems"]})
+        out.append(f"| {name} | {rs[0].get('path', '-')} | {fmt(m)} ({', '.join(fmt(v) for v in sysv)}; "
+                   f"{fmt(spread)}%) | {fmt(med(name, 'process'))} | {fmt(med(name, 'outside'))} | "
+                   f"{fmt(med(name, 'src'))} | {fmt(med(name, 'send'))} | {fmt(net)} | {fmt(ratio, 2)} | "
+                   f"{fmt(share[0], 0)}% | {fmt(share[1], 0)}% | {fmt(ceil)} MS/s | "
+                   f"{'; '.join(probs) or 'none'} |")
+    return "\n".join(out)
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    print("Instructions per sample (pair) on the guest: the difference of two runs of each cell "
+          "(N and 3N pairs) over 2N; median of the repetitions.")
+    for d in sys.argv[1:]:
+        try:
+            print(table(d))
+        except OSError as e:
+            print(f"\n{d}: {e}")
+
+
+if __name__ == "__main__":
+    main()
