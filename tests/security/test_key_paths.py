@@ -3,11 +3,14 @@
 # A key file's path with an escape sequence (a window title set, a bell), a newline and a byte
 # that is not UTF-8 never reaches the terminal as it is (issue 22, part 5): zcs-send --gen-key's
 # line, zcs-send's and zcs-recv's "keyed" lines, and the refusals of zcs-send, zcs-recv and
-# zcs-ctl all quote it escaped (\x1b).  No network but loopback, port 23108.
+# zcs-ctl all quote it escaped (\x1b).  In a network namespace of its own (loopback), port 23108.
 import os
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'recv'))
+from recvlib import isolate  # noqa: E402
 
 send_exe, recv_exe, ctl_exe = sys.argv[1:4]
 NAME = b'\x1b]0;owned\x07\nkey\xff'
@@ -29,6 +32,7 @@ def run(args):
 
 
 def main():
+    isolate()
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(os.fsencode(d), NAME)
         p = run([send_exe, b'--gen-key', path])
