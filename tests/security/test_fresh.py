@@ -178,8 +178,8 @@ def case_reboots_1970(port, d):
                          'replayed': 0, 'foreign': 0})
     c.same_bytes('output: the three runs, whole', read(path),
                  expected(11) + expected(12) + expected(13))
-    with open(key + '.run') as f:
-        c.eq("the board's run counter", f.read(), '3\n')
+    counter = key + '.run'
+    c.eq("the board's run counter", read(counter) if os.path.exists(counter) else None, b'3\n')
     if c.failures:
         print(r.news())
     return c
