@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Setting up, starting, watching and ending the two-thread pipeline; the threads themselves live
- * in pipeline_source.c and pipeline_send.c. */
+ * in pipeline_source.c and pipeline_send.c, what steers them in pipeline_threads.c. */
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,21 +11,6 @@
 #include "err.h"
 #include "pipeline_impl.h"
 #include "proto.h"
-
-void zcs_pipeline_pin(struct zcs_pipeline *p, int cpu, const char *who)
-{
-	cpu_set_t set;
-	int ret;
-
-	if (cpu < 0)
-		return;
-	CPU_ZERO(&set);
-	CPU_SET((size_t)cpu, &set);
-	ret = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-	if (ret)
-		zcs_log(&p->cfg.log, "cannot pin the %s thread to CPU%d: %s", who, cpu,
-			strerror(ret));
-}
 
 /* Called by the send path (on the send thread) when the kernel is done with a train. */
 static void train_done(void *ctx, struct zcs_train *t)
@@ -180,12 +164,6 @@ int zcs_pipeline_start(struct zcs_pipeline *p, char *err, size_t errlen)
 	}
 	p->src_started = true;
 	return 0;
-}
-
-void zcs_pipeline_stop(struct zcs_pipeline *p)
-{
-	atomic_store(&p->stop, true);
-	zcs_doorbell_ring(&p->free_db);
 }
 
 static uint64_t thread_cpu_ns(pthread_t t)
