@@ -8,7 +8,9 @@
 # ZCS_BENCH_REPS the passes over every method, default 3: each row is its cheapest pass, since
 # other jobs on the machine only ever add cost;
 # for profiling, ZCS_BENCH_PATHS picks zcs-send's paths (default all four) and ZCS_BENCH_WRAP is a
-# command put before each zcs-send, e.g. "perf record -g -o /tmp/p.data --")
+# command put before each zcs-send, e.g. "perf record -g -o /tmp/p.data --"; ZCS_BENCH_BASE is
+# another zcs-send (a build of the commit before a change): its "before" rows run it on the same
+# paths, in the same passes)
 set -euo pipefail
 send=$1
 tool=$2
@@ -95,7 +97,8 @@ measure() {
 	shift
 	g0=$(udp_got)
 	s0=$(cpu_stat "$rcpu"); s1=$(cpu_stat "$scpu")
-	out=$(ip netns exec "$tx" taskset -c "$scpu" "$tool" cpu "$@" 2>/dev/null || true)
+	# zcs-send's JSON summary (the src/send split) is on its stderr
+	out=$(ip netns exec "$tx" taskset -c "$scpu" "$tool" cpu "$@" 2>&1 || true)
 	e0=$(cpu_stat "$rcpu"); e1=$(cpu_stat "$scpu")
 	g1=$(udp_got)
 	c=$(sed -nE 's/^cpu_s=([0-9.]+).*/\1/p' <<<"$out")
@@ -123,6 +126,7 @@ bg_before=$(background)
 order=("generate only (no pack)" "convert only (no send)")
 for path in ${ZCS_BENCH_PATHS:-uring-zc msg-zc gso plain}; do
 	order+=("zcs-send $path")
+	if [[ -n ${ZCS_BENCH_BASE:-} ]]; then order+=("before: $path"); fi
 done
 order+=("sendto per datagram" "TCP loop (zc-stream)")
 start_tcp_sink 21001
@@ -133,6 +137,10 @@ for ((pass = 0; pass < reps; pass++)); do
 		# shellcheck disable=SC2086 # the wrapper is words
 		measure "zcs-send $path" ${ZCS_BENCH_WRAP:-} "$send" -s tone -f p12 -r max -n "$samples" \
 			--send-path "$path" -q --json --cpus "$scpu,$scpu" 198.18.1.2:21000
+		if [[ -n ${ZCS_BENCH_BASE:-} ]]; then
+			measure "before: $path" "$ZCS_BENCH_BASE" -s tone -f p12 -r max -n "$samples" \
+				--send-path "$path" -q --json --cpus "$scpu,$scpu" 198.18.1.2:21000
+		fi
 	done
 	measure "sendto per datagram" "$tool" sendto 198.18.1.2 21000 "$bytes"
 	measure "TCP loop (zc-stream)" "$tool" tcp 198.18.1.2 21001 "$bytes"
@@ -164,7 +172,7 @@ for m in "${order[@]}"; do
 	awk -v m="$m" -v c="${proc[$m]}" -v w="${wall[$m]}" -v g="$gb" -v t="$tcp" -v tx="$tcpx" \
 		-v b0="${busy0[$m]}" -v b1="${busy1[$m]}" -v s1="${si1[$m]}" \
 		-v src="${src[$m]:-}" -v snd="${snd[$m]:-}" -v got="${got[$m]}" -v bytes="$bytes" \
-		-v udp="$([[ $m == zcs-send* || $m == sendto* ]] && echo 1 || echo 0)" 'BEGIN {
+		-v udp="$([[ $m == zcs-send* || $m == before* || $m == sendto* ]] && echo 1 || echo 0)" 'BEGIN {
 		split_ = src != "" ? sprintf("%.3f/%.3f", src / g, snd / g) : "-"
 		gotp = udp ? sprintf("%.1f", 100 * got / (bytes * 1500 / 1440)) : "-"
 		base = m ~ /^(convert|generate)/
