@@ -115,9 +115,13 @@ else
 	expect "--announce: this build has no DNS-SD" -s tone --announce $d
 fi
 
-# and the good ones: --help and --version exit 0 and say what they should
-"$send" --help | grep -q -- '--send-path' || { echo "FAIL: --help"; fails=$((fails + 1)); }
-"$send" --version | grep -q '^zcs-send ' || { echo "FAIL: --version"; fails=$((fails + 1)); }
+# and the good ones: --help and --version exit 0 and say what they should (read whole first:
+# grep -q leaves at the first match, and a --help longer than stdio's 4 KB buffer then dies of
+# SIGPIPE on its second write, which pipefail counts as a failure)
+out=$("$send" --help) && grep -q -- '--send-path' <<<"$out" ||
+	{ echo "FAIL: --help"; fails=$((fails + 1)); }
+out=$("$send" --version) && grep -q '^zcs-send ' <<<"$out" ||
+	{ echo "FAIL: --version"; fails=$((fails + 1)); }
 
 if [[ $fails -ne 0 ]]; then
 	echo "$fails failures"
