@@ -15,9 +15,10 @@ Charging (one guest CPU; its clock is an instruction count):
   system  the guest's busy time over the cell (elapsed less the idle task's time) less the
           feeder's CPU within it: the program, the kernel's softirq and irq work wherever it ran
           (on top of the program or of idle), kernel threads, and the few instructions of the
-          guest script around the cell; the per-sample figure of the tables.
+          guest script around the cell.
   process the program's own user + system time (rusage, all threads); it includes the softirq
-          and irq work that happened to run while one of its threads was current.
+          and irq work that happened to run while one of its threads was current; the figure
+          of the tables (BASIS) and of the shares.
   outside system - process: softirq and irq work on top of idle (the NIC's completions, TCP's
           ACKs for iiod), kernel threads.
 """
@@ -26,6 +27,9 @@ import re
 import statistics
 import sys
 
+# The figure the shares are calibrated on: the program's own rusage (see the charging above; the
+# system-wide figure is printed beside it)
+BASIS = "process"
 SEED_MSPS = 11.5  # iiod on the board: 11-12 MS/s of i16 with one core at 100% (the seed)
 RATES = (20.0, 30.72)
 
@@ -83,6 +87,7 @@ def per_run(short, long_):
 
 
 def checks(c, n):
+    j = c["json"]
     problems = []
     if num(c, "overrun") > 0:
         problems.append(f"feeder overrun {c['overrun']}")
@@ -133,15 +138,15 @@ def table(d):
         v = [r[k] for r in runs[name] if r[k] == r[k]]
         return statistics.median(v) if v else float("nan")
 
-    iiod = med("iiod", "system")
-    supply = med("supply", "system") if "supply" in runs else float("nan")
+    iiod = med("iiod", BASIS)
+    supply = med("supply", BASIS) if "supply" in runs else float("nan")
     iiod_net = iiod - supply
     core = iiod * SEED_MSPS  # M instructions a second that one A9 core does, by the seed
     core_net = iiod_net * SEED_MSPS
     out.append(f"\nCalibration: one A9 core at 100% = iiod's {iiod:.1f} instructions per sample x "
                f"{SEED_MSPS} MS/s = {core:.0f} M instructions/s ({core_net:.0f} M/s from iiod less "
                f"the supply, {iiod_net:.1f} per sample: the calibration of the 'less supply' columns).\n")
-    out.append("| cell | send path | instr/sample: system (run 1, run 2; spread) | process | outside "
+    out.append(f"| cell | send path | instr/sample: {BASIS} (run 1, run 2; spread) | system | outside "
                "| src thread | send thread | less supply | vs iiod (less supply) "
                "| core at 20 MS/s | at 30.72 | ceiling, one core | problems |")
     out.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
@@ -152,8 +157,8 @@ def table(d):
         if name not in runs:
             continue
         rs = runs[name]
-        sysv = [r["system"] for r in rs]
-        m = med(name, "system")
+        sysv = [r[BASIS] for r in rs]
+        m = med(name, BASIS)
         spread = (max(sysv) - min(sysv)) / m * 100 if m > 0 and len(sysv) > 1 else float("nan")
         net = m - supply if name != "supply" else m
         ratio = net / iiod_net if name != "supply" else float("nan")
@@ -162,7 +167,7 @@ def table(d):
         ceil = core_net / net if name != "supply" and net > 0 else float("nan")
         probs = sorted({p for r in rs for p in r["problems"]})
         out.append(f"| {name} | {rs[0].get('path', '-')} | {fmt(m)} ({', '.join(fmt(v) for v in sysv)}; "
-                   f"{fmt(spread)}%) | {fmt(med(name, 'process'))} | {fmt(med(name, 'outside'))} | "
+                   f"{fmt(spread)}%) | {fmt(med(name, 'system'))} | {fmt(med(name, 'outside'))} | "
                    f"{fmt(med(name, 'src'))} | {fmt(med(name, 'send'))} | {fmt(net)} | {fmt(ratio, 2)} | "
                    f"{fmt(share[0], 0)}% | {fmt(share[1], 0)}% | {fmt(ceil)} MS/s | "
                    f"{'; '.join(probs) or 'none'} |")
