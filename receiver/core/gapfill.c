@@ -53,6 +53,7 @@ void zcs_gapfill_restart(struct zcs_gapfill *g, uint64_t spd)
 	g->have_pos = false;
 	g->have_line = false;
 	g->lost_dgrams = 0;
+	g->have_contest = false;
 	g->spd = spd;
 }
 
@@ -111,6 +112,16 @@ void zcs_gapfill_observe(struct zcs_gapfill *g)
 void zcs_gapfill_lost(struct zcs_gapfill *g, uint64_t count)
 {
 	g->lost_dgrams += count;
+}
+
+void zcs_gapfill_contested(struct zcs_gapfill *g, uint64_t first, uint64_t samples)
+{
+	if (!g->have_pos || samples == 0 || zcs_seq_before(first, g->pos) ||
+	    (g->spd && samples > g->spd))
+		return;
+	g->have_contest = true;
+	g->contest_from = first;
+	g->contest_to = first + samples;
 }
 
 /* Pairs still allowed by --count. */
@@ -184,6 +195,10 @@ static uint64_t close_gap(struct zcs_gapfill *g, const struct zcs_sample_hdr *hd
 		return 0;
 	/* each lost datagram held at most 65535 pairs: more than that is not network loss */
 	most_net = g->lost_dgrams * UINT16_MAX;
+	/* samples refused with a duplicate (zcs_gapfill_contested), when the gap lies within them */
+	if (g->have_contest && !zcs_seq_before(g->pos, g->contest_from) &&
+	    !zcs_seq_after(hdr->first_sample, g->contest_to))
+		most_net += g->contest_to - g->pos;
 	/* more zeros than real time could have lost are not filled either (the receive path
 	 * confirms jumps before they get here; this bounds whatever slips through) */
 	if (d < 0 || (!discont && (uint64_t)d > most_net) ||
@@ -247,6 +262,7 @@ uint64_t zcs_gapfill_data(struct zcs_gapfill *g, const struct zcs_sample_hdr *hd
 		out += close_gap(g, hdr);
 	}
 	g->lost_dgrams = 0;
+	g->have_contest = false;
 	g->pos = hdr->first_sample + hdr->samples;
 	g->last_ns = g->now_ns;
 	if (g->done)

@@ -68,6 +68,9 @@ struct zcs_gapfill {
 	bool have_pos;
 	uint64_t pos;             /* stream index of the next sample expected */
 	uint64_t lost_dgrams;     /* datagrams declared lost since the last one delivered */
+	bool have_contest;        /* since the last one delivered, samples [contest_from, */
+	uint64_t contest_from;    /* contest_to) were refused as a duplicate of a number delivered */
+	uint64_t contest_to;      /* without them (zcs_gapfill_contested) */
 	uint64_t spd;             /* pairs in a full datagram, from the metadata (0: unknown) */
 	struct zcs_gapfill_stats st;
 	/* the bound on zero fill (zcs_gapfill_budget); rate 0 = unbounded */
@@ -113,6 +116,14 @@ void zcs_gapfill_observe(struct zcs_gapfill *g);
 
 /* count datagrams were declared lost before the next one delivered. */
 void zcs_gapfill_lost(struct zcs_gapfill *g, uint64_t count);
+
+/* A datagram carrying `samples` pairs from stream index first was refused as a duplicate of a
+ * number already delivered, yet the outputs have not reached its samples: what was delivered for
+ * that number did not carry them (without a key, a forged datagram that came first and claimed
+ * fewer).  They are lost: a gap the next datagram delivered leaves within them is zero-filled and
+ * counted like network loss, within the bounds above.  Only a full datagram's worth at most
+ * (the metadata's samples per datagram), and only until the next datagram delivered. */
+void zcs_gapfill_contested(struct zcs_gapfill *g, uint64_t first, uint64_t samples);
 
 /* Delivers one datagram in order, at monotonic time now_ns; payload holds hdr->samples
  * uncompressed pairs of hdr->format.  Returns the pairs put out for it (fill included); g->done

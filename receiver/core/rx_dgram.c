@@ -347,7 +347,7 @@ static bool place(struct zcs_rx *rx, uint32_t bi, const struct zcs_sample_hdr *h
 	struct zcs_rx_buf *b = &rx->bufs[bi];
 	enum zcs_reorder_verdict v;
 
-	if (zcs_follow_claims_jump(&rx->fs, h, rx->now_ns))
+	if (zcs_follow_claims_jump(&rx->fs, h, rx->now_ns, rx->look_ns))
 		return jump(rx, bi, h, payload);
 	if (zcs_reorder_take(&rx->ro, h->seq)) {
 		taken(rx, h, bi);
@@ -359,6 +359,10 @@ static bool place(struct zcs_rx *rx, uint32_t bi, const struct zcs_sample_hdr *h
 	v = zcs_reorder_push(&rx->ro, h->seq, bi);
 	if (v == ZCS_REORDER_JUMP)
 		return jump(rx, bi, h, payload);
+	/* a number delivered already: when the outputs have not reached its samples, what was
+	 * delivered for it did not carry them, and the gap filler counts them lost */
+	if (v == ZCS_REORDER_DUPLICATE && zcs_seq_before(h->seq, rx->ro.next))
+		zcs_gapfill_contested(&rx->gf, h->first_sample, h->samples);
 	if (v != ZCS_REORDER_ACCEPTED)
 		return false;
 	taken(rx, h, bi);

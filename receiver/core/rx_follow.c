@@ -424,13 +424,20 @@ static bool believable(const struct zcs_follow *f, const struct zcs_sample_hdr *
 	return k < 0 && !zcs_seq_after(h->first_sample + h->samples, f->anchor_first);
 }
 
+static bool jump_plausible(const struct zcs_follow *f, const struct zcs_sample_hdr *h, uint64_t now,
+			   uint64_t look_ns);
+
 bool zcs_follow_claims_jump(const struct zcs_follow *f, const struct zcs_sample_hdr *h,
-			    uint64_t now)
+			    uint64_t now, uint64_t look_ns)
 {
-	/* a jump waits for confirmation: what continues it goes there, even where it could also
-	 * pass for a loss at the old position */
-	return (f->cand && continues(f, h, f->cand_last, f->cand_end, 0, now)) ||
-	       !believable(f, h, now);
+	if (!believable(f, h, now))
+		return true;
+	/* it follows from the current position: the live stream's.  A jump awaiting confirmation
+	 * takes it only when that jump is plausible now, and then explains it better (the rest of
+	 * a source discontinuity, say).  Never otherwise: a live stream that merely "continues" a
+	 * forged number far behind it must not be drawn away from its own position */
+	return f->cand && continues(f, h, f->cand_last, f->cand_end, 0, now) &&
+	       jump_plausible(f, h, now, look_ns);
 }
 
 uint32_t zcs_follow_taken(struct zcs_follow *f, const struct zcs_sample_hdr *h, uint64_t now)
@@ -461,10 +468,12 @@ void zcs_follow_moved(struct zcs_follow *f)
 	f->have_anchor = false;
 }
 
-/* Whether the jump awaiting confirmation may be believed now that a datagram continued it: the
+/* Whether the jump awaiting confirmation may be believed now that datagram h continued it: the
  * current position fell silent (quiet_ns, proven by an empty socket at look_ns), or the jump
- * moves forward as a loss would, with no more zeros than real time allows (continues()). */
-static bool jump_plausible(const struct zcs_follow *f, uint64_t now, uint64_t look_ns)
+ * moves forward as a loss would, with no more zeros than real time allows (continues()), or it
+ * lies within the window and h continues it exactly. */
+static bool jump_plausible(const struct zcs_follow *f, const struct zcs_sample_hdr *h, uint64_t now,
+			   uint64_t look_ns)
 {
 	const struct zcs_sample_hdr *c = &f->cand_hdr;
 	const int64_t ahead = zcs_seq_diff(c->seq, f->ro->next);
@@ -478,6 +487,13 @@ static bool jump_plausible(const struct zcs_follow *f, uint64_t now, uint64_t lo
 	    ((uint64_t)ahead >= f->ro->window &&
 	     (uint64_t)ahead - f->ro->window >= f->ro->resync_dist))
 		return false;
+	/* where the window expects the stream, and continued exactly by the next number: the
+	 * stream's own sequence, which contradicts only the sample index of the datagram taken
+	 * before it (a forged one that claimed fewer samples than the real one it displaced, say).
+	 * The gap filler bounds and counts what that difference is worth */
+	if ((uint64_t)ahead < f->ro->window && zcs_seq_diff(h->seq, f->cand_last) == 1 &&
+	    h->first_sample == f->cand_end)
+		return true;
 	return continues(f, c, f->anchor_seq, f->anchor_end, f->live_ns, now);
 }
 
@@ -491,8 +507,14 @@ enum zcs_follow_jump zcs_follow_jump(struct zcs_follow *f, uint32_t handle,
 				     uint32_t *drop)
 {
 	*drop = ZCS_FOLLOW_NONE;
+	/* keyed: a run's numbers only grow, so an authentic datagram behind the window is a
+	 * replay, never a jump (a sender that restarts begins another run) */
+	if (f->opt.keyed && zcs_seq_before(h->seq, f->ro->next)) {
+		f->st.replayed++;
+		return ZCS_FOLLOW_JUMP_DROP;
+	}
 	if (f->cand && continues(f, h, f->cand_last, f->cand_end, 0, now)) {
-		if (jump_plausible(f, now, look_ns)) {
+		if (jump_plausible(f, h, now, look_ns)) {
 			zcs_log(&f->opt.log, "stream 0x%08" PRIx32 ": jumped from datagram %" PRIu64
 				" (sample %" PRIu64 ") to %" PRIu64 " (sample %" PRIu64 "), confirmed by "
 				"the stream", f->stream_id, f->ro->next, f->gf->pos, f->cand_hdr.seq,

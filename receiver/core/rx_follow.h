@@ -58,8 +58,9 @@ enum zcs_follow_sel {
 enum zcs_follow_jump {
 	ZCS_FOLLOW_JUMP_HELD = 0, /* a new jump: the engine holds this datagram (its handle is now
 				   * the candidate's) and frees the one returned in *drop */
-	ZCS_FOLLOW_JUMP_DROP,     /* continues the jump, which is not plausible yet: dropped
-				   * (counted unconfirmed) */
+	ZCS_FOLLOW_JUMP_DROP,     /* continues the jump, which is not plausible yet (counted
+				   * unconfirmed), or, keyed, goes back within the run followed (an
+				   * authentic datagram replayed: counted replayed): dropped */
 	ZCS_FOLLOW_JUMP_BELIEVED, /* the jump is believed: the engine puts the candidate (*drop's
 				   * handle, header in zcs_follow_cand()) into the window, then this one */
 };
@@ -160,10 +161,13 @@ void zcs_follow_sample_format(struct zcs_follow *f, int fmt);
 uint64_t zcs_follow_start(struct zcs_follow *f, const struct zcs_sample_hdr *h, size_t window,
 			  uint64_t *skip_to);
 
-/* Whether sample datagram h claims a jump: it continues the jump awaiting confirmation, or it
- * does not follow from the stream's current position.  Then zcs_follow_jump() judges it. */
+/* Whether sample datagram h claims a jump: it does not follow from the stream's current
+ * position, or it continues the jump awaiting confirmation while that jump is plausible (look_ns
+ * as for zcs_follow_jump).  A datagram that follows from the current position is the live
+ * stream's and goes there, whatever jump it might also continue.  When true, zcs_follow_jump()
+ * judges it. */
 bool zcs_follow_claims_jump(const struct zcs_follow *f, const struct zcs_sample_hdr *h,
-			    uint64_t now);
+			    uint64_t now, uint64_t look_ns);
 /* Judges a jump claimed by h (in engine buffer handle), at now; look_ns is when the socket was
  * last seen empty before this datagram's batch.  See enum zcs_follow_jump for *drop. */
 enum zcs_follow_jump zcs_follow_jump(struct zcs_follow *f, uint32_t handle,

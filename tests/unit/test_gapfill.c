@@ -228,6 +228,42 @@ START_TEST(test_jumps)
 }
 END_TEST
 
+/* Samples refused with a duplicate of a number delivered without them (without a key, a forged
+ * datagram that came first and claimed fewer): the gap they leave is zero-filled and counted,
+ * and no more than that, only until the next datagram delivered. */
+START_TEST(test_contested)
+{
+	struct rig r;
+	int16_t *iq;
+	size_t n;
+
+	rig_open(&r, false, 0);
+	deliver(&r, 0, SPD, 0);
+	deliver(&r, SPD, 0, 0);                 /* number 1 delivered with no samples */
+	zcs_gapfill_contested(&r.g, SPD, SPD);  /* the real number 1, refused as a duplicate */
+	ck_assert_uint_eq(deliver(&r, 2 * SPD, SPD, 0), 2 * SPD);
+	ck_assert_uint_eq(r.g.st.gap_samples, SPD);
+	ck_assert_uint_eq(r.g.st.jumps, 0);
+	/* spent by the next datagram delivered */
+	zcs_gapfill_contested(&r.g, 3 * SPD, SPD);
+	deliver(&r, 3 * SPD, SPD, 0);
+	ck_assert_uint_eq(deliver(&r, 5 * SPD, SPD, 0), SPD);
+	ck_assert_uint_eq(r.g.st.jumps, 1);
+	/* behind the position, or more than a full datagram: not taken */
+	zcs_gapfill_contested(&r.g, 0, SPD);
+	ck_assert(!r.g.have_contest);
+	zcs_gapfill_contested(&r.g, 6 * SPD, 2 * SPD);
+	ck_assert(!r.g.have_contest);
+	ck_assert_uint_eq(r.g.st.gap_samples, SPD);
+	iq = rig_close(&r, &n);
+	ck_assert_uint_eq(n, 5 * SPD);
+	expect_run(iq, 0, SPD, false);
+	expect_run(iq, SPD, 2 * SPD, true);
+	expect_run(iq, 2 * SPD, 5 * SPD, false);
+	free(iq);
+}
+END_TEST
+
 START_TEST(test_count_mid_datagram)
 {
 	struct rig r;
@@ -393,6 +429,7 @@ static Suite *gapfill_suite(void)
 	tcase_add_test(tc, test_loss_before_first);
 	tcase_add_test(tc, test_discont);
 	tcase_add_test(tc, test_jumps);
+	tcase_add_test(tc, test_contested);
 	tcase_add_test(tc, test_count_mid_datagram);
 	tcase_add_test(tc, test_count_mid_gap);
 	tcase_add_test(tc, test_gap_event_before_zeros);

@@ -86,7 +86,7 @@ static void take(uint64_t seq, uint64_t now)
 {
 	struct zcs_dgram s = sample_dg(0xa, seq);
 
-	ck_assert(!zcs_follow_claims_jump(&F, &s.hdr, now));
+	ck_assert(!zcs_follow_claims_jump(&F, &s.hdr, now, now));
 	ck_assert(zcs_reorder_take(&R, seq));
 	ck_assert_uint_eq(zcs_follow_taken(&F, &s.hdr, now), ZCS_FOLLOW_NONE);
 }
@@ -318,7 +318,7 @@ START_TEST(jump_held_then_dropped_by_live_stream)
 	start_stream(0xa, 1000 * MS);
 	take(0, 1000 * MS);
 	/* far ahead of real time: a claimed jump, held in handle 7 */
-	ck_assert(zcs_follow_claims_jump(&F, &far.hdr, 1000 * MS));
+	ck_assert(zcs_follow_claims_jump(&F, &far.hdr, 1000 * MS, 1000 * MS));
 	ck_assert_int_eq(zcs_follow_jump(&F, 7, &far.hdr, 1000 * MS, 1000 * MS, &other),
 			 ZCS_FOLLOW_JUMP_HELD);
 	ck_assert_uint_eq(other, ZCS_FOLLOW_NONE);
@@ -326,7 +326,7 @@ START_TEST(jump_held_then_dropped_by_live_stream)
 	{
 		struct zcs_dgram s = sample_dg(0xa, 1);
 
-		ck_assert(!zcs_follow_claims_jump(&F, &s.hdr, 1001 * MS));
+		ck_assert(!zcs_follow_claims_jump(&F, &s.hdr, 1001 * MS, 1001 * MS));
 		ck_assert(zcs_reorder_take(&R, 1));
 		ck_assert_uint_eq(zcs_follow_taken(&F, &s.hdr, 1001 * MS), 7);
 	}
@@ -347,7 +347,7 @@ START_TEST(jump_believed_after_silence)
 	ck_assert_int_eq(zcs_follow_jump(&F, 7, &a.hdr, 1000 * MS, 1000 * MS, &other),
 			 ZCS_FOLLOW_JUMP_HELD);
 	/* continued while the old position is live: dropped */
-	ck_assert(zcs_follow_claims_jump(&F, &b.hdr, 1001 * MS));
+	ck_assert(zcs_follow_claims_jump(&F, &b.hdr, 1001 * MS, 1000 * MS));
 	ck_assert_int_eq(zcs_follow_jump(&F, 8, &b.hdr, 1001 * MS, 1000 * MS, &other),
 			 ZCS_FOLLOW_JUMP_DROP);
 	/* continued after the old position was seen silent for quiet_ns: believed, the held
@@ -358,6 +358,87 @@ START_TEST(jump_believed_after_silence)
 	ck_assert_uint_eq(other, 7);
 	ck_assert(!F.cand);
 	ck_assert_uint_eq(F.st.unconfirmed, 1);
+	close_follow();
+}
+END_TEST
+
+START_TEST(live_stream_never_drawn_to_jump_behind)
+{
+	/* a forged number 2^20 behind, whose sample index the live stream "continues" */
+	struct zcs_dgram far = sample_dg(0xa, 1 - (1ULL << 20));
+	struct zcs_dgram s = sample_dg(0xa, 1);
+	uint32_t other;
+
+	open_follow(false, false, 0);
+	start_stream(0xa, 1000 * MS);
+	take(0, 1000 * MS);
+	far.hdr.first_sample = 0;
+	ck_assert(zcs_follow_claims_jump(&F, &far.hdr, 1000 * MS, 1000 * MS));
+	ck_assert_int_eq(zcs_follow_jump(&F, 7, &far.hdr, 1000 * MS, 1000 * MS, &other),
+			 ZCS_FOLLOW_JUMP_HELD);
+	/* the live stream's next datagram continues it, yet goes to the live position (the jump is
+	 * not plausible: backwards, the position not silent), and drops it */
+	ck_assert(!zcs_follow_claims_jump(&F, &s.hdr, 1001 * MS, 1001 * MS));
+	ck_assert(zcs_reorder_take(&R, 1));
+	ck_assert_uint_eq(zcs_follow_taken(&F, &s.hdr, 1001 * MS), 7);
+	ck_assert_uint_eq(F.st.unconfirmed, 1);
+	ck_assert(!F.cand);
+	close_follow();
+}
+END_TEST
+
+START_TEST(keyed_never_jumps_back)
+{
+	struct zcs_dgram old = sample_dg(0xa, 0);
+	uint32_t other;
+
+	open_follow(true, false, 0);
+	F.opt.keyed = true;
+	{
+		struct zcs_dgram m = meta_dg(0xa, RATE);
+		struct zcs_meta eff;
+		uint64_t skip;
+		struct zcs_dgram s = sample_dg(0xa, 1000000);
+
+		m.keyed = true;
+		ck_assert_int_eq(sel(&m, 0), ZCS_FOLLOW_TAKE);
+		ck_assert_int_eq(zcs_follow_meta(&F, &m.meta, 0, &eff), 1);
+		zcs_follow_start(&F, &s.hdr, 64, &skip);
+		zcs_reorder_reset(&R, 1000000, 64);
+		ck_assert(zcs_reorder_take(&R, 1000000));
+		zcs_follow_taken(&F, &s.hdr, 0);
+	}
+	/* an authentic datagram of the run, far behind: a replay, dropped without being held */
+	ck_assert_int_eq(zcs_follow_jump(&F, 7, &old.hdr, 1 * MS, 1 * MS, &other),
+			 ZCS_FOLLOW_JUMP_DROP);
+	ck_assert(!F.cand);
+	ck_assert_uint_eq(F.st.replayed, 1);
+	close_follow();
+}
+END_TEST
+
+START_TEST(jump_within_window_continued_exactly)
+{
+	/* the datagram taken at 1 claimed no samples (a forged end of stream, say); 2 and 3 of the
+	 * live stream follow from the real 1: 2 is held as a jump in sample index, 3 continues it
+	 * exactly where the window expects it, and the jump is believed at once */
+	struct zcs_dgram one = sample_dg(0xa, 1), two = sample_dg(0xa, 2), three = sample_dg(0xa, 3);
+	uint32_t other;
+
+	open_follow(false, false, 0);
+	start_stream(0xa, 1000 * MS);
+	take(0, 1000 * MS);
+	one.hdr.samples = 0;
+	ck_assert(!zcs_follow_claims_jump(&F, &one.hdr, 1000 * MS, 1000 * MS));
+	ck_assert(zcs_reorder_take(&R, 1));
+	zcs_follow_taken(&F, &one.hdr, 1000 * MS);
+	ck_assert(zcs_follow_claims_jump(&F, &two.hdr, 1000 * MS, 1000 * MS));
+	ck_assert_int_eq(zcs_follow_jump(&F, 7, &two.hdr, 1000 * MS, 1000 * MS, &other),
+			 ZCS_FOLLOW_JUMP_HELD);
+	ck_assert(zcs_follow_claims_jump(&F, &three.hdr, 1000 * MS, 1000 * MS));
+	ck_assert_int_eq(zcs_follow_jump(&F, 8, &three.hdr, 1000 * MS, 1000 * MS, &other),
+			 ZCS_FOLLOW_JUMP_BELIEVED);
+	ck_assert_uint_eq(other, 7);
 	close_follow();
 }
 END_TEST
@@ -388,6 +469,9 @@ static Suite *suite(void)
 	tcase_add_test(t, start_after_pre_meta);
 	tcase_add_test(t, jump_held_then_dropped_by_live_stream);
 	tcase_add_test(t, jump_believed_after_silence);
+	tcase_add_test(t, live_stream_never_drawn_to_jump_behind);
+	tcase_add_test(t, keyed_never_jumps_back);
+	tcase_add_test(t, jump_within_window_continued_exactly);
 	tcase_add_test(t, wants_sender);
 	suite_add_tcase(s, t);
 	return s;
