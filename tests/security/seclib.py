@@ -234,3 +234,71 @@ def kill_all(procs):
 
 def run(args, timeout=60, **kw):
     return subprocess.run(args, timeout=timeout, capture_output=True, **kw)
+
+
+# docs/protocol.md: where a datagram's type and a sample datagram's number are
+OFF_TYPE, S_SEQ = 3, 8
+
+
+def seq_of(d):
+    return struct.unpack_from('<Q', d, S_SEQ)[0]
+
+
+def with_u64(d, off, v):
+    b = bytearray(d)
+    struct.pack_into('<Q', b, off, v & (2**64 - 1))
+    return bytes(b)
+
+
+class Relay:
+    """The network between a sender and zcs-recv, and the forger on it.  forge(kind, dgram,
+    relay) is called for every real datagram before it is forwarded and returns (before, after,
+    hold): datagrams to send before it, after it, and whether to hold it back until the next
+    call (for a forgery that must arrive first)."""
+
+    def __init__(self, port, dest, forge):
+        self.rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.rx.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+        self.rx.bind(('127.0.0.1', port))
+        self.rx.settimeout(0.2)
+        self.tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.dest, self.forge, self.stop, self.forged = dest, forge, False, 0
+        self.meta = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def send(self, d, forged=False):
+        self.tx.sendto(d, self.dest)
+        self.forged += forged
+
+    def _run(self):
+        held = []
+        while True:
+            try:
+                d = self.rx.recv(65536)
+            except socket.timeout:
+                if self.stop:
+                    break
+                continue
+            kind = 'meta' if d[OFF_TYPE] & 0x7f == 1 else 'samples'
+            if kind == 'meta' and self.meta is None:
+                self.meta = d
+            before, after, hold = self.forge(kind, d, self)
+            for f in before:
+                self.send(f, True)
+            if hold:
+                held.append(d)
+                continue
+            for h in held + [d]:
+                self.send(h)
+            held = []
+            for f in after:
+                self.send(f, True)
+        for h in held:
+            self.send(h)
+
+    def close(self):
+        self.stop = True
+        self.thread.join(10)
+        self.rx.close()
+        self.tx.close()

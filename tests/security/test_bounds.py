@@ -11,13 +11,12 @@
 import json
 import os
 import socket
-import struct
 import subprocess
 import sys
-import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'recv'))
 from recvlib import Checker, Recv, expect_bytes, finish_suite, isolate, read, workdir  # noqa: E402
+from seclib import Relay, seq_of, with_u64  # noqa: E402
 
 isolate()
 
@@ -39,69 +38,6 @@ LIVE = ['--rate', str(RATE), '--spd', str(SPD), '--pace-us', '100']
 OPS = ['meta'] + [x for a in range(0, LAST, 100) for x in (f'{a}-{a + 99}', 'meta')] + \
       [f'eos:{LAST}']
 FULL = [f'0-{(LAST + 1) * SPD - 1}']
-
-
-def seq_of(d):
-    return struct.unpack_from('<Q', d, S_SEQ)[0]
-
-
-def with_u64(d, off, v):
-    b = bytearray(d)
-    struct.pack_into('<Q', b, off, v & (2**64 - 1))
-    return bytes(b)
-
-
-class Relay:
-    """The network between genstream and zcs-recv, and the forger on it.  forge(kind, dgram,
-    last) is called for every real datagram before it is forwarded and returns (before, after,
-    hold): datagrams to send before it, after it, and whether to hold it back until the next
-    call (for a forgery that must arrive first)."""
-
-    def __init__(self, port, dest, forge):
-        self.rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.rx.bind(('127.0.0.1', port))
-        self.rx.settimeout(0.2)
-        self.tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.dest, self.forge, self.stop, self.forged = dest, forge, False, 0
-        self.meta = None
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def send(self, d, forged=False):
-        self.tx.sendto(d, self.dest)
-        self.forged += forged
-
-    def _run(self):
-        held = []
-        while True:
-            try:
-                d = self.rx.recv(65536)
-            except socket.timeout:
-                if self.stop:
-                    break
-                continue
-            kind = 'meta' if d[OFF_TYPE] == 1 else 'samples'
-            if kind == 'meta' and self.meta is None:
-                self.meta = d
-            before, after, hold = self.forge(kind, d, self)
-            for f in before:
-                self.send(f, True)
-            if hold:
-                held.append(d)
-                continue
-            for h in held + [d]:
-                self.send(h)
-            held = []
-            for f in after:
-                self.send(f, True)
-        for h in held:
-            self.send(h)
-
-    def close(self):
-        self.stop = True
-        self.thread.join(10)
-        self.rx.close()
-        self.tx.close()
 
 
 def after_seq(n, make):
