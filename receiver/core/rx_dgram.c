@@ -295,8 +295,8 @@ static void taken(struct zcs_rx *rx, const struct zcs_sample_hdr *h, uint32_t bi
 }
 
 /* Sample datagram h (in buffer bi) claims a jump: the following unit judges it (zcs_follow_jump);
- * a believed jump goes into the window, its first datagram then this one.  Returns whether
- * buffer bi is kept. */
+ * a believed jump goes into the window, its first datagram then this one (keyed: this one
+ * alone).  Returns whether buffer bi is kept. */
 static bool jump(struct zcs_rx *rx, uint32_t bi, const struct zcs_sample_hdr *h,
 		 const uint8_t *payload)
 {
@@ -313,16 +313,19 @@ static bool jump(struct zcs_rx *rx, uint32_t bi, const struct zcs_sample_hdr *h,
 		b->payload = payload;
 		b->held = true;
 		return true;
-	case ZCS_FOLLOW_JUMP_BELIEVED:
-		break;
-	}
-	v = zcs_reorder_push_jump(&rx->ro, rx->bufs[other].hdr.seq, other);
-	if (v == ZCS_REORDER_ACCEPTED) {
+	case ZCS_FOLLOW_JUMP_TAKEN:
 		zcs_follow_moved(&rx->fs);
-		taken(rx, &rx->bufs[other].hdr, bi);
-		drain(rx, bi);
-	} else {
-		free_buf(rx, other, bi);
+		break;
+	case ZCS_FOLLOW_JUMP_BELIEVED:
+		v = zcs_reorder_push_jump(&rx->ro, rx->bufs[other].hdr.seq, other);
+		if (v == ZCS_REORDER_ACCEPTED) {
+			zcs_follow_moved(&rx->fs);
+			taken(rx, &rx->bufs[other].hdr, bi);
+			drain(rx, bi);
+		} else {
+			free_buf(rx, other, bi);
+		}
+		break;
 	}
 	/* and this datagram, now at the current position (it continues the jump; the zeros for
 	 * what was dropped meanwhile stay within gapfill's bound) */

@@ -507,11 +507,16 @@ enum zcs_follow_jump zcs_follow_jump(struct zcs_follow *f, uint32_t handle,
 				     uint32_t *drop)
 {
 	*drop = ZCS_FOLLOW_NONE;
-	/* keyed: a run's numbers only grow, so an authentic datagram behind the window is a
-	 * replay, never a jump (a sender that restarts begins another run) */
-	if (f->opt.keyed && zcs_seq_before(h->seq, f->ro->next)) {
-		f->st.replayed++;
-		return ZCS_FOLLOW_JUMP_DROP;
+	/* keyed: the datagram is authentic, and a run's numbers only grow.  Behind the window it
+	 * is a replay, never a jump (a sender that restarts begins another run); ahead of it, only
+	 * the sender can have sent it (a replay comes from the past), so it is believed as it
+	 * comes: after a long loss, the stream's last datagram needs nothing to continue it */
+	if (f->opt.keyed) {
+		if (zcs_seq_before(h->seq, f->ro->next)) {
+			f->st.replayed++;
+			return ZCS_FOLLOW_JUMP_DROP;
+		}
+		return ZCS_FOLLOW_JUMP_TAKEN;
 	}
 	if (f->cand && continues(f, h, f->cand_last, f->cand_end, 0, now)) {
 		if (jump_plausible(f, h, now, look_ns)) {

@@ -62,7 +62,10 @@ enum zcs_follow_jump {
 				   * unconfirmed), or, keyed, goes back within the run followed (an
 				   * authentic datagram replayed: counted replayed): dropped */
 	ZCS_FOLLOW_JUMP_BELIEVED, /* the jump is believed: the engine puts the candidate (*drop's
-				   * handle, header in zcs_follow_cand()) into the window, then this one */
+				   * handle) into the window, then this one */
+	ZCS_FOLLOW_JUMP_TAKEN,    /* keyed, and ahead of the window: only the sender can have sent
+				   * it, so it is believed alone, at once: the engine puts it into
+				   * the window (no candidate is held with a key) */
 };
 
 struct zcs_follow {

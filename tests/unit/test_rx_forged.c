@@ -286,6 +286,22 @@ START_TEST(forged_eos_ahead)
 }
 END_TEST
 
+/* Regression keyed_last_after_loss (found by fuzz_rx): keyed, the network loses 999 datagrams
+ * and then the stream's last one arrives.  Authentic and ahead of the window, only the sender
+ * can have sent it: believed at once, the loss zero-filled and counted (it was held as a jump
+ * nothing continued, and dropped at the end with the tail uncounted). */
+START_TEST(keyed_last_after_loss)
+{
+	open_fix(true);
+	live(0, 999);
+	live(1999, 1999);
+	read_output();
+	check_exact(2000 * SPD, 999 * SPD);
+	ck_assert_uint_eq(snap().gf.gap_samples, 999 * SPD);
+	close_fix();
+}
+END_TEST
+
 /* A forged restart: another stream id's metadata and samples while the live stream flows, and a
  * forged end of stream just before them. */
 START_TEST(forged_restart)
@@ -328,6 +344,7 @@ static Suite *suite(void)
 	tcase_add_test(t, keyed_replay_far_behind);
 	tcase_add_test(t, forged_eos_ahead);
 	tcase_add_test(t, forged_restart);
+	tcase_add_test(t, keyed_last_after_loss);
 	suite_add_tcase(s, t);
 	return s;
 }
