@@ -257,8 +257,9 @@ int zcs_recv_stats_summary(char *buf, size_t len, const struct zcs_recv_snapshot
 	    c->ro.max_depth, c->window);
 	if (c->rx.replayed)
 		put(&b, ", replayed %" PRIu64 " (authentic, but not fresh: %" PRIu64 " of an earlier "
-		    "run, %" PRIu64 " an earlier metadata number)", c->rx.replayed,
-		    c->rx.replayed_by[ZCS_REPLAY_OLD_RUN], c->rx.replayed_by[ZCS_REPLAY_META_SEQ]);
+		    "run, %" PRIu64 " an earlier metadata number, %" PRIu64 " sample datagrams from "
+		    "behind the window)", c->rx.replayed, c->rx.replayed_by[ZCS_REPLAY_OLD_RUN],
+		    c->rx.replayed_by[ZCS_REPLAY_META_SEQ], c->rx.replayed_by[ZCS_REPLAY_BEHIND]);
 	if (c->rx.have_age)
 		put(&b, ", age %.1f ms (sender and receiver clocks must be synced)",
 		    (double)c->rx.age_ns / 1e6);

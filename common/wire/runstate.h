@@ -62,10 +62,13 @@ enum zcs_replay_reason {
 	ZCS_REPLAY_OLD_RUN = 0,   /* metadata of a run that is not fresh: an earlier run, another
 				   * run under the same number, or an earlier part of the newest */
 	ZCS_REPLAY_META_SEQ,      /* metadata of the run followed, not after its newest */
+	ZCS_REPLAY_BEHIND,        /* a sample datagram of the run followed numbered behind the
+				   * reorder window (a run's numbers only grow) */
 	ZCS_REPLAY_REASONS
 };
 
-/* Short stable name of a replay reason ("old_run", "meta_seq"), for statistics and JSON. */
+/* Short stable name of a replay reason ("old_run", "meta_seq", "behind"), for statistics and
+ * JSON. */
 const char *zcs_replay_reason_name(int reason);
 
 #ifdef __cplusplus

@@ -513,7 +513,7 @@ enum zcs_follow_jump zcs_follow_jump(struct zcs_follow *f, uint32_t handle,
 	 * comes: after a long loss, the stream's last datagram needs nothing to continue it */
 	if (f->opt.keyed) {
 		if (zcs_seq_before(h->seq, f->ro->next)) {
-			f->st.replayed++;
+			replayed(f, ZCS_REPLAY_BEHIND);
 			return ZCS_FOLLOW_JUMP_DROP;
 		}
 		return ZCS_FOLLOW_JUMP_TAKEN;

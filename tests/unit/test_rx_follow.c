@@ -413,6 +413,7 @@ START_TEST(keyed_never_jumps_back)
 			 ZCS_FOLLOW_JUMP_DROP);
 	ck_assert(!F.cand);
 	ck_assert_uint_eq(F.st.replayed, 1);
+	ck_assert_uint_eq(F.st.replayed_by[ZCS_REPLAY_BEHIND], 1);
 	close_follow();
 }
 END_TEST

@@ -259,6 +259,7 @@ START_TEST(keyed_replay_far_behind)
 	read_output();
 	check_exact(2000 * SPD, 0);
 	ck_assert_uint_eq(snap().rx.invalid_by[ZCS_PERR_AUTH], 0);
+	ck_assert_uint_eq(snap().rx.replayed_by[ZCS_REPLAY_BEHIND], 1);
 	close_fix();
 }
 END_TEST
