@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* Key files (key.h): load with ssh's mode rule, generate from libsodium's random source. */
+/* Key files (key.h): load with ssh's mode rule, generate from libsodium's random source, and
+ * find the default key where no key is given. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sodium.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -136,4 +139,81 @@ int zcs_key_generate(const char *path, char *err, size_t errlen)
 void zcs_key_wipe(struct zcs_key *key)
 {
 	sodium_memzero(key, sizeof(*key));
+}
+
+/* ---- the default key ---- */
+
+void zcs_key_env_get(struct zcs_key_env *env)
+{
+	env->zcs_key = getenv(ZCS_KEY_ENV);
+	env->xdg_config_home = getenv("XDG_CONFIG_HOME");
+	env->home = getenv("HOME");
+	env->system_path = ZCS_KEY_SYSTEM_PATH;
+}
+
+/* Whether anything is at path: also a dangling symlink or a place this user may not look
+ * into, so that what is there is refused by the loader with its reason. */
+static bool place_taken(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 || (errno != ENOENT && errno != ENOTDIR);
+}
+
+static int put_path(char *path, size_t pathlen, char *err, size_t errlen, const char *a,
+		    const char *b)
+{
+	const int n = snprintf(path, pathlen, "%s%s", a, b);
+	char shown[PATH_SHOWN];
+
+	if (n < 0 || (size_t)n >= pathlen)
+		return zcs_err(err, errlen, -ENAMETOOLONG, "default key: the path %s%s is too long",
+			       zcs_text_escape(shown, sizeof(shown), a), b);
+	return 0;
+}
+
+int zcs_key_default_path(const struct zcs_key_env *env, char *path, size_t pathlen, char *note,
+			 size_t notelen, char *err, size_t errlen)
+{
+	const char *const xdg = env->xdg_config_home, *const home = env->home;
+	int fd, ret;
+
+	if (note && notelen)
+		note[0] = 0;
+	if (env->zcs_key && env->zcs_key[0]) {
+		if (strcmp(env->zcs_key, ZCS_KEY_ENV_NONE) == 0)
+			return 0;
+		ret = put_path(path, pathlen, err, errlen, env->zcs_key, "");
+		return ret < 0 ? ret : 1;
+	}
+	/* XDG: a relative XDG_CONFIG_HOME is invalid and ignored, as is a relative HOME here */
+	if (xdg && xdg[0] == '/')
+		ret = put_path(path, pathlen, err, errlen, xdg, "/" ZCS_KEY_USER_PATH);
+	else if (home && home[0] == '/')
+		ret = put_path(path, pathlen, err, errlen, home, "/.config/" ZCS_KEY_USER_PATH);
+	else
+		ret = -ENOENT;
+	if (ret == 0 && place_taken(path))
+		return 1;
+	if (ret < 0 && ret != -ENOENT)
+		return ret;
+	if (!env->system_path || !place_taken(env->system_path))
+		return 0;
+	ret = put_path(path, pathlen, err, errlen, env->system_path, "");
+	if (ret < 0)
+		return ret;
+	/* O_NONBLOCK: a FIFO there is taken, and refused by the loader, not waited on */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0 && errno == EACCES) {
+		char shown[PATH_SHOWN];
+
+		if (note && notelen)
+			snprintf(note, notelen, "default key %s: not readable by this user: passed "
+				 "over", zcs_text_escape(shown, sizeof(shown), path));
+		path[0] = 0;
+		return 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	return 1;
 }

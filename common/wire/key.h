@@ -33,6 +33,40 @@ int zcs_key_generate(const char *path, char *err, size_t errlen);
 /* Overwrites the secret in memory (sodium_memzero: not optimised away). */
 void zcs_key_wipe(struct zcs_key *key);
 
+/* --- the default key: where zcs-recv, zcs-ctl and the SoapySDR module look when no key is
+ * given (docs/security.md, "The default key") --- */
+
+#define ZCS_KEY_ENV "ZCS_KEY"               /* a key file's path; "none": no default key */
+#define ZCS_KEY_ENV_NONE "none"
+#define ZCS_KEY_USER_PATH "zcs/key"         /* under $XDG_CONFIG_HOME, else ~/.config */
+#define ZCS_KEY_SYSTEM_PATH "/etc/zcs/key"
+
+/* What the search reads: the process's environment, or a test's. */
+struct zcs_key_env {
+	const char *zcs_key;          /* $ZCS_KEY */
+	const char *xdg_config_home;  /* $XDG_CONFIG_HOME */
+	const char *home;             /* $HOME */
+	const char *system_path;      /* ZCS_KEY_SYSTEM_PATH */
+};
+
+/* Fills env from getenv() and ZCS_KEY_SYSTEM_PATH. */
+void zcs_key_env_get(struct zcs_key_env *env);
+
+/* Where the default key is, first found wins:
+ * 1. $ZCS_KEY: that path, whether or not the file is there (loading it tells); "none": no
+ *    default key at all, the search ends (0).  Empty is as unset.
+ * 2. $XDG_CONFIG_HOME/zcs/key, or $HOME/.config/zcs/key when XDG_CONFIG_HOME is unset, empty or
+ *    not absolute (the XDG base directory rule); no $HOME (or a relative one): no such place.
+ * 3. /etc/zcs/key.  It is mode 0600 like any key file, so it belongs to one user (a service's):
+ *    for every other user it is there but unreadable, and passed over (note says so).
+ * A place holding anything (a file, a directory, a dangling symlink) is taken: loading it then
+ * refuses what is not a good key file, rather than the search falling through to another key.
+ * Returns 1 with the file's path in path, 0 when there is no default key (note, when notelen,
+ * says why a place was passed over: "" when none was), or -errno with err set (-ENAMETOOLONG for
+ * a path that does not fit). */
+int zcs_key_default_path(const struct zcs_key_env *env, char *path, size_t pathlen, char *note,
+			 size_t notelen, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

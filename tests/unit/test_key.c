@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests for common/wire/key.c: the key file's text, ssh's mode rule, files that are not regular,
- * and --gen-key's file (0600, never replacing or following anything). */
+ * --gen-key's file (0600, never replacing or following anything), and where the default key is
+ * looked for ($ZCS_KEY, the XDG per-user place, /etc/zcs/key) in a test's own environment. */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "err.h"
@@ -194,6 +196,173 @@ START_TEST(test_path_escaped)
 }
 END_TEST
 
+/* The search in env, expected to give want (1, 0) and, for 1, the path want_path. */
+static void expect_default(const struct zcs_key_env *env, int want, const char *want_path)
+{
+	char path[256], note[256], err[256];
+	const int ret = zcs_key_default_path(env, path, sizeof(path), note, sizeof(note), err,
+					     sizeof(err));
+
+	ck_assert_int_eq(ret, want);
+	if (want == 1)
+		ck_assert_str_eq(path, want_path);
+}
+
+START_TEST(test_default_order)
+{
+	char home[128], xdg[128], user[160], homekey[160], sys[160], envkey[160];
+	struct zcs_key_env env;
+	struct zcs_key k;
+	char path[256], err[256];
+
+	make_dir();
+	snprintf(home, sizeof(home), "%s/home", dir);
+	snprintf(xdg, sizeof(xdg), "%s/xdg", dir);
+	snprintf(user, sizeof(user), "%s/zcs/key", xdg);
+	snprintf(homekey, sizeof(homekey), "%s/.config/zcs/key", home);
+	snprintf(sys, sizeof(sys), "%s/etc-zcs-key", dir);
+	snprintf(envkey, sizeof(envkey), "%s/env.key", dir);
+	env = (struct zcs_key_env){ .zcs_key = NULL, .xdg_config_home = xdg, .home = home,
+				    .system_path = sys };
+	/* nothing anywhere: no default key */
+	expect_default(&env, 0, NULL);
+	/* the system-wide key */
+	write_file(sys, good_hex, 0600);
+	expect_default(&env, 1, sys);
+	/* the per-user one wins: XDG_CONFIG_HOME's, else ~/.config's */
+	ck_assert_int_eq(mkdir(home, 0700), 0);
+	snprintf(path, sizeof(path), "%s/.config", home);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/.config/zcs", home);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	write_file(homekey, good_hex, 0600);
+	expect_default(&env, 1, sys);  /* XDG_CONFIG_HOME is set: ~/.config is not looked at */
+	env.xdg_config_home = NULL;
+	expect_default(&env, 1, homekey);
+	env.xdg_config_home = "";            /* empty is unset */
+	expect_default(&env, 1, homekey);
+	env.xdg_config_home = "relative/xdg"; /* not absolute: invalid, ignored */
+	expect_default(&env, 1, homekey);
+	env.xdg_config_home = xdg;
+	ck_assert_int_eq(mkdir(xdg, 0700), 0);
+	snprintf(path, sizeof(path), "%s/zcs", xdg);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	write_file(user, good_hex, 0600);
+	expect_default(&env, 1, user);
+	/* $ZCS_KEY wins over both, whether or not its file is there; empty is unset */
+	env.zcs_key = envkey;
+	expect_default(&env, 1, envkey);
+	ck_assert_int_eq(zcs_key_load(&k, envkey, err, sizeof(err)), -ENOENT);
+	env.zcs_key = "";
+	expect_default(&env, 1, user);
+	/* "none": no default key, though there are three */
+	env.zcs_key = ZCS_KEY_ENV_NONE;
+	expect_default(&env, 0, NULL);
+	/* no HOME (or a relative one) and no XDG_CONFIG_HOME: the system-wide key */
+	env = (struct zcs_key_env){ .zcs_key = NULL, .xdg_config_home = NULL, .home = NULL,
+				    .system_path = sys };
+	expect_default(&env, 1, sys);
+	env.home = "home";
+	expect_default(&env, 1, sys);
+	remove_dir();
+}
+END_TEST
+
+START_TEST(test_default_taken)
+{
+	char xdg[128], user[160], sys[160], target[160];
+	struct zcs_key_env env;
+	struct zcs_key k;
+	char path[256], err[256];
+
+	/* whatever is at the per-user place is taken, and the loader refuses what is wrong with it:
+	 * a bad key there never falls through to the system-wide one */
+	make_dir();
+	snprintf(xdg, sizeof(xdg), "%s/xdg", dir);
+	snprintf(user, sizeof(user), "%s/zcs/key", xdg);
+	snprintf(sys, sizeof(sys), "%s/sys.key", dir);
+	snprintf(target, sizeof(target), "%s/missing", dir);
+	write_file(sys, good_hex, 0600);
+	env = (struct zcs_key_env){ .zcs_key = NULL, .xdg_config_home = xdg, .home = NULL,
+				    .system_path = sys };
+	ck_assert_int_eq(mkdir(xdg, 0700), 0);
+	snprintf(path, sizeof(path), "%s/zcs", xdg);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	write_file(user, good_hex, 0644);            /* readable by others */
+	expect_default(&env, 1, user);
+	ck_assert_int_eq(zcs_key_load(&k, user, err, sizeof(err)), -EPERM);
+	ck_assert_int_eq(unlink(user), 0);
+	ck_assert_int_eq(symlink(target, user), 0);  /* dangling */
+	expect_default(&env, 1, user);
+	ck_assert_int_eq(zcs_key_load(&k, user, err, sizeof(err)), -ENOENT);
+	ck_assert_int_eq(unlink(user), 0);
+	ck_assert_int_eq(mkdir(user, 0700), 0);      /* a directory */
+	expect_default(&env, 1, user);
+	ck_assert_int_eq(zcs_key_load(&k, user, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(rmdir(user), 0);
+	/* the system-wide key with the wrong mode is taken too, and refused by the loader */
+	ck_assert_int_eq(chmod(sys, 0640), 0);
+	expect_default(&env, 1, sys);
+	ck_assert_int_eq(zcs_key_load(&k, sys, err, sizeof(err)), -EPERM);
+	/* a path that does not fit */
+	ck_assert_int_lt(zcs_key_default_path(&env, path, 8, NULL, 0, err, sizeof(err)), 0);
+	remove_dir();
+}
+END_TEST
+
+START_TEST(test_default_system_unreadable)
+{
+	char sys[160], note[256], path[256], err[256];
+	struct zcs_key_env env;
+	int status, ret;
+	pid_t pid;
+
+	/* the system-wide key is mode 0600: it belongs to one user (a service's); for another user
+	 * it is passed over with a note, not an error.  In a child that is not root (root reads
+	 * any file): as root, the child becomes nobody; otherwise the file is made unreadable. */
+	make_dir();
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	snprintf(sys, sizeof(sys), "%s/sys.key", dir);
+	write_file(sys, good_hex, 0600);
+	if (geteuid() != 0)
+		ck_assert_int_eq(chmod(sys, 0), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (geteuid() == 0 && (setgid(65534) < 0 || setuid(65534) < 0))
+			_exit(10);
+		env = (struct zcs_key_env){ .zcs_key = NULL, .xdg_config_home = NULL,
+					    .home = NULL, .system_path = sys };
+		ret = zcs_key_default_path(&env, path, sizeof(path), note, sizeof(note), err,
+					   sizeof(err));
+		if (ret != 0)
+			_exit(11);
+		if (!strstr(note, "not readable by this user") || !strstr(note, sys))
+			_exit(12);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	remove_dir();
+}
+END_TEST
+
+START_TEST(test_default_env_get)
+{
+	struct zcs_key_env env;
+
+	ck_assert_int_eq(setenv("ZCS_KEY", "/x/k", 1), 0);
+	ck_assert_int_eq(setenv("XDG_CONFIG_HOME", "/x/cfg", 1), 0);
+	ck_assert_int_eq(setenv("HOME", "/x/home", 1), 0);
+	zcs_key_env_get(&env);
+	ck_assert_str_eq(env.zcs_key, "/x/k");
+	ck_assert_str_eq(env.xdg_config_home, "/x/cfg");
+	ck_assert_str_eq(env.home, "/x/home");
+	ck_assert_str_eq(env.system_path, "/etc/zcs/key");
+}
+END_TEST
+
 static Suite *key_suite(void)
 {
 	Suite *s = suite_create("key");
@@ -205,6 +374,10 @@ static Suite *key_suite(void)
 	tcase_add_test(tc, test_generate);
 	tcase_add_test(tc, test_err);
 	tcase_add_test(tc, test_path_escaped);
+	tcase_add_test(tc, test_default_order);
+	tcase_add_test(tc, test_default_taken);
+	tcase_add_test(tc, test_default_system_unreadable);
+	tcase_add_test(tc, test_default_env_get);
 	suite_add_tcase(s, tc);
 	return s;
 }
