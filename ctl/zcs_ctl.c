@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -50,7 +51,9 @@ static const char usage[] =
 "                        interrupted\n"
 "\n"
 "Options:\n"
-"  -k, --key FILE        the stream key (the file zcs-send --key reads)\n"
+"  -k, --key FILE        the stream key (the file zcs-send --key reads); without it,\n"
+"                        the default key: $ZCS_KEY, else ~/.config/zcs/key, else\n"
+"                        /etc/zcs/key (docs/security.md)\n"
 "      --json            replies and events as JSON lines on standard output\n"
 "  -t, --timeout MS      wait this long for the board (default 5000); a connection it\n"
 "                        closes before answering (under a flood) is tried again, up to\n"
@@ -123,9 +126,28 @@ static int parse_opts(struct ctl_opts *o, int argc, char **argv, char *err, size
 	if (strcmp(o->cmd, "set") && o->nargs)
 		return zcs_err(err, errlen, -EINVAL, "%s takes no arguments ('%s')", o->cmd,
 			       o->args[0]);
-	if (!o->key_path)
-		return zcs_err(err, errlen, -EINVAL, "--key FILE is needed: the board admits only "
-			       "holders of the stream key");
+	return 0;
+}
+
+/* Without --key, the default key (key.h: $ZCS_KEY, the per-user place, /etc/zcs/key) into
+ * o->key_path (path holds it); -EINVAL with err when there is none: the board admits only
+ * holders of the stream key. */
+static int default_key(struct ctl_opts *o, char *path, size_t pathlen, char *err, size_t errlen)
+{
+	struct zcs_key_env env;
+	char note[256];
+	int ret;
+
+	zcs_key_env_get(&env);
+	ret = zcs_key_default_path(&env, path, pathlen, note, sizeof(note), err, errlen);
+	if (ret < 0)
+		return ret;
+	if (ret == 0)
+		return zcs_err(err, errlen, -EINVAL, "a key is needed: the board admits only holders "
+			       "of the stream key: --key FILE, or a default key ($ZCS_KEY, "
+			       "~/.config/zcs/key or /etc/zcs/key, docs/security.md)%s%s",
+			       note[0] ? "; " : "", note);
+	o->key_path = path;
 	return 0;
 }
 
@@ -255,7 +277,7 @@ int main(int argc, char **argv)
 	struct zcs_ctl_reply r;
 	struct zcs_ctl_settings want = { 0 };
 	struct zcs_key key;
-	char err[ERRLEN] = "";
+	char err[ERRLEN] = "", key_path[PATH_MAX];
 	int ret, status = 1;
 
 	ret = parse_opts(&o, argc, argv, err, sizeof(err));
@@ -267,8 +289,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "zcs-ctl: %s\n", err);
 		return 2;
 	}
+	if (!o.key_path && default_key(&o, key_path, sizeof(key_path), err, sizeof(err)) < 0) {
+		fprintf(stderr, "zcs-ctl: %s\n", err);
+		return 2;
+	}
 	if (zcs_key_load(&key, o.key_path, err, sizeof(err)) < 0) {
-		fprintf(stderr, "zcs-ctl: --key: %s\n", err);
+		fprintf(stderr, "zcs-ctl: %s: %s\n", key_path == o.key_path ? "default key" : "--key",
+			err);
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "err.h"
+#include "key.h"
 #include "recv_opts.h"
 
 static const char usage[] =
@@ -49,7 +50,10 @@ static const char usage[] =
 "Keys and control:\n"
 "      --key FILE          the stream key: accept only datagrams authenticated with it\n"
 "                          (64 hex digits, readable by its owner only; zcs-send makes\n"
-"                          one); others count as invalid (auth); see docs/security.md\n"
+"                          one); others count as invalid (auth); see docs/security.md.\n"
+"                          Default: the default key, $ZCS_KEY, else ~/.config/zcs/key,\n"
+"                          else /etc/zcs/key, when there is one\n"
+"      --no-key            no default key: receive unkeyed (and keyed streams unverified)\n"
 "      --run-state FILE    where the newest keyed run followed is kept across restarts, so\n"
 "                          a replay of an earlier run is refused even right after a start\n"
 "                          (default: the key file's name + .seen; 'none': keep nothing)\n"
@@ -57,9 +61,10 @@ static const char usage[] =
 "                          set_gain_mode, set_gain (or by index) and set_bandwidth to\n"
 "                          zcs-send's control channel (HOST default: the stream's\n"
 "                          sender; the docs use port 5392); bursts are merged into one\n"
-"                          set; needs --key.  rtl_tcp has no authentication: whoever\n"
-"                          reaches the port may tune the board, so only clients on\n"
-"                          loopback are forwarded unless --control-allow names others\n"
+"                          set; needs a key (--key or the default key).  rtl_tcp has\n"
+"                          no authentication: whoever reaches the port may tune the\n"
+"                          board, so only clients on loopback are forwarded unless\n"
+"                          --control-allow names others\n"
 "      --control-allow ADDR[/PREFIX][,...]  rtl_tcp: clients from these addresses\n"
 "                          (IPv4 or IPv6 literals) are forwarded too; others still get\n"
 "                          the samples, their settings are counted, not forwarded\n"
@@ -83,7 +88,7 @@ const char *zcs_recv_usage(void)
 enum {
 	OPT_IFACE = 256, OPT_SOURCE, OPT_STREAM, OPT_WINDOW, OPT_GAP, OPT_EXIT_ON_EOS, OPT_JSON,
 	OPT_RCVBUF, OPT_MAX_DGRAM, OPT_BATCH, OPT_INTERVAL, OPT_HOLD, OPT_EOS_TIMEOUT, OPT_NO_GRO,
-	OPT_CLIENT_TIMEOUT, OPT_KEY, OPT_CONTROL, OPT_RUN_STATE, OPT_CONTROL_ALLOW,
+	OPT_CLIENT_TIMEOUT, OPT_KEY, OPT_NO_KEY, OPT_CONTROL, OPT_RUN_STATE, OPT_CONTROL_ALLOW,
 };
 
 static const struct option long_opts[] = {
@@ -106,6 +111,7 @@ static const struct option long_opts[] = {
 	{ "no-gro", no_argument, NULL, OPT_NO_GRO },
 	{ "client-timeout", required_argument, NULL, OPT_CLIENT_TIMEOUT },
 	{ "key", required_argument, NULL, OPT_KEY },
+	{ "no-key", no_argument, NULL, OPT_NO_KEY },
 	{ "control", required_argument, NULL, OPT_CONTROL },
 	{ "run-state", required_argument, NULL, OPT_RUN_STATE },
 	{ "control-allow", required_argument, NULL, OPT_CONTROL_ALLOW },
@@ -278,6 +284,9 @@ static int parse_one(struct zcs_recv_opts *o, int c, const char *arg, bool *eos_
 		return number(c, arg, 1, 3600000, "milliseconds", &o->rx.hold_ms, err, errlen);
 	case OPT_KEY:
 		return zcs_cli_opt_path("--key", arg, &o->key_path, err, errlen);
+	case OPT_NO_KEY:
+		o->no_key = true;
+		return 0;
 	case OPT_CONTROL:
 		o->control = arg;
 		return 0;
@@ -333,12 +342,17 @@ int zcs_recv_parse_opts(int argc, char **argv, struct zcs_recv_opts *o, char *er
 		return zcs_err(err, errlen, -EINVAL,
 			       "unexpected argument '%s' (only one address to listen on)",
 			       argv[next]);
-	if (o->control && !o->key_path)
-		return zcs_err(err, errlen, -EINVAL, "--control needs --key FILE: the sender's "
-			       "control channel admits only holders of the stream key");
-	if (o->run_state && !o->key_path)
+	if (o->key_path && o->no_key)
+		return zcs_err(err, errlen, -EINVAL, "--key and --no-key: give one or the other");
+	/* without --key, whether a default key serves --control and --run-state is known once it
+	 * is looked for (zcs_recv_default_key) */
+	if (o->control && o->no_key)
+		return zcs_err(err, errlen, -EINVAL, "--control needs a key, and --no-key leaves "
+			       "none: the sender's control channel admits only holders of the stream "
+			       "key");
+	if (o->run_state && o->no_key)
 		return zcs_err(err, errlen, -EINVAL, "--run-state keeps the newest keyed run: it "
-			       "needs --key FILE");
+			       "needs a key, and --no-key leaves none");
 	if (o->ncontrol_allow && !o->control)
 		return zcs_err(err, errlen, -EINVAL, "--control-allow applies with --control only "
 			       "(without it no client's command is forwarded)");
@@ -346,4 +360,33 @@ int zcs_recv_parse_opts(int argc, char **argv, struct zcs_recv_opts *o, char *er
 		return zcs_err(err, errlen, -EINVAL,
 			       "--eos-timeout applies with --exit-on-eos only");
 	return ZCS_RECV_RUN;
+}
+
+int zcs_recv_default_key(struct zcs_recv_opts *o, char *path, size_t pathlen, char *note,
+			 size_t notelen, char *err, size_t errlen)
+{
+	struct zcs_key_env env;
+	int ret = 0;
+
+	if (note && notelen)
+		note[0] = 0;
+	if (!o->key_path && !o->no_key) {
+		zcs_key_env_get(&env);
+		ret = zcs_key_default_path(&env, path, pathlen, note, notelen, err, errlen);
+		if (ret < 0)
+			return ret;
+		if (ret == 1) {
+			o->key_path = path;
+			o->key_default = true;
+		}
+	}
+	if (o->control && !o->key_path)
+		return zcs_err(err, errlen, -EINVAL, "--control needs a key: --key FILE, or a default "
+			       "key ($ZCS_KEY, ~/.config/zcs/key or /etc/zcs/key, docs/security.md): "
+			       "the sender's control channel admits only holders of the stream key%s%s",
+			       note && note[0] ? "; " : "", note ? note : "");
+	if (o->run_state && !o->key_path)
+		return zcs_err(err, errlen, -EINVAL, "--run-state keeps the newest keyed run: it "
+			       "needs a key, --key FILE or a default key");
+	return 0;
 }

@@ -26,7 +26,9 @@ struct zcs_recv_opts {
 	 * (its end-of-stream datagram may be lost); 0 = wait for the datagram forever */
 	double eos_timeout;
 	double client_timeout; /* seconds a tcp:/rtl_tcp: client may read nothing; 0 = never */
-	const char *key_path;  /* --key FILE, or NULL */
+	const char *key_path;  /* --key FILE, or the default key's (zcs_recv_default_key), or NULL */
+	bool no_key;           /* --no-key: no default key either */
+	bool key_default;      /* key_path is the default key's: no --key was given */
 	const char *control;   /* --control [HOST:]PORT: forward rtl_tcp clients' tuning there */
 	/* --run-state FILE ("none": keep nothing); NULL: the key file's name + ".seen" */
 	const char *run_state;
@@ -46,6 +48,13 @@ enum zcs_recv_parse {
 /* Fills o from argv.  Returns an enum zcs_recv_parse, or -EINVAL with err naming the bad flag
  * or value (the program then exits with status 2). */
 int zcs_recv_parse_opts(int argc, char **argv, struct zcs_recv_opts *o, char *err, size_t errlen);
+
+/* Without --key or --no-key, the default key (key.h: $ZCS_KEY, ~/.config/zcs/key, /etc/zcs/key)
+ * becomes o->key_path (kept in path) with o->key_default set: a receiver that finds one is keyed.
+ * note (when notelen) says why a place was passed over, "" when none was.  Returns 0, or -EINVAL
+ * with err set when --control is left without a key, or another -errno from the search. */
+int zcs_recv_default_key(struct zcs_recv_opts *o, char *path, size_t pathlen, char *note,
+			 size_t notelen, char *err, size_t errlen);
 
 /* The --help text (the man page says the same). */
 const char *zcs_recv_usage(void);

@@ -3,6 +3,7 @@
  * parts together: options, outputs, the receive loop, signals and the statistics lines. */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -198,6 +199,7 @@ int main(int argc, char **argv)
 {
 	static struct zcs_recv_snapshot cur, prev;
 	static struct zcs_recv_opts opts;
+	static char key_path[PATH_MAX], key_note[PATH_MAX + 64];
 	struct zcs_rx *rx = NULL;
 	struct zcs_addr sender;
 	char where[64];
@@ -234,9 +236,19 @@ int main(int argc, char **argv)
 		printf("zcs-recv %s (zstd %s)\n", ZCS_VERSION, ZCS_HAVE_ZSTD ? "yes" : "no");
 		return 0;
 	}
+	/* no --key (nor --no-key): the default key, when there is one */
+	if (zcs_recv_default_key(&opts, key_path, sizeof(key_path), key_note, sizeof(key_note), err,
+				 sizeof(err)) < 0) {
+		fprintf(stderr, "zcs-recv: %s\n", err);
+		return 2;
+	}
 	if (opts.key_path) {
 		if (zcs_key_load(&key, opts.key_path, err, sizeof(err)) < 0) {
-			fprintf(stderr, "zcs-recv: --key: %s\n", err);
+			if (opts.key_default)
+				fprintf(stderr, "zcs-recv: default key: %s (--key FILE for another, "
+					"--no-key for none)\n", err);
+			else
+				fprintf(stderr, "zcs-recv: --key: %s\n", err);
 			return 2;
 		}
 		opts.rx.key = &key;
@@ -267,7 +279,7 @@ int main(int argc, char **argv)
 	}
 	zcs_outputs_set_log(out, (struct zcs_log){ news, &u });
 	if (opts.control) {
-		/* the key --key loaded at start (recv_opts: --control needs --key) */
+		/* the key loaded at start, --key's or the default one (--control needs a key) */
 		ret = zcs_ctl_fwd_start(&fwd, opts.control, &key, opts.control_allow,
 					opts.ncontrol_allow, (struct zcs_log){ news, &u }, err,
 					sizeof(err));
@@ -319,9 +331,14 @@ int main(int argc, char **argv)
 		char shown[1024];
 
 		/* the path as typed may hold escape sequences: shown escaped */
-		fprintf(stderr, "zcs-recv: keyed: only datagrams authenticated with %s are accepted\n",
-			zcs_text_escape(shown, sizeof(shown), opts.key_path));
+		fprintf(stderr, "zcs-recv: keyed: only datagrams authenticated with %s are "
+			"accepted%s\n", zcs_text_escape(shown, sizeof(shown), opts.key_path),
+			opts.key_default ? " (the default key, no --key given: --no-key receives "
+			"unkeyed streams)" : "");
 	}
+	/* escaped by key.c */
+	if (!u.quiet && key_note[0])
+		fprintf(stderr, "zcs-recv: %s\n", key_note);
 	if (!u.quiet && runs.path[0]) {
 		char shown[1024];
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "recv_opts.h"
 
@@ -153,6 +154,9 @@ static const struct refusal {
 	{ { "--key", "k", "--control", "5392", "--control-allow", "198.18.0.0/x" },
 	  { "--control-allow '198.18.0.0/x'", "prefix length" } },
 	{ { "--control-allow", "198.18.0.0/15" }, { "--control-allow", "with --control only" } },
+	{ { "--key", "/k", "--no-key" }, { "--key and --no-key", NULL } },
+	{ { "--control", "5392", "--no-key" }, { "--control needs a key", "--no-key" } },
+	{ { "--run-state", "/s", "--no-key" }, { "--run-state", "--no-key leaves none" } },
 };
 
 START_TEST(test_refusals)
@@ -212,6 +216,61 @@ START_TEST(test_too_many_outputs)
 }
 END_TEST
 
+/* The default key where no --key is given: zcs_recv_default_key with a test's environment (Check
+ * runs each test in a process of its own). */
+START_TEST(test_default_key)
+{
+	static const char *const plain[] = { NULL };
+	static const char *const no_key[] = { "--no-key", NULL };
+	static const char *const given[] = { "--key", "/given", NULL };
+	static const char *const control[] = { "--control", "5392", NULL };
+	char err[512], path[256], note[256], dir[] = "/tmp/zcs-recv-opts-XXXXXX", key[300];
+	struct zcs_recv_opts o;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(key, sizeof(key), "%s/k", dir);
+	ck_assert_ptr_nonnull(f = fopen(key, "w"));
+	fclose(f);
+	ck_assert_int_eq(setenv("ZCS_KEY", key, 1), 0);
+	/* none given: the default one, said to be the default */
+	ck_assert_int_eq(parse(&o, err, sizeof(err), plain), ZCS_RECV_RUN);
+	ck_assert_ptr_null(o.key_path);
+	ck_assert_int_eq(zcs_recv_default_key(&o, path, sizeof(path), note, sizeof(note), err,
+					      sizeof(err)), 0);
+	ck_assert_str_eq(o.key_path, key);
+	ck_assert(o.key_default);
+	/* --control is served by it (the parse leaves the question to the search) */
+	ck_assert_int_eq(parse(&o, err, sizeof(err), control), ZCS_RECV_RUN);
+	ck_assert_int_eq(zcs_recv_default_key(&o, path, sizeof(path), note, sizeof(note), err,
+					      sizeof(err)), 0);
+	ck_assert_str_eq(o.key_path, key);
+	/* --key wins; --no-key leaves none */
+	ck_assert_int_eq(parse(&o, err, sizeof(err), given), ZCS_RECV_RUN);
+	ck_assert_int_eq(zcs_recv_default_key(&o, path, sizeof(path), note, sizeof(note), err,
+					      sizeof(err)), 0);
+	ck_assert_str_eq(o.key_path, "/given");
+	ck_assert(!o.key_default);
+	ck_assert_int_eq(parse(&o, err, sizeof(err), no_key), ZCS_RECV_RUN);
+	ck_assert_int_eq(zcs_recv_default_key(&o, path, sizeof(path), note, sizeof(note), err,
+					      sizeof(err)), 0);
+	ck_assert_ptr_null(o.key_path);
+	/* ZCS_KEY=none: no default key, and --control has none to use */
+	ck_assert_int_eq(setenv("ZCS_KEY", "none", 1), 0);
+	ck_assert_int_eq(parse(&o, err, sizeof(err), plain), ZCS_RECV_RUN);
+	ck_assert_int_eq(zcs_recv_default_key(&o, path, sizeof(path), note, sizeof(note), err,
+					      sizeof(err)), 0);
+	ck_assert_ptr_null(o.key_path);
+	ck_assert(!o.key_default);
+	ck_assert_int_eq(parse(&o, err, sizeof(err), control), ZCS_RECV_RUN);
+	ck_assert_int_eq(zcs_recv_default_key(&o, path, sizeof(path), note, sizeof(note), err,
+					      sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--control needs a key"));
+	ck_assert_int_eq(unlink(key), 0);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 static Suite *recv_opts_suite(void)
 {
 	Suite *s = suite_create("recv_opts");
@@ -223,6 +282,7 @@ static Suite *recv_opts_suite(void)
 	tcase_add_loop_test(tc, test_refusals, 0, (int)NELEM(refusals));
 	tcase_add_test(tc, test_too_many_outputs);
 	tcase_add_test(tc, test_control_allow);
+	tcase_add_test(tc, test_default_key);
 	suite_add_tcase(s, tc);
 	return s;
 }
