@@ -28,7 +28,9 @@ struct ZcsArgs {
 	std::string source;          /* source=: the sender's address */
 	bool have_stream = false;    /* stream= */
 	uint32_t stream_id = 0;
-	std::string key;             /* key=: key file */
+	std::string key;             /* key=: key file, or the default key's (make) */
+	bool key_default = false;    /* key is the default key's: no key= was given */
+	bool no_key = false;         /* key=none: no default key either */
 	std::string control;         /* control=: HOST[:PORT] of the board's control channel */
 	size_t window = 0;           /* window=: reorder window in datagrams */
 	int timeout_ms = 3000;       /* timeout=: how long make waits for the stream's metadata */
@@ -37,6 +39,9 @@ struct ZcsArgs {
 };
 
 ZcsArgs zcs_soapy_args(const SoapySDR::Kwargs &args);
+/* Without key= (nor key=none), the default key (key.h: $ZCS_KEY, ~/.config/zcs/key,
+ * /etc/zcs/key) into a.key, said in the log; throws when it is there but cannot be loaded. */
+void zcs_soapy_default_key(ZcsArgs &a);
 /* Opens the receive path for args in sample type t; throws with the message on failure. */
 struct zcs_rx_embed *zcs_soapy_open(const ZcsArgs &args, enum zcs_sample_type t);
 /* "IP" or "[IPv6]" of a sender address, without its port. */

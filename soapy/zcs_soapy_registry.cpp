@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <net/if.h>
@@ -21,6 +22,7 @@
 
 extern "C" {
 #include "dnssd.h"
+#include "text.h"
 #include "wire.h"
 }
 
@@ -57,6 +59,10 @@ ZcsArgs zcs_soapy_args(const SoapySDR::Kwargs &args)
 	a.iface = get("iface");
 	a.source = get("source");
 	a.key = get("key");
+	if (a.key == ZCS_KEY_ENV_NONE) {
+		a.key.clear();
+		a.no_key = true;
+	}
 	a.control = get("control");
 	if (!get("stream").empty()) {
 		a.have_stream = true;
@@ -71,6 +77,40 @@ ZcsArgs zcs_soapy_args(const SoapySDR::Kwargs &args)
 	if (!get("timeout").empty())
 		a.timeout_ms = (int)parse_num("timeout", get("timeout"), 600000);
 	return a;
+}
+
+void zcs_soapy_default_key(ZcsArgs &a)
+{
+	struct zcs_key_env env;
+	struct zcs_key key;
+	char path[PATH_MAX], note[PATH_MAX + 64], err[PATH_MAX + 256];
+	int ret;
+
+	if (!a.key.empty() || a.no_key)
+		return;
+	zcs_key_env_get(&env);
+	ret = zcs_key_default_path(&env, path, sizeof(path), note, sizeof(note), err, sizeof(err));
+	if (note[0])
+		SoapySDR::logf(SOAPY_SDR_INFO, "zcs: %s", note);
+	if (ret < 0)
+		throw std::runtime_error(std::string("zcs: ") + err);
+	if (ret == 0)
+		return;
+	/* loaded here once to say which key failed; the receive path and the control channel load
+	 * it again */
+	if (zcs_key_load(&key, path, err, sizeof(err)) < 0) {
+		const std::string msg = std::string("zcs: the default key (no key= given; key=FILE for "
+						    "another, key=none for none): ") + err;
+		SoapySDR::log(SOAPY_SDR_ERROR, msg);
+		throw std::runtime_error(msg);
+	}
+	zcs_key_wipe(&key);
+	a.key = path;
+	a.key_default = true;
+	/* the path from the environment may hold escape sequences: shown escaped */
+	SoapySDR::logf(SOAPY_SDR_INFO, "zcs: the default key %s (no key= given): the stream is "
+		       "verified with it and the board's control channel opened (key=none for "
+		       "neither)", zcs_text_escape(note, sizeof(note), path));
 }
 
 std::string zcs_soapy_host(const struct zcs_addr &a)
@@ -205,6 +245,23 @@ static bool dnssd_wanted(const ZcsArgs &a, const struct zcs_dnssd_stream &d)
 	return true;
 }
 
+/* What a stream is sent from and to, which a retune or a restart of its sender does not change:
+ * the serial applications find the device again by (SDR++ by its label, which holds no
+ * setting either). */
+static std::string serial_of(const std::string &sender_host, unsigned dest_port)
+{
+	return sender_host + "/" + std::to_string(dest_port);
+}
+
+/* The stream's settings as find() saw them, for a person reading the list: keys of their own,
+ * never in the label (make() reads none of them). */
+static void describe(SoapySDR::Kwargs &k, uint64_t freq, uint64_t rate, int format)
+{
+	k["stream_frequency"] = std::to_string(freq);
+	k["stream_rate"] = std::to_string(rate);
+	k["wire_format"] = zcs_wire_name(format);
+}
+
 /* An announced stream as find() lists it, with the arguments that open it: a group (and the
  * interface it was announced on) is joined without the user knowing it. */
 static SoapySDR::Kwargs dnssd_kwargs(const struct zcs_dnssd_stream &d)
@@ -213,13 +270,13 @@ static SoapySDR::Kwargs dnssd_kwargs(const struct zcs_dnssd_stream &d)
 	char label[512], id[16], dest[INET6_ADDRSTRLEN + 16], ifname[IF_NAMESIZE];
 	SoapySDR::Kwargs k;
 
-	snprintf(label, sizeof(label), "zcs %s (%s) %.6f MHz %.6g MS/s %s%s, DNS-SD '%s'", d.host,
-		 host.c_str(), (double)d.freq / 1e6, (double)d.rate / 1e6, zcs_wire_name(d.format),
-		 d.keyed ? " keyed" : "", d.name);
+	snprintf(label, sizeof(label), "zcs %s (%s), DNS-SD '%s'", d.host, host.c_str(), d.name);
 	snprintf(id, sizeof(id), "0x%08x", (unsigned)d.stream_id);
 	k["driver"] = "zcs";
 	k["label"] = label;
-	k["serial"] = id;
+	k["serial"] = serial_of(host, zcs_net_port(&d.dest));
+	describe(k, d.freq, d.rate, d.format);
+	k["keyed"] = d.keyed ? "yes" : "no";
 	k["addr"] = zcs_net_addr_str(&d.dest, dest, sizeof(dest));
 	k["stream"] = id;
 	if (zcs_net_is_multicast(&d.dest)) {
@@ -292,19 +349,22 @@ static SoapySDR::KwargsList find_zcs(const SoapySDR::Kwargs &args)
 		char label[256], id[16];
 		SoapySDR::Kwargs k;
 		char err[64];
+		const bool listen_ok = zcs_net_parse_addr(&listen, a.addr.c_str(), ZCS_DEFAULT_PORT,
+							  err, sizeof(err)) == 0;
 
-		snprintf(label, sizeof(label), "zcs %s (%s) %.6f MHz %.6g MS/s %s", m.sender,
-			 host.c_str(), m.center_freq / 1e6, m.sample_rate / 1e6, zcs_wire_name(m.format));
+		/* no setting in the label: SDR++ finds its device again by the label alone */
+		snprintf(label, sizeof(label), "zcs %s (%s)%s%s", m.sender, host.c_str(),
+			 a.addr.empty() ? "" : " on ", a.addr.c_str());
 		snprintf(id, sizeof(id), "0x%08x", (unsigned)m.stream_id);
 		k["driver"] = "zcs";
 		k["label"] = label;
-		k["serial"] = id;
+		k["serial"] = serial_of(host, listen_ok ? zcs_net_port(&listen) : ZCS_DEFAULT_PORT);
+		describe(k, m.center_freq, m.sample_rate, m.format);
 		if (!a.addr.empty())
 			k["addr"] = a.addr;
 		/* unicast: follow this sender (any port, so its restarts too); a group's senders
 		 * would need a source-specific join, which the user asks for with source= */
-		if (zcs_net_parse_addr(&listen, a.addr.c_str(), ZCS_DEFAULT_PORT, err, sizeof(err)) == 0 &&
-		    !zcs_net_is_multicast(&listen))
+		if (listen_ok && !zcs_net_is_multicast(&listen))
 			k["source"] = host;
 		if (a.have_stream)
 			k["stream"] = id;
@@ -324,11 +384,13 @@ static SoapySDR::KwargsList find_zcs(const SoapySDR::Kwargs &args)
  * for the first stream's metadata. */
 static SoapySDR::Device *make_zcs(const SoapySDR::Kwargs &args)
 {
-	const ZcsArgs a = zcs_soapy_args(args);
-	struct zcs_rx_embed *e = zcs_soapy_open(a, ZCS_SAMPLE_CS16);
+	ZcsArgs a = zcs_soapy_args(args);
+	struct zcs_rx_embed *e;
 	struct zcs_addr from;
 	struct zcs_meta m;
 
+	zcs_soapy_default_key(a);
+	e = zcs_soapy_open(a, ZCS_SAMPLE_CS16);
 	if (!zcs_rx_embed_wait_meta(e, a.timeout_ms, &m, &from)) {
 		zcs_rx_embed_close(e);
 		throw std::runtime_error("zcs: no stream arriving on " +

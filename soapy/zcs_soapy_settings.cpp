@@ -148,11 +148,12 @@ bool ZcsDevice::hasGainMode(const int dir, const size_t ch) const
 {
 	struct zcs_ctl_reply r;
 
-	if (!is_rx0(dir, ch))
+	/* only a mode the board sets: an application that is told there is one sets its own at
+	 * every start (SDR++ turns its AGC off), which without a control channel, or on a board
+	 * that does not set it while streaming, was an error logged each time */
+	if (!is_rx0(dir, ch) || !ctl_state(r) || !(r.caps.settable & ZCS_CTL_GAIN_MODE))
 		return false;
-	if (ctl_state(r))
-		return (r.caps.gain_modes & ~(1u << ZCS_GAIN_MANUAL)) != 0;
-	return true;
+	return (r.caps.gain_modes & ~(1u << ZCS_GAIN_MANUAL)) != 0;
 }
 
 void ZcsDevice::setGainMode(const int dir, const size_t ch, const bool automatic)

@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # SoapySDRUtil finds a zcs stream and probes driver=zcs through the module in the build tree:
-# the label names the sender, the rate and the wire format; the probe shows one RX channel,
+# the label names the sender and its address and no setting (an application finds the device
+# again by it after a retune), the serial the sender and the port, and the frequency, the rate and
+# the wire format are keys of their own; the probe shows one RX channel,
 # the stream formats, the rate from the metadata and the receiver's counters as sensors.
 # Usage: test_util.sh MODULE_DIR ZCS_SEND  (runs in a network namespace: netns-run.sh)
 set -eu
@@ -35,7 +37,11 @@ until SoapySDRUtil --find="driver=zcs" >"$tmp/out" 2>&1 && grep -q 'driver = zcs
 	i=$((i + 1))
 	[ $i -lt 20 ] || fail "--find did not list the stream"
 done
-grep -q 'label = zcs .*(127.0.0.1) 0.000000 MHz 1.25 MS/s p12' "$tmp/out" || fail "--find: label"
+grep -q 'label = zcs .*(127.0.0.1)$' "$tmp/out" || fail "--find: label (sender and address, no setting)"
+grep -q 'serial = 127.0.0.1/5391$' "$tmp/out" || fail "--find: serial"
+for want in 'stream_frequency = 0' 'stream_rate = 1250000' 'wire_format = p12'; do
+	grep -q "$want\$" "$tmp/out" || fail "--find: no '$want'"
+done
 grep -q 'source = 127.0.0.1' "$tmp/out" || fail "--find: source"
 # and with no driver given at all, as applications enumerate
 SoapySDRUtil --find >"$tmp/out" 2>&1 || true
