@@ -17,9 +17,7 @@
 
 #include "rx_embed.h"
 
-extern "C" {
 #include "ctl_client.h"
-}
 
 /* Device arguments, read once from the Kwargs (zcs_soapy_registry.cpp). */
 struct ZcsArgs {

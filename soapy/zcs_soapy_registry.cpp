@@ -20,11 +20,9 @@
 
 #include "zcs_soapy.hpp"
 
-extern "C" {
 #include "dnssd.h"
 #include "text.h"
 #include "wire.h"
-}
 
 /* Streams one find() lists at most. */
 #define FIND_MAX 16

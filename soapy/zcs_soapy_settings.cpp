@@ -11,9 +11,7 @@
 
 #include "zcs_soapy.hpp"
 
-extern "C" {
 #include "wire.h"
-}
 
 ZcsDevice::ZcsDevice(const ZcsArgs &args, struct zcs_rx_embed *rx, const struct zcs_meta &m,
 		     const struct zcs_addr &sender)

@@ -11,9 +11,7 @@
 
 #include "zcs_soapy.hpp"
 
-extern "C" {
 #include "output.h"
-}
 
 /* The longest one readStream waits, whatever timeout it is given. */
 static const long READ_WAIT_US = 1000000;
