@@ -38,6 +38,41 @@ int zcs_auth_init(struct zcs_auth *a, const struct zcs_key *key, uint64_t run_st
 /* Overwrites the key in memory. */
 void zcs_auth_wipe(struct zcs_auth *a);
 
+/* One thread's means to tag: the key, and what the tags of a run share, computed once.
+ *
+ * The tag of XChaCha20-Poly1305 (empty message, the bytes as additional data) is
+ *   subkey = HChaCha20(key, nonce[0, 16))
+ *   otk    = the first 32 bytes of ChaCha20(subkey, 4 zero bytes | nonce[16, 24), block 0)
+ *   tag    = Poly1305(otk, bytes | zeros to a multiple of 16 | le64(len) | le64(0))
+ * and the first 16 bytes of a zcs nonce (salt, stream id, type) do not change within a run, so
+ * the subkey is kept for the prefix it was made for: a datagram pays one ChaCha20 block and
+ * Poly1305 over its bytes.  Poly1305 is OpenSSL's where the build has libcrypto (its ARMv7 code
+ * takes NEON on the board, 2.5x fewer instructions than libsodium's portable C), else
+ * libsodium's; the tag is the same bit for bit (docs/protocol.md, "The tag"; the unit test
+ * checks it against libsodium's AEAD over random keys, nonces and lengths).  A tagger is one
+ * thread's: it holds a cache and, with libcrypto, a MAC context. */
+struct zcs_auth_tagger {
+	uint8_t key[ZCS_KEY_BYTES];
+	uint8_t prefix[16];          /* the nonce prefix subkey was made for */
+	uint8_t subkey[32];
+	bool have_subkey;
+	void *mac;                   /* OpenSSL's EVP_MAC_CTX for Poly1305, or NULL */
+};
+
+/* Copies key.  Returns 0, or -ENOMEM / -EIO (libcrypto's Poly1305 unavailable) with err set. */
+int zcs_auth_tagger_init(struct zcs_auth_tagger *t, const uint8_t key[ZCS_KEY_BYTES], char *err,
+			 size_t errlen);
+/* Overwrites key and subkey, frees the MAC context.  Safe on a zeroed or wiped tagger. */
+void zcs_auth_tagger_wipe(struct zcs_auth_tagger *t);
+/* zcs_auth_tag's tag, through t's cache.  No allocation. */
+void zcs_auth_tagger_tag(struct zcs_auth_tagger *t, const uint8_t nonce[ZCS_AUTH_NONCE_BYTES],
+			 const uint8_t *bytes, size_t len, uint8_t tag[ZCS_AUTH_TAG_BYTES]);
+/* zcs_auth_tag_ok through t's cache: constant time in the comparison. */
+bool zcs_auth_tagger_ok(struct zcs_auth_tagger *t, const uint8_t nonce[ZCS_AUTH_NONCE_BYTES],
+			const uint8_t *bytes, size_t len, const uint8_t tag[ZCS_AUTH_TAG_BYTES]);
+/* Which Poly1305 this build uses: "openssl" or "libsodium". */
+const char *zcs_auth_poly1305_impl(void);
+
 /* Writes to tag the XChaCha20-Poly1305 tag of the empty message with the len bytes at bytes as
  * additional data, under key (ZCS_KEY_BYTES) and nonce.  tag may be the byte right after the
  * range (a datagram's trailer) but must not overlap it.  Reads key, nonce and bytes only, so

@@ -369,25 +369,26 @@ static void make_nonce(uint8_t nonce[ZCS_AUTH_NONCE_BYTES], const uint8_t *dg, s
 }
 
 /* Writes the tag of the keyed datagram of total bytes at dg, all of it in place but the tag. */
-static void seal(const uint8_t *key, uint8_t *dg, size_t total, uint64_t number)
+static void seal(struct zcs_auth_tagger *t, uint8_t *dg, size_t total, uint64_t number)
 {
 	uint8_t nonce[ZCS_AUTH_NONCE_BYTES];
 
 	make_nonce(nonce, dg, total, number);
-	zcs_auth_tag(key, nonce, dg, total - END_TAG, dg + total - END_TAG);
+	zcs_auth_tagger_tag(t, nonce, dg, total - END_TAG, dg + total - END_TAG);
 }
 
-size_t zcs_auth_seal_samples(const struct zcs_auth *a, uint8_t *dg, size_t len)
+size_t zcs_auth_seal_samples(const struct zcs_auth *a, struct zcs_auth_tagger *t, uint8_t *dg,
+			     size_t len)
 {
 	const size_t total = len + ZCS_AUTH_SAMPLE_TRAILER;
 
 	dg[OFF_TYPE] |= ZCS_AUTH_TYPE_BIT;
 	memcpy(dg + total - END_SALT, a->salt, ZCS_AUTH_SALT_BYTES);
-	seal(a->key, dg, total, zcs_get_le64(dg + S_SEQ));
+	seal(t, dg, total, zcs_get_le64(dg + S_SEQ));
 	return total;
 }
 
-size_t zcs_auth_seal_meta(struct zcs_auth *a, uint8_t *dg)
+size_t zcs_auth_seal_meta(struct zcs_auth *a, struct zcs_auth_tagger *t, uint8_t *dg)
 {
 	const size_t total = ZCS_PROTO_META_SIZE + ZCS_AUTH_META_TRAILER;
 	uint8_t *const trailer = dg + ZCS_PROTO_META_SIZE;
@@ -398,7 +399,7 @@ size_t zcs_auth_seal_meta(struct zcs_auth *a, uint8_t *dg)
 	zcs_put_le64(trailer + T_META_SEQ, number);
 	zcs_put_le64(trailer + T_RUN, a->run);
 	memcpy(dg + total - END_SALT, a->salt, ZCS_AUTH_SALT_BYTES);
-	seal(a->key, dg, total, number);
+	seal(t, dg, total, number);
 	return total;
 }
 

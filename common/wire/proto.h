@@ -166,15 +166,17 @@ enum zcs_auth_verdict {
 size_t zcs_auth_trailer_bytes(int base_type);
 
 /* dg holds a complete unkeyed sample datagram of len bytes (header and payload) with room for
- * ZCS_AUTH_SAMPLE_TRAILER more behind it.  Sets the type bit, appends salt and tag.  Returns the
- * keyed datagram's length.  Reads a only, so the source thread may call it while the send
- * thread seals metadata.  No allocation. */
-size_t zcs_auth_seal_samples(const struct zcs_auth *a, uint8_t *dg, size_t len);
+ * ZCS_AUTH_SAMPLE_TRAILER more behind it.  Sets the type bit, appends salt and tag (made with t,
+ * the calling thread's tagger).  Returns the keyed datagram's length.  Reads a only, so the
+ * source thread may call it while the send thread seals metadata with a tagger of its own.
+ * No allocation. */
+size_t zcs_auth_seal_samples(const struct zcs_auth *a, struct zcs_auth_tagger *t, uint8_t *dg,
+			     size_t len);
 
 /* dg holds a complete unkeyed metadata datagram (ZCS_PROTO_META_SIZE bytes) with room for
  * ZCS_AUTH_META_TRAILER more.  Sets the type bit, appends run_start_ns, the next meta_seq, the
- * run, salt and tag.  Returns the keyed datagram's length. */
-size_t zcs_auth_seal_meta(struct zcs_auth *a, uint8_t *dg);
+ * run, salt and tag (made with t).  Returns the keyed datagram's length. */
+size_t zcs_auth_seal_meta(struct zcs_auth *a, struct zcs_auth_tagger *t, uint8_t *dg);
 
 /* Verifies the len bytes at dg under key, looking at nothing else first: the type byte says
  * whether a trailer is there and which; the tag covers every byte before it.  Returns an enum

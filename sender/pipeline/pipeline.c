@@ -72,6 +72,10 @@ int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_con
 	}
 	if (cfg->key) {
 		ret = zcs_auth_init(&p->auth, cfg->key, cfg->run_start_ns, err, errlen);
+		if (ret == 0)
+			ret = zcs_auth_tagger_init(&p->tag_source, cfg->key->bytes, err, errlen);
+		if (ret == 0)
+			ret = zcs_auth_tagger_init(&p->tag_send, cfg->key->bytes, err, errlen);
 		if (ret < 0)
 			goto fail;
 		p->auth.run = cfg->run;
@@ -230,5 +234,7 @@ void zcs_pipeline_destroy(struct zcs_pipeline *p)
 	zcs_train_pool_free(&p->pool);
 	zcs_pipeline_tune_fini(p);
 	zcs_auth_wipe(&p->auth);
+	zcs_auth_tagger_wipe(&p->tag_source);
+	zcs_auth_tagger_wipe(&p->tag_send);
 	free(p);
 }

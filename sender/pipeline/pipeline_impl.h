@@ -102,11 +102,14 @@ struct zcs_pipeline {
 	uint64_t ext_gen;             /* under tune_mu: changes published */
 	uint64_t ext_at;              /* under tune_mu: the index the newest holds from */
 	struct zcs_radio_info ext_info; /* under tune_mu: the newest settings */
-	/* keyed: the source thread seals sample datagrams (reading key and salt only), the send
-	 * thread metadata and the end of stream (it alone writes meta_seq) */
+	/* keyed: the source thread seals sample datagrams (reading auth's salt only), the send
+	 * thread metadata and the end of stream (it alone writes meta_seq); each thread tags with
+	 * a tagger of its own (its cache and MAC context are not shared) */
 	bool keyed;
 	size_t trailer;               /* bytes of a sample datagram's trailer, 0 unkeyed */
 	struct zcs_auth auth;
+	struct zcs_auth_tagger tag_source; /* the source thread's */
+	struct zcs_auth_tagger tag_send;   /* the send thread's */
 };
 
 /* Source-thread side of a retune: called before each pair is packed, at stream index pos.

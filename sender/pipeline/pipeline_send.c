@@ -62,7 +62,7 @@ static void send_meta(struct send_state *s, bool change)
 	snprintf(m.source, sizeof(m.source), "%s", p->cfg.source_name ? p->cfg.source_name : "");
 	len = zcs_proto_write_meta(s->side, &m);
 	if (p->keyed)
-		len = zcs_auth_seal_meta(&p->auth, s->side);
+		len = zcs_auth_seal_meta(&p->auth, &p->tag_send, s->side);
 	if (zcs_sendpath_send_small(p->sp, s->side, len) >= 0)
 		s->metas++;
 	s->next_meta_ns = zcs_mono_ns() + META_INTERVAL_NS;
@@ -80,7 +80,7 @@ static void send_eos(struct send_state *s)
 
 	zcs_proto_write_sample_hdr(s->side, &h);
 	if (p->keyed)
-		len = zcs_auth_seal_samples(&p->auth, s->side, len);
+		len = zcs_auth_seal_samples(&p->auth, &p->tag_send, s->side, len);
 	zcs_sendpath_send_small(p->sp, s->side, len);
 }
 

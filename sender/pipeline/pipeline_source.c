@@ -155,7 +155,7 @@ static size_t finish_dgram(struct src_state *s, struct zcs_train *t, size_t k, s
 	s->sample += samples;
 	/* sealed in place, behind the (possibly compressed) payload: the slot has the room */
 	if (p->keyed)
-		return zcs_auth_seal_samples(&p->auth, dg, ZCS_PROTO_SAMPLE_HDR_SIZE + h.payload_len);
+		return zcs_auth_seal_samples(&p->auth, &p->tag_source, dg, ZCS_PROTO_SAMPLE_HDR_SIZE + h.payload_len);
 	return ZCS_PROTO_SAMPLE_HDR_SIZE + h.payload_len;
 }
 

@@ -32,6 +32,7 @@ struct ctx {
 	struct zcs_kernels k;
 	struct zcs_key key;
 	struct zcs_auth auth;
+	struct zcs_auth_tagger tagger; /* the source thread's, as zcs-send seals */
 	int16_t radio[2 * PAIRS];
 	uint8_t src[PAYLOAD], dgram[DGRAM + ZCS_AUTH_SAMPLE_TRAILER], sealed[DGRAM + ZCS_AUTH_SAMPLE_TRAILER];
 	size_t sealed_len;
@@ -58,7 +59,7 @@ static void run_once(struct ctx *c, enum op op)
 		/* a new sequence number each time, as the sender's datagrams have */
 		c->dgram[8] = (uint8_t)++c->seq;
 		c->dgram[3] = ZCS_DGRAM_SAMPLES;
-		zcs_auth_seal_samples(&c->auth, c->dgram, DGRAM);
+		zcs_auth_seal_samples(&c->auth, &c->tagger, c->dgram, DGRAM);
 		break;
 	case OP_VERIFY:
 		if (zcs_auth_verify(&c->key, c->sealed, c->sealed_len) != ZCS_AUTH_OK)
@@ -108,7 +109,8 @@ static int setup(struct ctx *c)
 		return -1;
 	for (size_t i = 0; i < sizeof(c->key.bytes); i++)
 		c->key.bytes[i] = (uint8_t)(i * 13 + 1);
-	if (zcs_auth_init(&c->auth, &c->key, 1, NULL, 0) < 0)
+	if (zcs_auth_init(&c->auth, &c->key, 1, NULL, 0) < 0 ||
+	    zcs_auth_tagger_init(&c->tagger, c->key.bytes, NULL, 0) < 0)
 		return -1;
 	for (size_t i = 0; i < 2 * PAIRS; i++)
 		c->radio[i] = (int16_t)((int)(i * 2654435761u >> 20) - 2048);
@@ -117,7 +119,7 @@ static int setup(struct ctx *c)
 	zcs_proto_write_sample_hdr(c->dgram, &h);
 	memcpy(c->dgram + ZCS_PROTO_SAMPLE_HDR_SIZE, c->src, PAYLOAD);
 	memcpy(c->sealed, c->dgram, DGRAM);
-	c->sealed_len = zcs_auth_seal_samples(&c->auth, c->sealed, DGRAM);
+	c->sealed_len = zcs_auth_seal_samples(&c->auth, &c->tagger, c->sealed, DGRAM);
 	return 0;
 }
 
@@ -162,5 +164,6 @@ int main(int argc, char **argv)
 		printf("%-32s %12.1f %10.3f %10.2f %14.1f\n", op_text[op], ns[op], ns[op] / DGRAM,
 		       ns[op] / ns[OP_MEMCPY], PAIRS / ns[op] * 1e3);
 	zcs_auth_wipe(&c.auth);
+	zcs_auth_tagger_wipe(&c.tagger);
 	return 0;
 }

@@ -49,6 +49,7 @@ struct fuzz {
 	struct zcs_kernels k;
 	struct zcs_key key;
 	struct zcs_auth auth;
+	struct zcs_auth_tagger tagger;
 	bool keyed;
 	uint64_t now;
 	uint64_t forged;              /* forged datagrams handed in (unkeyed) */
@@ -113,7 +114,7 @@ static void send_meta(uint64_t next_seq)
 	strcpy(m.source, "tone");
 	s->len = zcs_proto_write_meta(s->d, &m);
 	if (F.keyed)
-		s->len = zcs_auth_seal_meta(&F.auth, s->d);
+		s->len = zcs_auth_seal_meta(&F.auth, &F.tagger, s->d);
 	feed(s->d, s->len);
 }
 
@@ -136,7 +137,7 @@ static size_t write_samples(uint8_t *d, uint64_t seq, uint64_t first, uint16_t s
 			value(d + ZCS_PROTO_SAMPLE_HDR_SIZE + (size_t)i * 4, first + i);
 	}
 	if (F.keyed && seal)
-		len = zcs_auth_seal_samples(&F.auth, d, len);
+		len = zcs_auth_seal_samples(&F.auth, &F.tagger, d, len);
 	return len;
 }
 
@@ -198,6 +199,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memset(F.key.bytes, 0x5a, sizeof(F.key.bytes));
 		o.key = &F.key;
 		CHECK(zcs_auth_init(&F.auth, &F.key, 1000, err, sizeof(err)) == 0);
+		CHECK(zcs_auth_tagger_init(&F.tagger, F.key.bytes, err, sizeof(err)) == 0);
 	}
 	zcs_kernels_init(&F.k, ZCS_ISA_SCALAR);
 	CHECK(zcs_outputs_create(&F.out, ZCS_SAMPLE_NATIVE) == 0);
@@ -281,5 +283,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	zcs_rx_close(F.rx);
 	zcs_outputs_destroy(F.out, 0);
 	zcs_auth_wipe(&F.auth);
+	zcs_auth_tagger_wipe(&F.tagger);
 	return 0;
 }

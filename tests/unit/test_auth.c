@@ -4,12 +4,39 @@
  * any changed byte, another key, no trailer or a short datagram is refused; the nonce's inputs
  * (salt, stream, type, number) all matter. */
 #include <check.h>
+#include <stdio.h>
+#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "auth.h"
 #include "bytes.h"
 #include "proto.h"
+
+/* Seals through a tagger of the call's own, as a thread of the sender would with its own. */
+static size_t seal_samples(const struct zcs_auth *a, uint8_t *buf, size_t len)
+{
+	struct zcs_auth_tagger t;
+	size_t n;
+
+	if (zcs_auth_tagger_init(&t, a->key, NULL, 0) != 0)
+		abort();
+	n = zcs_auth_seal_samples(a, &t, buf, len);
+	zcs_auth_tagger_wipe(&t);
+	return n;
+}
+
+static size_t seal_meta(struct zcs_auth *a, uint8_t *buf)
+{
+	struct zcs_auth_tagger t;
+	size_t n;
+
+	if (zcs_auth_tagger_init(&t, a->key, NULL, 0) != 0)
+		abort();
+	n = zcs_auth_seal_meta(a, &t, buf);
+	zcs_auth_tagger_wipe(&t);
+	return n;
+}
 
 static void key_of(struct zcs_key *k, uint8_t v)
 {
@@ -28,7 +55,7 @@ static size_t sealed_samples(const struct zcs_auth *a, uint8_t *buf, uint64_t se
 	zcs_proto_write_sample_hdr(buf, &h);
 	for (size_t i = 0; i < (size_t)n * 3; i++)
 		buf[ZCS_PROTO_SAMPLE_HDR_SIZE + i] = (uint8_t)(i * 7 + seq);
-	return zcs_auth_seal_samples(a, buf, ZCS_PROTO_SAMPLE_HDR_SIZE + (size_t)n * 3);
+	return seal_samples(a, buf, ZCS_PROTO_SAMPLE_HDR_SIZE + (size_t)n * 3);
 }
 
 START_TEST(test_samples_round_trip)
@@ -119,7 +146,7 @@ START_TEST(test_meta_round_trip)
 	a.run = 0x0102030405060708ULL;
 	strcpy(m.sender, "pluto");
 	zcs_proto_write_meta(buf, &m);
-	len = zcs_auth_seal_meta(&a, buf);
+	len = seal_meta(&a, buf);
 	ck_assert_uint_eq(len, sizeof(buf));
 	ck_assert_int_eq(zcs_auth_verify(&k, buf, len), ZCS_AUTH_OK);
 	ck_assert_int_eq(zcs_proto_parse(buf, len, &dg), 0);
@@ -132,7 +159,7 @@ START_TEST(test_meta_round_trip)
 	memcpy(first, buf, sizeof(buf));
 	/* the next one has the next number, hence another nonce and tag */
 	zcs_proto_write_meta(buf, &m);
-	ck_assert_uint_eq(zcs_auth_seal_meta(&a, buf), len);
+	ck_assert_uint_eq(seal_meta(&a, buf), len);
 	ck_assert_int_eq(zcs_proto_parse(buf, len, &dg), 0);
 	ck_assert_uint_eq(dg.meta_seq, 1);
 	ck_assert_mem_ne(buf + len - 16, first + len - 16, 16);
@@ -199,7 +226,7 @@ START_TEST(test_golden_vector)
 	memcpy(a.salt, "ZCS-salt", sizeof(a.salt));
 	memcpy(buf, want, 38);
 	buf[3] = 0; /* the unkeyed datagram */
-	ck_assert_uint_eq(zcs_auth_seal_samples(&a, buf, 38), sizeof(want));
+	ck_assert_uint_eq(seal_samples(&a, buf, 38), sizeof(want));
 	ck_assert_mem_eq(buf, want, sizeof(want));
 	ck_assert_int_eq(zcs_auth_verify(&k, want, sizeof(want)), ZCS_AUTH_OK);
 }
@@ -235,7 +262,7 @@ START_TEST(test_meta_golden_vector)
 	strcpy(m.version, "1");
 	strcpy(m.source, "tone");
 	zcs_proto_write_meta(buf, &m);
-	ck_assert_uint_eq(zcs_auth_seal_meta(&a, buf), sizeof(buf));
+	ck_assert_uint_eq(seal_meta(&a, buf), sizeof(buf));
 	ck_assert_uint_eq(buf[3], ZCS_AUTH_TYPE_BIT | ZCS_DGRAM_META);
 	ck_assert_mem_eq(buf + ZCS_PROTO_META_SIZE, want_trailer, sizeof(want_trailer));
 	ck_assert_uint_eq(a.meta_seq, 8);
@@ -312,13 +339,55 @@ START_TEST(test_golden_meta_vector)
 	strcpy(m.version, "0.1.0");
 	strcpy(m.source, "iio");
 	zcs_proto_write_meta(buf, &m);
-	ck_assert_uint_eq(zcs_auth_seal_meta(&a, buf), sizeof(want));
+	ck_assert_uint_eq(seal_meta(&a, buf), sizeof(want));
 	ck_assert_mem_eq(buf, want, sizeof(want));
 	ck_assert_int_eq(zcs_auth_verify(&k, want, sizeof(want)), ZCS_AUTH_OK);
 	ck_assert_int_eq(zcs_proto_parse(want, sizeof(want), &dg), 0);
 	ck_assert_uint_eq(dg.run, 7);
 	ck_assert_uint_eq(dg.run_start_ns, 12000000000ULL);
 	ck_assert_uint_eq(dg.meta_seq, 0);
+}
+END_TEST
+
+/* The tagger (a cached HChaCha20 subkey, one ChaCha20 block, Poly1305 from OpenSSL or libsodium)
+ * against libsodium's XChaCha20-Poly1305 itself: random keys, nonces and lengths from 0 to past a
+ * jumbo datagram, one tagger reused across keys' nonce prefixes as a thread reuses its own (the
+ * prefix changes every few tags, so both the cache's hit and its refill are taken), and every
+ * tag it accepts is exactly libsodium's. */
+START_TEST(test_tagger_is_the_aead)
+{
+	enum { ROUNDS = 6000, MAXLEN = 9100 };
+	static uint8_t bytes[MAXLEN];
+	uint8_t key[ZCS_KEY_BYTES], nonce[ZCS_AUTH_NONCE_BYTES], want[16], got[16];
+	struct zcs_auth_tagger t;
+
+	randombytes_buf(key, sizeof(key));
+	ck_assert_int_eq(zcs_auth_tagger_init(&t, key, NULL, 0), 0);
+	randombytes_buf(nonce, sizeof(nonce));
+	for (int r = 0; r < ROUNDS; r++) {
+		/* lengths around every multiple of 16 often, any length otherwise */
+		const size_t len = r % 3 ? randombytes_uniform(MAXLEN) : (size_t)(r % 97) * 16 + (size_t)(r % 5);
+
+		if (r % 7 == 0)
+			randombytes_buf(nonce, 16);           /* a new run: new prefix */
+		randombytes_buf(nonce + 16, 8);               /* a new datagram number */
+		randombytes_buf(bytes, len);
+		zcs_auth_tag(key, nonce, bytes, len, want);
+		zcs_auth_tagger_tag(&t, nonce, bytes, len, got);
+		ck_assert_mem_eq(got, want, sizeof(want));
+		ck_assert(zcs_auth_tagger_ok(&t, nonce, bytes, len, want));
+		want[r % 16] ^= (uint8_t)(1u << (r % 8));
+		ck_assert(!zcs_auth_tagger_ok(&t, nonce, bytes, len, want));
+	}
+	zcs_auth_tagger_wipe(&t);
+	/* another key in the same tagger struct: nothing of the first is left to reuse */
+	randombytes_buf(key, sizeof(key));
+	ck_assert_int_eq(zcs_auth_tagger_init(&t, key, NULL, 0), 0);
+	zcs_auth_tag(key, nonce, bytes, 100, want);
+	zcs_auth_tagger_tag(&t, nonce, bytes, 100, got);
+	ck_assert_mem_eq(got, want, sizeof(want));
+	zcs_auth_tagger_wipe(&t);
+	printf("note tagger: Poly1305 from %s\n", zcs_auth_poly1305_impl());
 }
 END_TEST
 
@@ -335,6 +404,7 @@ static Suite *auth_suite(void)
 	tcase_add_test(tc, test_meta_golden_vector);
 	tcase_add_test(tc, test_tag_of_bytes);
 	tcase_add_test(tc, test_golden_meta_vector);
+	tcase_add_test(tc, test_tagger_is_the_aead);
 	suite_add_tcase(s, tc);
 	return s;
 }

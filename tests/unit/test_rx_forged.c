@@ -33,6 +33,7 @@ struct fix {
 	bool keyed;
 	struct zcs_key key;
 	struct zcs_auth auth;
+	struct zcs_auth_tagger tagger;
 	uint64_t t0;                  /* monotonic time of datagram 0 */
 	uint64_t base;                /* the first sample number the stream sends */
 	/* what the output held, checked as it was read */
@@ -67,6 +68,7 @@ static void open_fix(bool keyed)
 		memset(F.key.bytes, 0x22, sizeof(F.key.bytes));
 		o.key = &F.key;
 		ck_assert_msg(zcs_auth_init(&F.auth, &F.key, 1000, err, sizeof(err)) == 0, "%s", err);
+		ck_assert_msg(zcs_auth_tagger_init(&F.tagger, F.key.bytes, err, sizeof(err)) == 0, "%s", err);
 	}
 	zcs_kernels_init(&F.k, ZCS_ISA_SCALAR);
 	ck_assert_int_eq(zcs_outputs_create(&F.out, ZCS_SAMPLE_NATIVE), 0);
@@ -82,6 +84,8 @@ static void close_fix(void)
 	zcs_reader_detach(F.rd);
 	zcs_rx_close(F.rx);
 	zcs_outputs_destroy(F.out, 0);
+	zcs_auth_wipe(&F.auth);
+	zcs_auth_tagger_wipe(&F.tagger);
 }
 
 static uint64_t at(uint64_t seq)
@@ -109,7 +113,7 @@ static void meta(uint64_t seq, uint64_t now)
 	strcpy(m.source, "tone");
 	len = zcs_proto_write_meta(buf, &m);
 	if (F.keyed)
-		len = zcs_auth_seal_meta(&F.auth, buf);
+		len = zcs_auth_seal_meta(&F.auth, &F.tagger, buf);
 	put(buf, len, now);
 }
 
@@ -127,7 +131,7 @@ static size_t write_dgram(uint8_t *buf, uint64_t seq, uint64_t first, uint16_t s
 	for (uint16_t i = 0; i < samples; i++)
 		pattern(buf + ZCS_PROTO_SAMPLE_HDR_SIZE + (size_t)i * 4, first + i);
 	if (F.keyed)
-		len = zcs_auth_seal_samples(&F.auth, buf, len);
+		len = zcs_auth_seal_samples(&F.auth, &F.tagger, buf, len);
 	return len;
 }
 
