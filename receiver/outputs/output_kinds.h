@@ -199,7 +199,15 @@ void zcs_out_wake(struct zcs_sink *s);
 void *zcs_out_sink_main(void *arg);
 void *zcs_out_accept_main(void *arg);
 
-/* --- framework services for the kinds (outputs.c, out_writer.c) --- */
+/* --- framework services for the kinds (outputs.c, out_writer.c) ---
+ *
+ * Why outputs.c, out_feed.c and out_writer.c call each other (a circle of files, on purpose):
+ * they are one object, the output set, split by thread.  outputs.c (the set's life: create, add,
+ * start, destroy) starts the writer and accept threads of out_writer.c and flushes through
+ * out_feed.c (the receive thread's side: queue a block, wake its writer); a writer thread, in
+ * turn, must report its consumer's failure to the set (zcs_out_fail) and ask whether the set is
+ * being destroyed (zcs_out_stopping).  Cutting the circle would mean a callback table for two
+ * calls that can only ever go to the one set. */
 
 /* A consumer came: the receive thread queues to s from now on. */
 void zcs_out_attach(struct zcs_sink *s, int fd, bool is_socket);
