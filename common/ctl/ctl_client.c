@@ -169,7 +169,7 @@ unsigned zcs_ctl_client_backoff_ms(unsigned attempt)
 	/* a random quarter either way, so clients the same flood closed do not come back in step */
 	if (sodium_init() < 0)
 		return base;
-	return base - base / 4 + randombytes_uniform(base / 2 + 1);
+	return base - base / 4 + randombytes_uniform(2 * (base / 4) + 1);
 }
 
 /* Waits the pause before attempt + 1: false (and nothing waited) when it would pass deadline
