@@ -35,8 +35,11 @@ fakeboard_wait_ctl 5392 "$FB_TMP/get.json"
 
 # the environment an application started from a desktop has: HOME, no ZCS_KEY (meson's test
 # set-up sets ZCS_KEY=none for every other test), no XDG_CONFIG_HOME
-app_env=(env -u ZCS_KEY -u XDG_CONFIG_HOME HOME="$HOME_DIR" SOAPY_SDR_PLUGIN_PATH="$MODULE")
-# a sanitized module in python3, which is not: its runtime preloaded (tests/soapy/meson.build)
+# (our_env for zcs-ctl and zcs-recv, app_env for python3 and the module)
+our_env=(env -u ZCS_KEY -u XDG_CONFIG_HOME HOME="$HOME_DIR")
+app_env=("${our_env[@]}" SOAPY_SDR_PLUGIN_PATH="$MODULE")
+# a sanitized module in python3, which is not: its runtime preloaded (tests/soapy/meson.build);
+# never into our own sanitized programs, which carry their own runtime (two clash)
 [ -n "${ZCS_SOAPY_PRELOAD:-}" ] && app_env+=(LD_PRELOAD="$ZCS_SOAPY_PRELOAD" ASAN_OPTIONS=detect_leaks=0)
 sdrpp() { # OUT WAIT
 	"${app_env[@]}" /usr/bin/python3 "$(dirname "$0")/soapy_sdrpp.py" $FREQ "$2" \
@@ -72,25 +75,25 @@ esac
 echo "ok: keyed: label and serial $before"
 
 # 3. zcs-ctl and zcs-recv, no --key
-"${app_env[@]}" "$ZCS_CTL" --json 127.0.0.1:5392 get > "$FB_TMP/ctl.json" 2> "$FB_TMP/ctl.log" ||
+"${our_env[@]}" "$ZCS_CTL" --json 127.0.0.1:5392 get > "$FB_TMP/ctl.json" 2> "$FB_TMP/ctl.log" ||
 	fb_die "zcs-ctl get with the default key: $(cat "$FB_TMP/ctl.log")"
 fakeboard_expect "$(fakeboard_json "$FB_TMP/ctl.json" settings.freq)" $FREQ "zcs-ctl get (default key): freq"
 # the stream goes to 5391, where zcs-recv listens by default: keyed by the default key
-"${app_env[@]}" "$ZCS_RECV" -n 200000 --exit-on-eos --interval 0 > /dev/null 2> "$FB_TMP/recv.log" ||
+"${our_env[@]}" "$ZCS_RECV" -n 200000 --exit-on-eos --interval 0 > /dev/null 2> "$FB_TMP/recv.log" ||
 	fb_die "zcs-recv with the default key: $(tail -5 "$FB_TMP/recv.log")"
 grep -q "zcs-recv: keyed: only datagrams authenticated with $HOME_DIR/.config/zcs/key are accepted (the default key" \
 	"$FB_TMP/recv.log" || fb_die "zcs-recv: the start message does not say the default key"
 grep -q '200000 samples' "$FB_TMP/recv.log" || fb_die "zcs-recv (default key): $(tail -3 "$FB_TMP/recv.log")"
-"${app_env[@]}" "$ZCS_RECV" --no-key -n 200000 --exit-on-eos --interval 0 > /dev/null 2> "$FB_TMP/recv-nokey.log" ||
+"${our_env[@]}" "$ZCS_RECV" --no-key -n 200000 --exit-on-eos --interval 0 > /dev/null 2> "$FB_TMP/recv-nokey.log" ||
 	fb_die "zcs-recv --no-key: $(tail -5 "$FB_TMP/recv-nokey.log")"
 grep -q 'keyed:' "$FB_TMP/recv-nokey.log" && fb_die "zcs-recv --no-key: keyed"
 echo "ok: zcs-ctl and zcs-recv with the default key, zcs-recv --no-key without"
 # a default key that others may read is refused by each, naming it
 chmod 644 "$HOME_DIR/.config/zcs/key"
-"${app_env[@]}" "$ZCS_CTL" 127.0.0.1:5392 get > /dev/null 2> "$FB_TMP/ctl-mode.log" && fb_die "zcs-ctl took a key of mode 644"
+"${our_env[@]}" "$ZCS_CTL" 127.0.0.1:5392 get > /dev/null 2> "$FB_TMP/ctl-mode.log" && fb_die "zcs-ctl took a key of mode 644"
 grep -q 'default key: key file .* is accessible by group or others' "$FB_TMP/ctl-mode.log" ||
 	fb_die "zcs-ctl: $(cat "$FB_TMP/ctl-mode.log")"
-"${app_env[@]}" "$ZCS_RECV" -n 1 > /dev/null 2> "$FB_TMP/recv-mode.log" && fb_die "zcs-recv took a key of mode 644"
+"${our_env[@]}" "$ZCS_RECV" -n 1 > /dev/null 2> "$FB_TMP/recv-mode.log" && fb_die "zcs-recv took a key of mode 644"
 grep -q 'zcs-recv: default key: key file .* is accessible by group or others.*--no-key for none' \
 	"$FB_TMP/recv-mode.log" || fb_die "zcs-recv: $(cat "$FB_TMP/recv-mode.log")"
 "${app_env[@]}" /usr/bin/python3 -c 'import SoapySDR; SoapySDR.Device("driver=zcs,timeout=5000")' \
