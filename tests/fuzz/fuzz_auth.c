@@ -14,6 +14,8 @@
 #include "bytes.h"
 #include "proto.h"
 
+#include "../support/sealing.h"
+
 #define FUZZ_CHECK(cond)                                                                      \
 	do {                                                                                  \
 		if (!(cond)) {                                                                \
@@ -27,31 +29,6 @@
 #define BUF_BYTES (ZCS_PROTO_SAMPLE_HDR_SIZE + MAX_PAIRS * 3 + ZCS_AUTH_MAX_TRAILER + 1)
 /* Modified copies tried per sealed datagram: each is one verification. */
 #define FLIPS 8
-
-/* Seals through a tagger of the call's own, as a thread of the sender would with its own. */
-static size_t seal_samples(const struct zcs_auth *a, uint8_t *buf, size_t len)
-{
-	struct zcs_auth_tagger t;
-	size_t n;
-
-	if (zcs_auth_tagger_init(&t, a->key, NULL, 0) != 0)
-		abort();
-	n = zcs_auth_seal_samples(a, &t, buf, len);
-	zcs_auth_tagger_wipe(&t);
-	return n;
-}
-
-static size_t seal_meta(struct zcs_auth *a, uint8_t *buf)
-{
-	struct zcs_auth_tagger t;
-	size_t n;
-
-	if (zcs_auth_tagger_init(&t, a->key, NULL, 0) != 0)
-		abort();
-	n = zcs_auth_seal_meta(a, &t, buf);
-	zcs_auth_tagger_wipe(&t);
-	return n;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

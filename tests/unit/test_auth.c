@@ -13,30 +13,7 @@
 #include "bytes.h"
 #include "proto.h"
 
-/* Seals through a tagger of the call's own, as a thread of the sender would with its own. */
-static size_t seal_samples(const struct zcs_auth *a, uint8_t *buf, size_t len)
-{
-	struct zcs_auth_tagger t;
-	size_t n;
-
-	if (zcs_auth_tagger_init(&t, a->key, NULL, 0) != 0)
-		abort();
-	n = zcs_auth_seal_samples(a, &t, buf, len);
-	zcs_auth_tagger_wipe(&t);
-	return n;
-}
-
-static size_t seal_meta(struct zcs_auth *a, uint8_t *buf)
-{
-	struct zcs_auth_tagger t;
-	size_t n;
-
-	if (zcs_auth_tagger_init(&t, a->key, NULL, 0) != 0)
-		abort();
-	n = zcs_auth_seal_meta(a, &t, buf);
-	zcs_auth_tagger_wipe(&t);
-	return n;
-}
+#include "../support/sealing.h"
 
 static void key_of(struct zcs_key *k, uint8_t v)
 {
