@@ -232,9 +232,8 @@ static int parse_one(struct zcs_recv_opts *o, int c, const char *arg, bool *eos_
 	case OPT_STREAM:
 		return stream_id(arg, &o->rx, err, errlen);
 	case OPT_WINDOW:
-		/* the reorder history must reach twice as far as the window, and then some */
 		v = o->rx.window;
-		ret = number(c, arg, 1, ZCS_REORDER_HISTORY / 4, "datagrams", &v, err, errlen);
+		ret = number(c, arg, 1, ZCS_RX_WINDOW_LIMIT, "datagrams", &v, err, errlen);
 		o->rx.window = (size_t)v;
 		return ret;
 	case OPT_GAP:

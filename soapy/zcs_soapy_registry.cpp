@@ -41,7 +41,8 @@ static unsigned long parse_num(const std::string &key, const std::string &v, uns
 	errno = 0;
 	n = strtoul(v.c_str(), &end, 0);
 	if (v.empty() || errno || *end || n > max)
-		throw std::runtime_error("zcs: bad " + key + "=" + v);
+		throw std::runtime_error("zcs: bad " + key + "=" + v + " (a number, at most " +
+					 std::to_string(max) + ")");
 	return n;
 }
 
@@ -67,7 +68,7 @@ ZcsArgs zcs_soapy_args(const SoapySDR::Kwargs &args)
 		a.stream_id = (uint32_t)parse_num("stream", get("stream"), 0xffffffffUL);
 	}
 	if (!get("window").empty())
-		a.window = parse_num("window", get("window"), 65536);
+		a.window = parse_num("window", get("window"), ZCS_RX_EMBED_WINDOW_LIMIT);
 	if (!get("from_start").empty())
 		a.from_start = parse_num("from_start", get("from_start"), 1) == 1;
 	if (!get("strict").empty())

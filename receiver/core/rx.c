@@ -63,6 +63,12 @@ int zcs_rx_open(struct zcs_rx **rxp, const struct zcs_rx_opts *opt, struct zcs_o
 	nopt.rcvbuf = opt->rcvbuf;
 	nopt.rxq_ovfl = true;
 
+	_Static_assert(ZCS_RX_WINDOW_LIMIT <= ZCS_REORDER_HISTORY / 4, "window beyond the history");
+	if (opt->window > ZCS_RX_WINDOW_LIMIT) {
+		ret = zcs_err(err, errlen, -EINVAL, "reorder window %zu datagrams: at most %d",
+			      opt->window, ZCS_RX_WINDOW_LIMIT);
+		goto out;
+	}
 	/* the window's capacity is fixed now; the window in use is sized per stream */
 	capacity = opt->window > ZCS_RX_MAX_WINDOW ? opt->window : ZCS_RX_MAX_WINDOW;
 	ret = zcs_reorder_init(&rx->ro, capacity, 0);

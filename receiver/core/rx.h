@@ -61,6 +61,9 @@ struct zcs_rx_opts {
 #define ZCS_RX_DEFAULT_MAX_DGRAM 9216   /* a jumbo frame's payload */
 #define ZCS_RX_DEFAULT_BATCH 64
 #define ZCS_RX_MAX_WINDOW 1024          /* default cap of the automatic window, and its capacity */
+/* The largest window a caller may ask for: the reorder history must reach twice as far as the
+ * window, and then some (ZCS_REORDER_HISTORY / 4). */
+#define ZCS_RX_WINDOW_LIMIT 16384
 /* Samples reach the outputs' writers at most this long after they were received: blocks are
  * handed on in bursts (one writer wake-up per burst, not one per block), and a partial block
  * waits this long for more samples when the socket runs dry.  Meanwhile a flowing stream is

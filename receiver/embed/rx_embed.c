@@ -109,6 +109,7 @@ int zcs_rx_embed_open(struct zcs_rx_embed **ep, const struct zcs_rx_embed_opts *
 	e->ropt.source = o->source;
 	e->ropt.have_stream = o->have_stream;
 	e->ropt.stream_id = o->stream_id;
+	_Static_assert(ZCS_RX_EMBED_WINDOW_LIMIT == ZCS_RX_WINDOW_LIMIT, "one window limit");
 	e->ropt.window = o->window;
 	e->ropt.rcvbuf = ZCS_RX_DEFAULT_RCVBUF;
 	/* the wire's bytes, converted when read: a change of the reader's type (setupStream's

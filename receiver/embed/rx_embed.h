@@ -42,13 +42,17 @@ int zcs_rx_find(const char *listen, const char *iface, const char *source, bool 
 
 /* --- receiving (rx_embed.c) --- */
 
+/* The largest reorder window an embedder may ask for (zcs-recv --window's limit). */
+#define ZCS_RX_EMBED_WINDOW_LIMIT 16384
+
 struct zcs_rx_embed_opts {
 	const char *listen;       /* as zcs-recv's positional argument; NULL: every address */
 	const char *iface;
 	const char *source;       /* --source */
 	bool have_stream;         /* --stream */
 	uint32_t stream_id;
-	size_t window;            /* --window datagrams, 0: sized from the rate */
+	size_t window;            /* --window datagrams, 0: sized from the rate; at most
+	                           * ZCS_RX_EMBED_WINDOW_LIMIT */
 	const char *key_file;     /* --key: datagrams verified with it; NULL: unkeyed */
 	enum zcs_sample_type type;  /* what reads convert to (zcs_rx_embed_set_type changes it) */
 	bool attached;            /* activated from the open on, before the first datagram is read */

@@ -4,7 +4,8 @@
 # the label names the sender and its address and no setting (an application finds the device
 # again by it after a retune), the serial the sender and the port, and the frequency, the rate and
 # the wire format are keys of their own; the probe shows one RX channel,
-# the stream formats, the rate from the metadata and the receiver's counters as sensors.
+# the stream formats, the rate from the metadata and the receiver's counters as sensors; a
+# reorder window beyond the core's limit is refused by name.
 # Usage: test_util.sh MODULE_DIR ZCS_SEND  (runs in a network namespace: netns-run.sh)
 set -eu
 MODULE=$1 SEND=$2
@@ -57,4 +58,10 @@ done
 SoapySDRUtil --probe="driver=zcs,addr=127.0.0.1:22199,timeout=500" >"$tmp/out" 2>&1 &&
 	fail "--probe of a silent port succeeded"
 grep -q 'no stream arriving on 127.0.0.1:22199' "$tmp/out" || fail "silent port: message"
+# a window beyond the receive core's limit is refused by name, with the limit (it was accepted up
+# to 65536 and then failed inside the core with no word of the window)
+SoapySDRUtil --probe="driver=zcs,window=16385" >"$tmp/out" 2>&1 &&
+	fail "--probe with window=16385 succeeded"
+grep -q 'bad window=16385 (a number, at most 16384)' "$tmp/out" || fail "window=16385: message"
+SoapySDRUtil --probe="driver=zcs,window=16384" >"$tmp/out" 2>&1 || fail "--probe with window=16384 failed"
 echo "soapy util: ok"

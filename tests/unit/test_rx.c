@@ -8,6 +8,7 @@
  * eos_after_held). */
 #include <arpa/inet.h>
 #include <check.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -269,6 +270,32 @@ START_TEST(test_window_rounded)
 }
 END_TEST
 
+/* The largest window a caller may ask for opens; one more is refused with the limit named (the
+ * SoapySDR module once passed windows up to 65536, which failed in the reorder init with no
+ * word of the window). */
+START_TEST(test_window_limit)
+{
+	struct zcs_rx_opts o = {
+		.listen = "127.0.0.1:39391", .rcvbuf = 1 << 20, .max_dgram = ZCS_RX_DEFAULT_MAX_DGRAM,
+		.batch = ZCS_RX_DEFAULT_BATCH, .type = ZCS_SAMPLE_CS16,
+	};
+	struct zcs_outputs *out;
+	struct zcs_kernels k;
+	struct zcs_rx *rx = NULL;
+	char err[256] = "";
+
+	ck_assert_int_eq(zcs_kernels_init(&k, ZCS_ISA_SCALAR), 0);
+	ck_assert_int_eq(zcs_outputs_create(&out, ZCS_SAMPLE_CS16), 0);
+	o.window = ZCS_RX_WINDOW_LIMIT + 1;
+	ck_assert_int_eq(zcs_rx_open(&rx, &o, out, &k, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "at most 16384") != NULL, "%s", err);
+	o.window = ZCS_RX_WINDOW_LIMIT;
+	ck_assert_msg(zcs_rx_open(&rx, &o, out, &k, err, sizeof(err)) == 0, "%s", err);
+	zcs_rx_close(rx);
+	zcs_outputs_destroy(out, 0);
+}
+END_TEST
+
 START_TEST(test_recv_no_cctx)
 {
 	struct rig r;
@@ -341,6 +368,7 @@ static Suite *rx_suite(void)
 	tcase_add_test(tc, test_window_rounded);
 	tcase_add_test(tc, test_recv_no_cctx);
 	tcase_add_test(tc, test_eos_after_held);
+	tcase_add_test(tc, test_window_limit);
 	suite_add_tcase(s, tc);
 	return s;
 }
