@@ -25,6 +25,8 @@ struct iio_src {
 	struct iio_channel *phy_in0;    /* ad9361-phy input voltage0: the shared rate lives here */
 	struct iio_channel *lo;         /* ad9361-phy altvoltage0 (RX_LO) */
 	struct iio_channel *lpc_rate;   /* cf-ad9361-lpc voltage0, when it has sampling_frequency */
+	bool lpc_dec8;                  /* ... and offers rate/8 (the Pluto's FPGA decimator): the
+					 * rate delivered is then this one, not ad9361-phy's */
 	struct iio_buffer *buf;
 	size_t buf_pairs;
 	const int16_t *next;            /* first pair not yet handed out */
@@ -44,6 +46,15 @@ struct iio_src {
 /* Finds receiver ch's I/Q pair (voltage2ch, voltage2ch+1) on cf-ad9361-lpc; with enable, makes
  * it the only pair enabled (for the next buffer).  Returns 0 or -errno with err set. */
 int zcs_iio_rx_channels(struct iio_src *p, int ch, bool enable, char *err, size_t errlen);
+
+/* What this board and build can do for rates (enum zcs_iio_rate_caps, iio_rate.h). */
+unsigned int zcs_iio_rate_caps(const struct iio_src *p);
+
+/* Makes the capture core deliver rate, as iio_rate.h plans it: the AD9361's rate written, or set
+ * by libad9361's ad9361_set_bb_rate with its FIR, then cf-ad9361-lpc's decimation (/1 or /8).
+ * Returns 0, or -errno with err set: -ERANGE (nothing written) for a rate this board cannot
+ * make, naming the rates it can; the radio's refusal otherwise. */
+int zcs_iio_set_rate(struct iio_src *p, uint64_t rate, char *err, size_t errlen);
 
 /* After a rate change (the control channel's, deferred: it holds from the rebuilt buffer; or
  * another program's): asks the source thread for a buffer of the new rate's block when the

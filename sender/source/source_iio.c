@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "err.h"
+#include "iio_rate.h"
 #include "iio_src.h"
 #include "proto.h"
 #include "source.h"
@@ -154,6 +155,18 @@ int zcs_iio_rx_channels(struct iio_src *p, int ch, bool enable, char *err, size_
 	return 0;
 }
 
+/* The Pluto's capture core lists its rates as "BASE BASE/8 " (the FPGA's decimator); a core
+ * without one has no such attribute. */
+static bool lpc_has_dec8(const struct iio_channel *c)
+{
+	unsigned long long a, b;
+	char buf[128];
+
+	if (!c || iio_channel_attr_read(c, "sampling_frequency_available", buf, sizeof(buf)) <= 0)
+		return false;
+	return sscanf(buf, "%llu %llu", &a, &b) == 2 && b > 0 && (a + b / 2) / b == ZCS_LPC_DECIMATION;
+}
+
 /* Enables exactly the I/Q pair of receiver ch on cf-ad9361-lpc, and finds its ad9361-phy input. */
 static int pick_channels(struct iio_src *p, int ch, char *err, size_t errlen)
 {
@@ -172,6 +185,7 @@ static int pick_channels(struct iio_src *p, int ch, char *err, size_t errlen)
 	p->lpc_rate = iio_device_find_channel(p->rx, "voltage0", false);
 	if (p->lpc_rate && !iio_channel_find_attr(p->lpc_rate, "sampling_frequency"))
 		p->lpc_rate = NULL;
+	p->lpc_dec8 = lpc_has_dec8(p->lpc_rate);
 	return 0;
 }
 
@@ -193,21 +207,8 @@ static int apply_settings(struct iio_src *p, const struct zcs_source_config *cfg
 {
 	int ret = 0;
 
-	if (cfg->rate) {
-		ret = set_ll(p->phy_in0, "sampling_frequency", (long long)cfg->rate,
-			     "sampling_frequency", err, errlen);
-		if (ret < 0) {
-			/* The AD9361 refuses rates under ~2.08 MS/s unless a FIR is loaded. */
-			size_t l = strlen(err);
-
-			snprintf(err + l, errlen - l, " (below 2.08 MS/s the AD9361 needs a FIR)");
-			return ret;
-		}
-		/* Read-only on the real core; written where it is not, errors ignored. */
-		if (p->lpc_rate)
-			(void)iio_channel_attr_write_longlong(p->lpc_rate, "sampling_frequency",
-							      (long long)cfg->rate);
-	}
+	if (cfg->rate && (ret = zcs_iio_set_rate(p, cfg->rate, err, errlen)) < 0)
+		return ret;
 	if (cfg->bw && (ret = set_ll(p->phy_in, "rf_bandwidth", (long long)cfg->bw,
 				     "rf_bandwidth", err, errlen)) < 0)
 		return ret;
@@ -245,7 +246,9 @@ int zcs_iio_read_info(const struct iio_src *p, uint8_t channel, struct zcs_radio
 	memset(info, 0, sizeof(*info));
 	info->channel = channel;
 	info->gain_mode = ZCS_GAIN_UNKNOWN;
-	if (iio_channel_attr_read_longlong(p->phy_in0, "sampling_frequency", &v) < 0 || v <= 0)
+	/* the rate delivered: after the capture core's decimator where it has one */
+	if (iio_channel_attr_read_longlong(p->lpc_dec8 ? p->lpc_rate : p->phy_in0,
+					   "sampling_frequency", &v) < 0 || v <= 0)
 		return -EIO;
 	info->sample_rate = (uint64_t)v;
 	if (p->lo && iio_channel_attr_read_longlong(p->lo, "frequency", &v) == 0 && v > 0)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* The radio's settings from the control channel: ranges read from ad9361-phy's *_available
- * attributes, every field checked before any is written, written in one order (rate, bandwidth,
- * LO, gain mode, gain), and everything read back: the answer is what the radio took. */
+ * attributes (the rate's from iio_rate.h: the FIR and the decimator reach below the AD9361's own),
+ * every field checked before any is written, written in one order (rate, bandwidth, LO, gain
+ * mode, gain), and everything read back: the answer is what the radio took. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,7 +10,12 @@
 #include <string.h>
 
 #include "err.h"
+#include "iio_rate.h"
 #include "iio_src.h"
+#include "zcs_config.h"
+#if ZCS_HAVE_AD9361
+#include <ad9361.h>
+#endif
 #include "proto.h"
 #include "wire.h"
 
@@ -35,6 +41,63 @@ static void range_u64(const struct iio_channel *c, const char *attr, uint64_t *l
 	}
 }
 
+unsigned int zcs_iio_rate_caps(const struct iio_src *p)
+{
+	return (ZCS_HAVE_AD9361 ? ZCS_RATE_CAN_FIR : 0u) | (p->lpc_dec8 ? ZCS_RATE_CAN_DEC8 : 0u);
+}
+
+/* Whether the AD9361's FIR is on now (ours from an earlier low rate, or another program's). */
+static bool fir_is_on(struct iio_src *p)
+{
+	int on = 0;
+
+#if ZCS_HAVE_AD9361
+	if (ad9361_get_trx_fir_enable(p->phy, &on) < 0)
+		on = 0;
+#else
+	(void)p;
+#endif
+	return on != 0;
+}
+
+int zcs_iio_set_rate(struct iio_src *p, uint64_t rate, char *err, size_t errlen)
+{
+	struct zcs_iio_rate_plan plan;
+	int ret = zcs_iio_rate_plan(rate, zcs_iio_rate_caps(p), fir_is_on(p), &plan, err, errlen);
+
+	if (ret < 0)
+		return ret;
+	if (plan.fir) {
+#if ZCS_HAVE_AD9361
+		/* loads a FIR for the rate and enables it in the order the driver accepts (through
+		 * 3 MS/s when the old FIR or none could not reach the new rate directly) */
+		ret = ad9361_set_bb_rate(p->phy, (unsigned long)plan.base);
+		if (ret < 0)
+			return zcs_err(err, errlen, ret < 0 ? ret : -EIO, "rate %" PRIu64 ": libad9361 "
+				       "could not set %s to %" PRIu64 " S/s with its FIR: %s", rate,
+				       PHY_DEV, plan.base, strerror(-ret));
+#endif
+	} else if ((ret = iio_channel_attr_write_longlong(p->phy_in0, "sampling_frequency",
+							  (long long)plan.base)) < 0) {
+		return zcs_err(err, errlen, ret, "rate %" PRIu64 ": %s refused sampling_frequency %"
+			       PRIu64 ": %s", rate, PHY_DEV, plan.base, strerror(-ret));
+	}
+	if (p->lpc_dec8) {
+		/* after the AD9361's rate: the core takes the factor nearest to its input rate over
+		 * this one (1 or 8) and keeps it across later changes of that rate */
+		ret = iio_channel_attr_write_longlong(p->lpc_rate, "sampling_frequency",
+						      (long long)plan.rate);
+		if (ret < 0)
+			return zcs_err(err, errlen, ret, "rate %" PRIu64 ": %s refused decimation by "
+				       "%u: %s", rate, RX_DEV, plan.decimation, strerror(-ret));
+	} else if (p->lpc_rate) {
+		/* read-only on a real core without the decimator; written where it is not */
+		(void)iio_channel_attr_write_longlong(p->lpc_rate, "sampling_frequency",
+						      (long long)plan.rate);
+	}
+	return 0;
+}
+
 void zcs_iio_caps(struct zcs_source *s, struct zcs_ctl_caps *caps)
 {
 	const struct iio_src *p = s->priv;
@@ -43,7 +106,8 @@ void zcs_iio_caps(struct zcs_source *s, struct zcs_ctl_caps *caps)
 
 	memset(caps, 0, sizeof(*caps));
 	range_u64(p->lo, "frequency_available", &caps->freq_min, &caps->freq_max);
-	range_u64(p->phy_in0, "sampling_frequency_available", &caps->rate_min, &caps->rate_max);
+	caps->rate_min = zcs_iio_rate_min(zcs_iio_rate_caps(p));
+	caps->rate_max = ZCS_AD9361_RATE_MAX;
 	range_u64(p->phy_in, "rf_bandwidth_available", &caps->bw_min, &caps->bw_max);
 	if (read_range(p->phy_in, "hardwaregain_available", &a, &b) && a > -1000 && b < 1000) {
 		caps->gain_min_mdb = (int32_t)(a * 1000.0);
@@ -103,8 +167,16 @@ static int check(struct zcs_source *s, const struct zcs_ctl_settings *w, uint32_
 	}
 	if ((w->have & ZCS_CTL_FREQ) && c.freq_max && (w->freq < c.freq_min || w->freq > c.freq_max))
 		return out_of(ZCS_CTL_FREQ, refused, err, errlen, w->freq, c.freq_min, c.freq_max);
-	if ((w->have & ZCS_CTL_RATE) && c.rate_max && (w->rate < c.rate_min || w->rate > c.rate_max))
-		return out_of(ZCS_CTL_RATE, refused, err, errlen, w->rate, c.rate_min, c.rate_max);
+	if (w->have & ZCS_CTL_RATE) {
+		struct zcs_iio_rate_plan plan;
+		int ret = zcs_iio_rate_plan(w->rate, zcs_iio_rate_caps(s->priv), false, &plan, err,
+					    errlen);
+
+		if (ret < 0) {
+			*refused = ZCS_CTL_RATE;
+			return ret;
+		}
+	}
 	if ((w->have & ZCS_CTL_BW) && c.bw_max && (w->bw < c.bw_min || w->bw > c.bw_max))
 		return out_of(ZCS_CTL_BW, refused, err, errlen, w->bw, c.bw_min, c.bw_max);
 	if ((w->have & ZCS_CTL_GAIN_MODE) && (w->gain_mode > ZCS_GAIN_HYBRID ||
@@ -163,14 +235,9 @@ static int apply(struct zcs_source *s, struct iio_src *p, const struct zcs_ctl_s
 		s->info.channel = w->channel;
 		s->tune_deferred = true;
 	}
-	if (w->have & ZCS_CTL_RATE) {
-		if ((ret = write_ll(p->phy_in0, "sampling_frequency", (long long)w->rate,
-				    ZCS_CTL_RATE, refused, err, errlen)) < 0)
-			return ret;
-		/* read-only on the real core; written where it is not, errors ignored */
-		if (p->lpc_rate)
-			(void)iio_channel_attr_write_longlong(p->lpc_rate, "sampling_frequency",
-							      (long long)w->rate);
+	if ((w->have & ZCS_CTL_RATE) && (ret = zcs_iio_set_rate(p, w->rate, err, errlen)) < 0) {
+		*refused = ZCS_CTL_RATE;
+		return ret;
 	}
 	if ((w->have & ZCS_CTL_BW) &&
 	    (ret = write_ll(p->phy_in, "rf_bandwidth", (long long)w->bw, ZCS_CTL_BW, refused, err,

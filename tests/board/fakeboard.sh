@@ -75,12 +75,21 @@ fb_phy() {
 	fb_attr $d/out_voltage0_hardwaregain "-10.000000 dB"
 	fb_attr $d/ensm_mode fdd
 	fb_attr $d/calib_mode auto
+	# The FIR (libad9361's ad9361_set_bb_rate reads and writes these; board_driver.c judges the
+	# writes) and the clock chain of 30.72 MS/s as a Pluto reports it
+	fb_attr $d/in_out_voltage_filter_fir_en 0
+	fb_attr $d/filter_fir_config "FIR Rx: 0,0 Tx: 0,0"
+	fb_attr $d/trx_rate_governor nominal
+	fb_attr $d/rx_path_rates "BBPLL:983040000 ADC:245760000 R2:122880000 R1:61440000 RF:30720000 RXSAMP:30720000"
+	fb_attr $d/tx_path_rates "BBPLL:983040000 DAC:122880000 T2:122880000 T1:61440000 TF:30720000 TXSAMP:30720000"
 }
 
 fb_lpc() {
 	local d=$FB_LPC n=$1 c
 	fb_attr $d/name cf-ad9361-lpc
 	fb_attr $d/in_voltage_sampling_frequency 30720000
+	# the Pluto's FPGA decimator: the AD9361's rate or an eighth of it (board_driver.c)
+	fb_attr $d/in_voltage_sampling_frequency_available "30720000 3840000 "
 	for ((c = 0; c < n; c++)); do
 		fb_attr $d/in_voltage${c}_calibbias 0
 		fb_attr $d/scan_elements/in_voltage${c}_en 0
@@ -114,13 +123,15 @@ fakeboard_up() {
 	# takes the FIFO into its upper layer (on the same private tmpfs).
 	local ov=/sys/bus/.zcs
 	mkdir -p $ov/upper $ov/work
+	echo 1 > $ov/lpc_decimation
 	mount -t overlay zcs-dev -o lowerdir=/dev,upperdir=$ov/upper,workdir=$ov/work /dev ||
 		fb_die "cannot mount an overlay on /dev"
 	if [ $lpc = 1 ]; then
 		mkfifo /dev/iio:device1 || fb_die "mkfifo"
 	fi
-	# Every libiio program in here gets the kernel's one-opener rule back (README.md).
-	export LD_PRELOAD=$BOARD_BIN/libexcl_open.so${LD_PRELOAD:+:$LD_PRELOAD}
+	# Every libiio program in here gets the kernel's one-opener rule back, and the drivers'
+	# judgement of rates, the FIR and the decimator (README.md).
+	export LD_PRELOAD=$BOARD_BIN/libexcl_open.so:$BOARD_BIN/libboard_driver.so${LD_PRELOAD:+:$LD_PRELOAD}
 	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 }
 

@@ -35,6 +35,7 @@ struct feed {
 	uint32_t chunk;      /* pairs per write; paced with --chunk, whole chunks only */
 	bool whole;
 	unsigned int mask;   /* enabled channels voltage0..3 */
+	bool follow;         /* pace at the capture core's sampling_frequency, as its DMA does */
 	bool lo_log;         /* log each change of ad9361-phy's RX LO with the k it holds from */
 	char lo[32];         /* the RX LO file's last text */
 	double tone_at;      /* --tone-at: a carrier at this RF frequency (Hz) instead of the pattern */
@@ -212,6 +213,35 @@ static void check_lo(struct feed *f)
 	snprintf(f->lo, sizeof(f->lo), "%s", now);
 }
 
+/* --follow-rate: the "ADC" delivers at the rate the capture core says (board_driver.c keeps it:
+ * the AD9361's rate over the decimator's factor); a change restarts the pacing from now and is
+ * logged with the k it holds from.  Returns true when the rate changed. */
+static bool check_rate(struct feed *f, double *t0, uint64_t *sent)
+{
+	char path[512], now[32] = "";
+	ssize_t n;
+	double r;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/in_voltage_sampling_frequency", f->sysdir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, now, sizeof(now) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	now[n] = '\0';
+	r = strtod(now, NULL);
+	if (!(r > 0) || r == f->rate)
+		return false;
+	f->rate = r;
+	*t0 = now_s();
+	*sent = 0;
+	logf_(f, "feed_iq: rate %.0f at k=%u\n", r, f->k);
+	return true;
+}
+
 static int run(struct feed *f)
 {
 	static int16_t out[CHUNK_MAX * 4];
@@ -241,6 +271,8 @@ static int run(struct feed *f)
 			ever = enabled = true;
 			t0 = now_s();
 			sent = wrote = 0;
+			if (f->follow)
+				(void)check_rate(f, &t0, &sent);
 			marked = false;
 			k_enabled = f->k;
 			len = off = 0;
@@ -257,6 +289,8 @@ static int run(struct feed *f)
 		check_mark(f, wrote, k_enabled, &marked);
 		if (off == len && f->lo_log)
 			check_lo(f);
+		if (off == len && f->follow)
+			(void)check_rate(f, &t0, &sent);
 		if (off == len) {
 			size_t pairs = f->chunk;
 
@@ -303,7 +337,7 @@ static int run(struct feed *f)
 static void usage(void)
 {
 	fprintf(stderr, "usage: feed_iq [--rate SPS] [--jump N] [--start K] [--mark PAIRS] "
-		"[--overrun-ms MS] [--chunk PAIRS] [--lo-log] [--tone-at HZ] [--quiet] "
+		"[--overrun-ms MS] [--chunk PAIRS] [--follow-rate] [--lo-log] [--tone-at HZ] [--quiet] "
 		"SYSFS_DEVICE_DIR FIFO\n");
 }
 
@@ -330,6 +364,8 @@ int main(int argc, char **argv)
 			}
 		} else if (!strcmp(argv[i], "--overrun-ms") && i + 1 < argc)
 			f.overrun_s = strtod(argv[++i], NULL) / 1e3;
+		else if (!strcmp(argv[i], "--follow-rate"))
+			f.follow = true;
 		else if (!strcmp(argv[i], "--lo-log"))
 			f.lo_log = true;
 		else if (!strcmp(argv[i], "--tone-at") && i + 1 < argc) {

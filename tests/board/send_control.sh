@@ -26,7 +26,9 @@ fakeboard_wait_feed 1 'reader took'
 fakeboard_wait_ctl 22392 "$FB_TMP/get.json"
 fakeboard_expect "$(fakeboard_json "$FB_TMP/get.json" settings.freq)" 915000000 "get: freq"
 fakeboard_expect "$(fakeboard_json "$FB_TMP/get.json" caps.freq.1)" 6000000000 "get: LO range from the board"
-fakeboard_expect "$(fakeboard_json "$FB_TMP/get.json" caps.rate.0)" 2083333 "get: rate range from the board"
+# the Pluto's whole range: the AD9361's FIR (libad9361) and the FPGA's /8 decimator
+fakeboard_expect "$(fakeboard_json "$FB_TMP/get.json" caps.rate.0)" 65105 "get: lowest rate the board makes"
+fakeboard_expect "$(fakeboard_json "$FB_TMP/get.json" caps.rate.1)" 61440000 "get: highest rate"
 fakeboard_expect "$(fakeboard_json "$FB_TMP/get.json" stream.source)" iio "get: stream source"
 
 # One setting at a time: the tree, the reply, the index.
@@ -45,7 +47,7 @@ fakeboard_expect "$(fakeboard_attr $FB_PHY/in_voltage0_gain_control_mode)" fast_
 
 # Refusals change nothing and say why.  (format= and channel= are taken while streaming:
 # tests/recv's recv_format_switch and board-send-channel switch them.)
-for bad in freq=10M rate=100k; do
+for bad in freq=10M rate=65104; do
 	if ctl set $bad > "$FB_TMP/bad.json"; then fb_die "set $bad was taken"; fi
 	grep -q '"ok":false' "$FB_TMP/bad.json" || fb_die "set $bad: no refusal in $(cat "$FB_TMP/bad.json")"
 	echo "ok: set $bad refused: $(fakeboard_json "$FB_TMP/bad.json" error)"

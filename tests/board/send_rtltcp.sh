@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # zcs-recv --control forwards its rtl_tcp: clients' tuning to the emulated board: a client's
 # start-up burst (set_sample_rate, set_freq, set_gain_mode, set_gain, set_bandwidth, and one it
-# does not forward) is merged into one set whose values land in ad9361-phy's files; a rate the
-# AD9361 cannot do is refused and the rest still goes; 0x56 carries a frequency above 4.29 GHz.
+# does not forward) is merged into one set whose values land in ad9361-phy's files; an rtl
+# dongle's 250 kS/s is made with the AD9361's FIR at 2 MS/s and the FPGA's /8; a rate the board
+# cannot make is refused and the rest still goes; 0x56 carries a frequency above 4.29 GHz.
 # With "apps": rtl_433 -d rtl_tcp: -f 868M and GNU Radio's osmosdr rtl_tcp= source retune it.
 . "$(dirname "$0")/fakeboard.sh"
 fakeboard_enter "$@"
@@ -42,16 +43,21 @@ wait_attr $FB_PHY/in_voltage_sampling_frequency 2400000 "set_sample_rate in the 
 wait_attr $FB_PHY/in_voltage0_hardwaregain 30.000000 "set_gain in the tree"
 wait_attr $FB_PHY/in_voltage0_gain_control_mode manual "set_gain_mode in the tree"
 wait_attr $FB_PHY/in_voltage_rf_bandwidth 2000000 "set_bandwidth in the tree"
-# an rtl dongle's rate is refused by the AD9361; the frequency of the same burst still lands
-rtltcp 0x02=250000 0x01=433920000 0x03=0
-wait_attr $FB_PHY/out_altvoltage0_RX_LO_frequency 433920000 "set_freq beside a refused rate"
+# an rtl dongle's 250 kS/s: the AD9361 at 2 MS/s with its FIR, the capture core's /8
+rtltcp 0x02=250000 0x01=433920000
+wait_attr $FB_LPC/in_voltage_sampling_frequency 250000 "set_sample_rate 250000 delivered"
+fakeboard_expect "$(fakeboard_attr $FB_PHY/in_voltage_sampling_frequency)" 2000000 "the AD9361 at 8 x 250 kS/s"
+fakeboard_expect "$(fakeboard_attr $FB_PHY/in_out_voltage_filter_fir_en)" 1 "the AD9361's FIR on"
+# below the board's 65105 S/s: refused; the frequency of the same burst still lands
+rtltcp 0x02=50000 0x01=868000000 0x03=0
+wait_attr $FB_PHY/out_altvoltage0_RX_LO_frequency 868000000 "set_freq beside a refused rate"
 wait_attr $FB_PHY/in_voltage0_gain_control_mode slow_attack "set_gain_mode 0: AGC"
-fakeboard_expect "$(fakeboard_attr $FB_PHY/in_voltage_sampling_frequency)" 2400000 "refused rate left alone"
+fakeboard_expect "$(fakeboard_attr $FB_LPC/in_voltage_sampling_frequency)" 250000 "refused rate left alone"
 # above 4.29 GHz: 0x56 gives the high 32 bits (5.8 GHz = 1 << 32 | 1505032704)
 rtltcp 0x56=1 0x01=1505032704
 wait_attr $FB_PHY/out_altvoltage0_RX_LO_frequency 5800000000 "set_freq with 0x56 above 4.29 GHz"
 if [ "${1:-}" = apps ]; then
-	# rtl_433 sets its frequency (and an rtl rate the AD9361 refuses) at start
+	# rtl_433 sets its frequency (and its 250 kS/s, which the board now makes) at start
 	timeout 20 rtl_433 -d rtl_tcp:127.0.0.1:22412 -f 868M -T 3 > "$FB_TMP/rtl433.log" 2>&1
 	wait_attr $FB_PHY/out_altvoltage0_RX_LO_frequency 868000000 "rtl_433 -f 868M in the tree"
 	# GNU Radio's osmosdr rtl_tcp= source: set_center_freq and set_gain
