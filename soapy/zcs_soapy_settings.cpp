@@ -352,7 +352,7 @@ std::vector<double> ZcsDevice::listSampleRates(const int dir, const size_t ch) c
 		return {};
 	if (ctl_state(r) && r.caps.rate_max > r.caps.rate_min) {
 		/* applications offer a list: the usual rates the board's range holds, and its ends */
-		static const double usual[] = { 1e6, 2e6, 2.4e6, 2.5e6, 3.2e6, 5e6, 6e6, 8e6, 10e6,
+		static const double usual[] = { 250e3, 1e6, 1.024e6, 2e6, 2.4e6, 2.5e6, 3.2e6, 5e6, 6e6, 8e6, 10e6,
 						12.5e6, 15.36e6, 20e6, 25e6, 30.72e6, 40e6, 61.44e6 };
 		std::vector<double> v = { (double)r.caps.rate_min };
 
