@@ -9,7 +9,7 @@
 . "$(dirname "$0")/fakeboard.sh"
 fakeboard_enter "$@"
 fakeboard_up
-fakeboard_feed --rate 2000000 --mark 200000
+fakeboard_feed --follow-rate --rate 2000000 --mark 200000
 fakeboard_key
 fakeboard_tuned_pair 2000000 915000000
 recv=$FB_RECV_PID
@@ -53,13 +53,26 @@ rtltcp 0x02=50000 0x01=868000000 0x03=0
 wait_attr $FB_PHY/out_altvoltage0_RX_LO_frequency 868000000 "set_freq beside a refused rate"
 wait_attr $FB_PHY/in_voltage0_gain_control_mode slow_attack "set_gain_mode 0: AGC"
 fakeboard_expect "$(fakeboard_attr $FB_LPC/in_voltage_sampling_frequency)" 250000 "refused rate left alone"
-# above 4.29 GHz: 0x56 gives the high 32 bits (5.8 GHz = 1 << 32 | 1505032704)
-rtltcp 0x56=1 0x01=1505032704
+# above 4.29 GHz: 0x56 gives the high 32 bits (5.8 GHz = 1 << 32 | 1505032704); and 2.4 MS/s
+rtltcp 0x02=2400000 0x56=1 0x01=1505032704
+wait_attr $FB_LPC/in_voltage_sampling_frequency 2400000 "set_sample_rate 2400000 delivered"
 wait_attr $FB_PHY/out_altvoltage0_RX_LO_frequency 5800000000 "set_freq with 0x56 above 4.29 GHz"
 if [ "${1:-}" = apps ]; then
-	# rtl_433 sets its frequency (and its 250 kS/s, which the board now makes) at start
+	# rtl_433 sets its frequency and its own rate at start, both made by the board: 1 MS/s
+	# (rtl_433 22.11's choice above 800 MHz: the AD9361's FIR) and its default 250 kS/s
+	# (the FIR at 2 MS/s and the FPGA's /8)
 	timeout 20 rtl_433 -d rtl_tcp:127.0.0.1:22412 -f 868M -T 3 > "$FB_TMP/rtl433.log" 2>&1
 	wait_attr $FB_PHY/out_altvoltage0_RX_LO_frequency 868000000 "rtl_433 -f 868M in the tree"
+	wait_attr $FB_LPC/in_voltage_sampling_frequency 1000000 "rtl_433's 1 MS/s at 868 MHz delivered"
+	timeout 20 rtl_433 -d rtl_tcp:127.0.0.1:22412 -f 433.92M -T 3 > "$FB_TMP/rtl433.log" 2>&1
+	grep -q 'Sample rate set to 250000 S/s' "$FB_TMP/rtl433.log" ||
+		{ cat "$FB_TMP/rtl433.log"; fb_die "rtl_433 did not ask for 250 kS/s"; }
+	wait_attr $FB_LPC/in_voltage_sampling_frequency 250000 "rtl_433's default 250 kS/s delivered"
+	grep -q 'set freq=433920000 rate=250000.*: the board took' "$FB_TMP/recv.log" ||
+		{ cat "$FB_TMP/recv.log"; fb_die "rtl_433's set was not taken whole"; }
+	# back to 2.4 MS/s, the rate the osmosdr flowgraph asks for
+	rtltcp 0x02=2400000
+	wait_attr $FB_LPC/in_voltage_sampling_frequency 2400000 "2.4 MS/s again"
 	# GNU Radio's osmosdr rtl_tcp= source: set_center_freq and set_gain
 	timeout 60 /usr/bin/python3 - <<'EOF' > "$FB_TMP/gr.log" 2>&1 || { cat "$FB_TMP/gr.log"; fb_die "osmosdr flowgraph"; }
 import time
