@@ -19,15 +19,17 @@ sysroot=$(realpath "$3")
 results=${4:-/dev/null}
 board_bin=$native/tests/board
 shim=$cross/tests/board/libexcl_open.so
+driver=$cross/tests/board/libboard_driver.so
 
-for need in "$board_bin/check_board" "$shim" "$cross/sender/zcs-send"; do
+for need in "$board_bin/check_board" "$shim" "$driver" "$cross/sender/zcs-send"; do
 	[ -e "$need" ] || { echo "cross_send: $need is missing (built with -Diio=enabled -Dtests=enabled?)" >&2; exit 1; }
 done
-# The emulated board preloads its exclusive-open shim into every process; the armhf program gets
-# the armhf build of it, given to its own loader with qemu's -E (the x86 one stays with qemu).
+# The emulated board preloads its exclusive-open shim and its drivers' store handlers
+# (board_driver.c) into every process; the armhf program gets the armhf builds of them, given to
+# its own loader with qemu's -E (the x86 ones stay with qemu).
 wrapper=$cross/zcs-send-qemu
 printf '#!/bin/bash\nexec qemu-arm -cpu cortex-a9 -L %q -E LD_PRELOAD=%q %q "$@"\n' \
-	"$sysroot" "$shim" "$cross/sender/zcs-send" >"$wrapper"
+	"$sysroot" "$shim:$driver" "$cross/sender/zcs-send" >"$wrapper"
 chmod +x "$wrapper"
 
 : >"$results"
