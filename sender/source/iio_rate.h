@@ -10,8 +10,9 @@
 #include <stdint.h>
 
 /* The AD9361's ADC clock must be at least 25 MHz; its half-band filters divide by at most 12
- * and its FIR by 4 more.  The driver refuses 25e6/12 = 2083333 itself (12 x 2083333 is under
- * 25 MHz), so each bound is the quotient rounded up. */
+ * and its FIR by 4 more.  The clock-chain rules (libad9361's ad9361_calculate_rf_clock_chain,
+ * MIN_ADC_CLK) check that exactly, so 25e6/12 = 2083333 itself is refused (12 x 2083333 is
+ * under 25 MHz): each bound is the quotient rounded up, as SoapyPlutoSDR's lowest, 65105. */
 #define ZCS_AD9361_RATE_MAX 61440000u
 #define ZCS_AD9361_RATE_MIN 2083334u       /* no FIR */
 #define ZCS_AD9361_FIR_RATE_MIN 520834u    /* with the FIR's /4 */
