@@ -47,6 +47,10 @@ static int size_format(struct zcs_pipeline *p, int f)
 		if (n < o->dgrams)
 			o->dgrams = n ? n : 1;
 	}
+	/* half each: sealing is most of a keyed datagram's instructions, and beside it the source
+	 * thread's packing and the send thread's system calls cost about the same (docs/board.md
+	 * section 8) */
+	o->seal_src = (o->dgrams + 1) / 2;
 	return 0;
 }
 

@@ -50,6 +50,7 @@ struct zcs_pipeline_fmt {
 	size_t pair_bytes;
 	size_t seg;                   /* bytes of a full datagram (header, samples, trailer) */
 	size_t dgrams;                /* datagrams in a full train */
+	size_t seal_src;              /* keyed: of those, the ones the source thread seals */
 };
 
 /* What a train announces besides its samples, per slot (by the train's index): kept beside the
@@ -57,6 +58,8 @@ struct zcs_pipeline_fmt {
 struct zcs_slot_settings {
 	bool changed;                 /* the radio settings changed before this train */
 	struct zcs_radio_info info;   /* and are now these */
+	size_t sealed;                /* keyed: datagrams [0, sealed) sealed by the source thread,
+				       * the rest left to the send thread */
 };
 
 struct zcs_pipeline {
@@ -102,9 +105,11 @@ struct zcs_pipeline {
 	uint64_t ext_gen;             /* under tune_mu: changes published */
 	uint64_t ext_at;              /* under tune_mu: the index the newest holds from */
 	struct zcs_radio_info ext_info; /* under tune_mu: the newest settings */
-	/* keyed: the source thread seals sample datagrams (reading auth's salt only), the send
-	 * thread metadata and the end of stream (it alone writes meta_seq); each thread tags with
-	 * a tagger of its own (its cache and MAC context are not shared) */
+	/* keyed: the source thread seals the first seal_src datagrams of each train, the send
+	 * thread the rest of them (both read auth's salt only), and metadata and the end of stream
+	 * (it alone writes meta_seq).  One thread alone cannot tag a fast stream on the board
+	 * (docs/performance.md, "Keyed streams"), and the send thread mostly waits.  Each thread
+	 * tags with a tagger of its own (its cache and MAC context are not shared). */
 	bool keyed;
 	size_t trailer;               /* bytes of a sample datagram's trailer, 0 unkeyed */
 	struct zcs_auth auth;

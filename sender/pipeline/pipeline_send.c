@@ -117,6 +117,19 @@ static void flush(struct send_state *s)
 		failed(p, ret);
 }
 
+/* Keyed: seals the datagrams of t the source thread left (its fill_train sealed the first ones),
+ * in place behind each payload. */
+static void seal_rest(struct zcs_pipeline *p, struct zcs_train *t)
+{
+	for (size_t k = p->slot_settings[t->index].sealed; k < t->count; k++) {
+		const size_t len = t->lens[k];
+
+		t->lens[k] = (uint16_t)zcs_auth_seal_samples(&p->auth, &p->tag_send,
+							     t->buf + k * t->seg, len);
+		t->bytes += t->lens[k] - len;
+	}
+}
+
 /* Waits for a train, a completion, or the next metadata time.  Returns the train or NULL. */
 static struct zcs_train *next_train(struct send_state *s)
 {
@@ -201,6 +214,8 @@ void *zcs_pipeline_send_main(void *arg)
 		} else if (zcs_mono_ns() >= s.next_meta_ns) {
 			send_meta(&s, false);
 		}
+		if (p->keyed)
+			seal_rest(p, t);
 		s.datagrams += t->count;
 		s.bytes += t->bytes;
 		s.samples += t->samples;

@@ -153,9 +153,12 @@ static size_t finish_dgram(struct src_state *s, struct zcs_train *t, size_t k, s
 	zcs_proto_write_sample_hdr(dg, &h);
 	s->seq++;
 	s->sample += samples;
-	/* sealed in place, behind the (possibly compressed) payload: the slot has the room */
-	if (p->keyed)
+	/* sealed in place, behind the (possibly compressed) payload: the slot has the room; the
+	 * train's later datagrams are the send thread's to seal */
+	if (p->keyed && k < s->fmt->seal_src) {
+		p->slot_settings[t->index].sealed = k + 1;
 		return zcs_auth_seal_samples(&p->auth, &p->tag_source, dg, ZCS_PROTO_SAMPLE_HDR_SIZE + h.payload_len);
+	}
 	return ZCS_PROTO_SAMPLE_HDR_SIZE + h.payload_len;
 }
 
@@ -172,6 +175,7 @@ static int fill_train(struct src_state *s, struct zcs_train *t)
 	t->samples = 0;
 	t->variable = zcs_compress_on(&p->z);
 	settings->changed = false;
+	settings->sealed = 0;
 	t->first_seq = s->seq;
 	t->first_sample = s->sample;
 	t->wall_ns = zcs_wall_ns();
