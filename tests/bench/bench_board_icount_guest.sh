@@ -25,14 +25,32 @@ guest_board
 fb_attr "$FB_PHY/in_voltage_sampling_frequency" "$RATE"
 fb_attr "$FB_LPC/in_voltage_sampling_frequency" "$RATE"
 
-# The idle task's time in ns: /proc/timer_list's idle_sleeptime (nanoseconds, kept by the nohz
-# idle code) where the kernel has it, else /proc/uptime's idle (10 ms steps).
+# The idle task's time in ns: /proc/timer_list's idle_sleeptime + iowait_sleeptime (the nohz
+# idle code's, in ns; the kernel files an idle stretch under iowait while a task of the CPU sleeps
+# in io_schedule()), else /proc/uptime's idle (10 ms steps).  Not reliable on these kernels under
+# -icount: for whole cells the two stop growing while no task runs and few interrupts fire
+# (docs/performance.md); the pause after each cell and the self-check after the cells show it.
 idle_ns() {
 	local v
-	v=$(awk '/idle_sleeptime/ { sub(/.*: */, ""); s += $1; n++ } END { if (n) printf "%d", s }' \
+	v=$(awk '/idle_sleeptime|iowait_sleeptime/ { s += $(NF - 1); n++ } END { if (n) printf "%d", s }' \
 		/proc/timer_list 2>/dev/null)
 	[ -n "$v" ] || v=$(awk '{ printf "%d", $2 * 1e9 }' /proc/uptime)
 	echo "$v"
+}
+# the iowait part alone, to show where the idle time was filed
+iowait_ns() {
+	awk '/iowait_sleeptime/ { sub(/.*: */, ""); s += $1 } END { printf "%d", s }' /proc/timer_list 2>/dev/null
+}
+# tasks in uninterruptible sleep now (procs_blocked) and their names
+blocked() {
+	local p st c list=
+	for p in /proc/[0-9]*; do
+		read -r _ _ st _ <"$p/stat" 2>/dev/null || continue
+		[ "$st" = D ] || continue
+		read -r c <"$p/comm" 2>/dev/null
+		list=$list${list:+,}$c
+	done
+	echo "$(awk '/^procs_blocked/ { print $2 }' /proc/stat):${list:--}"
 }
 now_ns() { local t=$EPOCHREALTIME; echo "$((${t%.*} * 1000000000 + 10#${t#*.} * 1000))"; }
 # irq and softirq of /proc/stat's cpu line (USER_HZ ticks; tick-sampled on these kernels)
@@ -73,14 +91,57 @@ window_open() {
 	[ -z "$feeder" ] || fns0=$(proc_ns "$feeder")
 	read -r irq0 si0 <<<"$(irq_ticks)"
 	idle0=$(idle_ns)
+	iow0=$(iowait_ns)
 	t0=$(now_ns)
 }
 window_close() {
 	t1=$(now_ns)
 	idle1=$(idle_ns)
+	iow1=$(iowait_ns)
 	feeder_ns=0
 	[ -z "$feeder" ] || feeder_ns=$(($(proc_ns "$feeder") - fns0))
 	read -r irq1 si1 <<<"$(irq_ticks)"
+}
+# Every task's CPU ns (schedstat) as "NS PID COMM" lines, threads summed per task
+task_ns() {
+	local p t a c s
+	for p in /proc/[0-9]*; do
+		s=0
+		for t in "$p"/task/*/schedstat; do
+			read -r a _ <"$t" 2>/dev/null && s=$((s + a))
+		done
+		read -r c <"$p/comm" 2>/dev/null
+		echo "$s ${p#/proc/} $c"
+	done
+}
+# The guest after a cell, over a pause of 1 s: how much of it was idle (quiet_ns of 1e9 wall),
+# and, when some task ran, the busiest one.  Between cells nothing should run; a task that did
+# would be charged to the next cell's system figure.
+pause() {
+	local i0 w0 b
+	task_ns >/tmp/tasks0
+	cat /proc/interrupts >/tmp/irq0
+	cat /proc/softirqs >/tmp/si0
+	i0=$(idle_ns)
+	w0=$(now_ns)
+	sleep 1
+	quiet=$(($(idle_ns) - i0))
+	pause_wall=$(($(now_ns) - w0))
+	task_ns >/tmp/tasks1
+	cat /proc/interrupts >/tmp/irq1
+	cat /proc/softirqs >/tmp/si1
+	# the interrupt line and the softirq that fired most in the pause
+	irqs=$(awk 'NR == FNR { a[$1] = $2; next } ($1 in a) && $2 - a[$1] > m { m = $2 - a[$1]; n = $1 $NF }
+		END { printf "%s%d", n ? n "=" : "-", m }' /tmp/irq0 /tmp/irq1)
+	softirqs=$(awk 'NR == FNR { a[$1] = $2; next } ($1 in a) && $2 - a[$1] > m { m = $2 - a[$1]; n = $1 }
+		END { printf "%s%d", n ? n "=" : "-", m }' /tmp/si0 /tmp/si1)
+	busiest=$(awk 'NR == FNR { a[$2] = $1; next }
+		($2 in a) && $1 - a[$2] > 0 { print $1 - a[$2], $3 "/" $2 }' /tmp/tasks0 /tmp/tasks1 |
+		sort -rn | head -n 3 | awk '{ printf "%s%s:%s", (NR > 1 ? "," : ""), $2, $1 }')
+	# the nohz idle code's counters, and /proc/stat's user/system/idle/iowait ticks: its idle
+	# adds the stretch still open, which the sleeptimes alone miss
+	tl=$(awk '/idle_calls|idle_sleeps|tick_stopped/ { gsub(/ /, ""); printf "%s,", $0 }' /proc/timer_list)
+	st=$(awk '$1 == "cpu" { print $2 "/" $4 "/" $5 "/" $6 }' /proc/stat)
 }
 cpu_of() { sed -n 's/^cpu_s=\([0-9.]*\).*status=\([-0-9]*\).*/\1 \2/p' "$1"; }
 
@@ -101,7 +162,7 @@ while read -r name rep kind net args; do
 		window_close
 		read -r _ instr cpu_ns <<<"$(sed -n 's/iterations=\([0-9]*\) instructions=\([0-9]*\) cpu_ns=\([0-9]*\)/\1 \2 \3/p' /tmp/cpu.out)"
 		say "@cell $name $rep rc=$rc instructions=${instr:-0} cpu_ns=${cpu_ns:-0} wall_ns=$((t1 - t0))" \
-			"idle_ns=$((idle1 - idle0)) feeder_ns=0 irq_ticks=$((irq1 - irq0)) softirq_ticks=$((si1 - si0))"
+			"idle_ns=$((idle1 - idle0)) iowait_ns=$((iow1 - iow0)) feeder_ns=0 irq_ticks=$((irq1 - irq0)) softirq_ticks=$((si1 - si0))"
 		continue
 		;;
 	floor)
@@ -143,9 +204,11 @@ while read -r name rep kind net args; do
 	[ "${rc:-1}" = 0 ] || [ "$kind" = iiod ] ||
 		while IFS= read -r line; do say "@log $name $line"; done </tmp/prog.log
 	say "@cell $name $rep rc=${rc:-none} cpu_s=${cpu_s:-0} wall_ns=$((t1 - t0)) idle_ns=$((idle1 - idle0))" \
+		"iowait_ns=$((iow1 - iow0)) blocked_after=$(blocked)" \
 		"feeder_ns=$feeder_ns overrun=$overrun irq_ticks=$((irq1 - irq0)) softirq_ticks=$((si1 - si0))" \
 		"json=$json"
 	# a pause the host reads its packet counters in: nothing of this cell is in flight after it
-	sleep 1
+	pause
+	say "@pause $name $rep quiet_ns=$quiet wall_ns=$pause_wall busiest=$busiest irqs=$irqs softirqs=$softirqs tl=$tl stat=$st"
 done </zcs/cells.txt
 say "@done"
