@@ -9,7 +9,8 @@ ROOT=$PWD
 
 # Debian packages: build, tests, the emulated board, the lab, the SDR applications, armhf.
 BUILD_PKGS=(build-essential meson ninja-build pkg-config libiio-dev libad9361-dev liburing-dev libzstd-dev check
-            libsodium-dev libjansson-dev libavahi-client-dev libssl-dev)
+            libsodium-dev libjansson-dev libavahi-client-dev libssl-dev
+            libgf-complete-dev libjerasure-dev)
 TEST_PKGS=(clang llvm libclang-rt-14-dev libiio-utils iiod iproute2 nftables ethtool
            python3 python3-numpy python3-jsonschema busybox groff-base procps
            gnuradio gr-osmosdr rtl-433 strace

@@ -62,7 +62,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 step "armhf sysroot in $cache"
-roots=(libc6-dev libiio-dev liburing-dev libzstd-dev check libsodium-dev libjansson-dev libssl-dev)
+roots=(libc6-dev libiio-dev liburing-dev libzstd-dev check libsodium-dev libjansson-dev libssl-dev
+	libgf-complete-dev libjerasure-dev)
 # Alternatives apt-cache lists beside the one actually needed, and tools that are not libraries.
 skip='^(mawk|libc-dev-bin|rpcsvc-proto|libelogind0|libsystemd-shared)$'
 mkdir -p "$cache/apt/lists/partial" "$cache/apt/cache/archives/partial" "$cache/debs"

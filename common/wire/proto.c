@@ -25,6 +25,16 @@
 #define S_PAYLOAD_LEN 28
 #define S_RESERVED 30
 
+/* Parity datagram header (revision 8). */
+#define P_BLOCK 8
+#define P_NUMBER 16
+#define P_K 24
+#define P_M 25
+#define P_INDEX 26
+#define P_RESERVED1 27
+#define P_SHARD_LEN 28
+#define P_RESERVED2 30
+
 /* Metadata datagram: u64 fields on 8-byte boundaries of the datagram. */
 #define M_META_VERSION 8
 #define M_GAIN_MDB 12
@@ -49,6 +59,8 @@
 
 _Static_assert(M_SOURCE + M_SOURCE_LEN == ZCS_PROTO_META_SIZE, "metadata layout must fill 128");
 _Static_assert(S_RESERVED + 2 == ZCS_PROTO_SAMPLE_HDR_SIZE, "sample header layout must fill 32");
+_Static_assert(P_RESERVED2 + 2 == ZCS_PROTO_PARITY_HDR_SIZE, "parity header layout must fill 32");
+_Static_assert(ZCS_FEC_SKIP == S_FIRST, "a shard starts at first_sample");
 _Static_assert(sizeof(((struct zcs_meta *)0)->sender) >= M_SENDER_LEN, "host sender too small");
 _Static_assert(sizeof(((struct zcs_meta *)0)->version) >= M_VERSION_LEN, "host version too small");
 _Static_assert(sizeof(((struct zcs_meta *)0)->source) >= M_SOURCE_LEN, "host source too small");
@@ -125,6 +137,19 @@ void zcs_proto_write_sample_hdr(uint8_t *buf, const struct zcs_sample_hdr *hdr)
 	zcs_put_le16(buf + S_SAMPLES, hdr->samples);
 	zcs_put_le16(buf + S_PAYLOAD_LEN, hdr->payload_len);
 	zcs_put_le16(buf + S_RESERVED, 0);
+}
+
+void zcs_proto_write_parity_hdr(uint8_t *buf, const struct zcs_parity_hdr *hdr)
+{
+	write_prefix(buf, ZCS_DGRAM_PARITY, hdr->stream_id);
+	zcs_put_le64(buf + P_BLOCK, hdr->block_seq);
+	zcs_put_le64(buf + P_NUMBER, hdr->number);
+	buf[P_K] = hdr->k;
+	buf[P_M] = hdr->m;
+	buf[P_INDEX] = hdr->index;
+	buf[P_RESERVED1] = 0;
+	zcs_put_le16(buf + P_SHARD_LEN, hdr->shard_len);
+	zcs_put_le16(buf + P_RESERVED2, 0);
 }
 
 /* Copies a host string into a wire field, always NUL terminated and zero padded (the parser
@@ -267,10 +292,39 @@ static int parse_meta(const uint8_t *buf, size_t len, struct zcs_dgram *out)
 	return 0;
 }
 
+/* The smallest shard: a sample datagram of no samples (32 bytes) less the bytes not protected. */
+#define MIN_SHARD (ZCS_PROTO_SAMPLE_HDR_SIZE - ZCS_FEC_SKIP)
+
+static int parse_parity(const uint8_t *buf, size_t len, struct zcs_dgram *out)
+{
+	struct zcs_parity_hdr *const h = &out->parity;
+
+	if (len < ZCS_PROTO_PARITY_HDR_SIZE)
+		return -ZCS_PERR_TRUNCATED;
+	h->stream_id = zcs_get_le32(buf + OFF_STREAM);
+	h->block_seq = zcs_get_le64(buf + P_BLOCK);
+	h->number = zcs_get_le64(buf + P_NUMBER);
+	h->k = buf[P_K];
+	h->m = buf[P_M];
+	h->index = buf[P_INDEX];
+	h->shard_len = zcs_get_le16(buf + P_SHARD_LEN);
+	if (buf[P_RESERVED1] != 0 || zcs_get_le16(buf + P_RESERVED2) != 0)
+		return -ZCS_PERR_RESERVED;
+	if (len != ZCS_PROTO_PARITY_HDR_SIZE + (size_t)h->shard_len)
+		return -ZCS_PERR_BAD_LENGTH;
+	if (h->k < 1 || h->k > ZCS_FEC_MAX_K || h->m < 1 || h->m > ZCS_FEC_MAX_M ||
+	    h->index >= h->m || h->shard_len < MIN_SHARD)
+		return -ZCS_PERR_BAD_COUNT;
+	out->type = ZCS_DGRAM_PARITY;
+	out->payload = buf + ZCS_PROTO_PARITY_HDR_SIZE;
+	return 0;
+}
+
 size_t zcs_auth_trailer_bytes(int base_type)
 {
 	switch (base_type) {
 	case ZCS_DGRAM_SAMPLES: return ZCS_AUTH_SAMPLE_TRAILER;
+	case ZCS_DGRAM_PARITY: return ZCS_AUTH_SAMPLE_TRAILER;
 	case ZCS_DGRAM_META: return ZCS_AUTH_META_TRAILER;
 	default: return 0;
 	}
@@ -290,7 +344,9 @@ static int parse_keyed(const uint8_t *buf, size_t len, struct zcs_dgram *out)
 	if (len < trailer + 4)
 		return -ZCS_PERR_TRUNCATED;
 	inner = len - trailer;
-	ret = base == ZCS_DGRAM_SAMPLES ? parse_samples(buf, inner, out) : parse_meta(buf, inner, out);
+	ret = base == ZCS_DGRAM_SAMPLES ? parse_samples(buf, inner, out) :
+	      base == ZCS_DGRAM_PARITY ? parse_parity(buf, inner, out) :
+					 parse_meta(buf, inner, out);
 	if (ret < 0)
 		return ret;
 	out->keyed = true;
@@ -325,6 +381,8 @@ int zcs_proto_parse(const uint8_t *buf, size_t len, struct zcs_dgram *out)
 		return parse_samples(buf, len, out);
 	case ZCS_DGRAM_META:
 		return parse_meta(buf, len, out);
+	case ZCS_DGRAM_PARITY:
+		return parse_parity(buf, len, out);
 	default:
 		return -ZCS_PERR_BAD_TYPE;
 	}
@@ -388,6 +446,17 @@ size_t zcs_auth_seal_samples(const struct zcs_auth *a, struct zcs_auth_tagger *t
 	return total;
 }
 
+size_t zcs_auth_seal_parity(const struct zcs_auth *a, struct zcs_auth_tagger *t, uint8_t *dg,
+			    size_t len)
+{
+	const size_t total = len + ZCS_AUTH_SAMPLE_TRAILER;
+
+	dg[OFF_TYPE] |= ZCS_AUTH_TYPE_BIT;
+	memcpy(dg + total - END_SALT, a->salt, ZCS_AUTH_SALT_BYTES);
+	seal(t, dg, total, zcs_get_le64(dg + P_NUMBER));
+	return total;
+}
+
 size_t zcs_auth_seal_meta(struct zcs_auth *a, struct zcs_auth_tagger *t, uint8_t *dg)
 {
 	const size_t total = ZCS_PROTO_META_SIZE + ZCS_AUTH_META_TRAILER;
@@ -415,6 +484,11 @@ int zcs_auth_verify(const struct zcs_key *key, const uint8_t *dg, size_t len)
 		if (len < ZCS_PROTO_SAMPLE_HDR_SIZE + ZCS_AUTH_SAMPLE_TRAILER)
 			return ZCS_AUTH_BAD;
 		number = zcs_get_le64(dg + S_SEQ);
+		break;
+	case ZCS_DGRAM_PARITY:
+		if (len < ZCS_PROTO_PARITY_HDR_SIZE + ZCS_AUTH_SAMPLE_TRAILER)
+			return ZCS_AUTH_BAD;
+		number = zcs_get_le64(dg + P_NUMBER);
 		break;
 	case ZCS_DGRAM_META:
 		if (len != ZCS_PROTO_META_SIZE + ZCS_AUTH_META_TRAILER)

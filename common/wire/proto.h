@@ -28,6 +28,27 @@ extern "C" {
 enum zcs_dgram_type {
 	ZCS_DGRAM_SAMPLES = 0,
 	ZCS_DGRAM_META = 1,
+	ZCS_DGRAM_PARITY = 2,   /* revision 8: erasure-code parity over a block (fec.h) */
+};
+
+/* Parity datagrams (docs/protocol.md, "Parity datagrams"): a 32-byte header, then shard_len bytes
+ * of parity.  A block is the k sample datagrams from block_seq on; each is protected from byte
+ * ZCS_FEC_SKIP to its end (keyed: its trailer included), zero-padded to shard_len.  Limits are
+ * the protocol's: a parser rejects others (bad_count). */
+#define ZCS_PROTO_PARITY_HDR_SIZE 32
+#define ZCS_FEC_SKIP 16         /* prefix and seq: a receiver rebuilds them from the parity */
+#define ZCS_FEC_MAX_K 128
+#define ZCS_FEC_MAX_M 32
+
+/* Host form of a parity datagram's header. */
+struct zcs_parity_hdr {
+	uint32_t stream_id;
+	uint64_t block_seq;     /* seq of the block's first sample datagram */
+	uint64_t number;        /* parity datagrams of the stream before this one (the tag's nonce) */
+	uint8_t k;              /* sample datagrams in the block, 1..ZCS_FEC_MAX_K */
+	uint8_t m;              /* parity datagrams of the block, 1..ZCS_FEC_MAX_M */
+	uint8_t index;          /* which of them, 0..m-1 */
+	uint16_t shard_len;     /* parity bytes after the header */
 };
 
 /* Sample datagram flags: append only. */
@@ -105,6 +126,7 @@ struct zcs_dgram {
 	enum zcs_dgram_type type;
 	struct zcs_sample_hdr hdr;
 	struct zcs_meta meta;
+	struct zcs_parity_hdr parity;
 	const uint8_t *payload;
 	/* keyed: type bit 7 (ZCS_AUTH_TYPE_BIT) was set and the trailer stripped; the parser
 	 * does not verify it (zcs_auth_verify does).  run_start_ns, meta_seq and run: metadata
@@ -128,6 +150,9 @@ size_t zcs_proto_sample_bytes(const struct zcs_sample_hdr *hdr);
 
 /* Writes the 32-byte sample header to buf (which must hold ZCS_PROTO_SAMPLE_HDR_SIZE bytes). */
 void zcs_proto_write_sample_hdr(uint8_t *buf, const struct zcs_sample_hdr *hdr);
+
+/* Writes the 32-byte parity header to buf (ZCS_PROTO_PARITY_HDR_SIZE bytes). */
+void zcs_proto_write_parity_hdr(uint8_t *buf, const struct zcs_parity_hdr *hdr);
 
 /* Writes a metadata datagram to buf (ZCS_PROTO_META_SIZE bytes); returns its size. */
 size_t zcs_proto_write_meta(uint8_t *buf, const struct zcs_meta *meta);
@@ -162,7 +187,8 @@ enum zcs_auth_verdict {
 	ZCS_AUTH_BAD = 2,      /* a trailer announced that does not verify: another key, or forged */
 };
 
-/* Bytes of the trailer of a datagram of base type (0 samples, 1 metadata); 0 for others. */
+/* Bytes of the trailer of a datagram of base type (0 samples, 1 metadata, 2 parity); 0 for
+ * others.  A parity datagram's trailer is a sample datagram's (salt, tag). */
 size_t zcs_auth_trailer_bytes(int base_type);
 
 /* dg holds a complete unkeyed sample datagram of len bytes (header and payload) with room for
@@ -172,6 +198,11 @@ size_t zcs_auth_trailer_bytes(int base_type);
  * No allocation. */
 size_t zcs_auth_seal_samples(const struct zcs_auth *a, struct zcs_auth_tagger *t, uint8_t *dg,
 			     size_t len);
+
+/* As zcs_auth_seal_samples, for a complete unkeyed parity datagram (type 130 once sealed; the
+ * nonce's number is the parity header's `number`). */
+size_t zcs_auth_seal_parity(const struct zcs_auth *a, struct zcs_auth_tagger *t, uint8_t *dg,
+			    size_t len);
 
 /* dg holds a complete unkeyed metadata datagram (ZCS_PROTO_META_SIZE bytes) with room for
  * ZCS_AUTH_META_TRAILER more.  Sets the type bit, appends run_start_ns, the next meta_seq, the

@@ -123,6 +123,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 
+	if (d.type == ZCS_DGRAM_PARITY) {
+		FUZZ_CHECK(size == ZCS_PROTO_PARITY_HDR_SIZE + (size_t)d.parity.shard_len);
+		FUZZ_CHECK(d.parity.k >= 1 && d.parity.k <= ZCS_FEC_MAX_K);
+		FUZZ_CHECK(d.parity.m >= 1 && d.parity.m <= ZCS_FEC_MAX_M);
+		FUZZ_CHECK(d.parity.index < d.parity.m);
+		FUZZ_CHECK(d.payload == data + ZCS_PROTO_PARITY_HDR_SIZE);
+		zcs_proto_write_parity_hdr(again, &d.parity);
+		FUZZ_CHECK(same_base(again, data, ZCS_PROTO_PARITY_HDR_SIZE, d.keyed));
+		return 0;
+	}
 	FUZZ_CHECK(d.type == ZCS_DGRAM_SAMPLES);
 	FUZZ_CHECK(d.payload == data + ZCS_PROTO_SAMPLE_HDR_SIZE);
 	FUZZ_CHECK(ZCS_PROTO_SAMPLE_HDR_SIZE + (size_t)d.hdr.payload_len == size);

@@ -246,7 +246,7 @@ static const struct reject_case rejects[] = {
 	{ "version 0", 0, 2, 0, 0, 0, ZCS_PERR_BAD_VERSION },
 	{ "version 2", 0, 2, 0, 2, 0, ZCS_PERR_BAD_VERSION },
 	{ "version 2, 3 bytes", 0, 2, 0, 2, 3 - 36 - HDR, ZCS_PERR_BAD_VERSION },
-	{ "type 2", 0, 3, 0, 2, 0, ZCS_PERR_BAD_TYPE },
+	{ "type 3", 0, 3, 0, 3, 0, ZCS_PERR_BAD_TYPE },
 	{ "type 255", 1, 3, 0, 255, 0, ZCS_PERR_BAD_TYPE },
 	{ "format 0", 0, 24, 0, 0, 0, ZCS_PERR_BAD_FORMAT },
 	{ "format 4", 0, 24, 0, 4, 0, ZCS_PERR_BAD_FORMAT },

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+/* The erasure code of parity datagrams: coefficients, the sender's incremental encoder and the
+ * receiver's decoder (fec.h).  GF(2^8) arithmetic on regions is gf-complete's, reached through
+ * jerasure's galois.h (docs/performance.md, "Erasure coding", says why this library); the small
+ * matrix algebra of a decode is done here, a scalar multiply per element. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bytes.h"
+#include "fec.h"
+#include "zcs_config.h"
+
+#if ZCS_HAVE_FEC
+#include <jerasure/galois.h>
+#endif
+
+/* GF(2^8) modulo 0x11d, by log tables: the coefficients and the decoder's small matrices only
+ * (regions go to gf-complete, whose default field for w = 8 is the same polynomial). */
+struct gf_tables {
+	uint8_t exp[512];
+	uint8_t log[256];
+};
+
+static struct gf_tables gf;
+static pthread_once_t gf_once = PTHREAD_ONCE_INIT;
+
+static void gf_setup(void)
+{
+	unsigned x = 1;
+
+	for (unsigned i = 0; i < 255; i++) {
+		gf.exp[i] = (uint8_t)x;
+		gf.exp[i + 255] = (uint8_t)x;
+		gf.log[x] = (uint8_t)i;
+		x <<= 1;
+		if (x & 0x100)
+			x ^= 0x11d;
+	}
+#if ZCS_HAVE_FEC
+	/* jerasure builds its field on first use, unguarded: built here, once, for every thread */
+	galois_init_default_field(8);
+#endif
+}
+
+static uint8_t gf_mul(uint8_t a, uint8_t b)
+{
+	if (a == 0 || b == 0)
+		return 0;
+	return gf.exp[gf.log[a] + gf.log[b]];
+}
+
+static uint8_t gf_inv(uint8_t a)
+{
+	return gf.exp[255 - gf.log[a]]; /* a != 0 */
+}
+
+bool zcs_fec_available(void)
+{
+	return ZCS_HAVE_FEC;
+}
+
+uint8_t zcs_fec_coef(unsigned i, unsigned j)
+{
+	pthread_once(&gf_once, gf_setup);
+	/* i < 32 <= 32 + j < 160: never equal, so the XOR is never 0; a Cauchy matrix's square
+	 * submatrices are all invertible, which makes [I; C] an MDS code */
+	return gf_inv((uint8_t)(i ^ (32 + j)));
+}
+
+#if ZCS_HAVE_FEC
+/* dst ^= c * src over len bytes (both aligned, len a multiple of ZCS_FEC_ALIGN). */
+static void region_muladd(uint8_t *dst, const uint8_t *src, uint8_t c, size_t len)
+{
+	if (c == 0)
+		return;
+	galois_w08_region_multiply((char *)(uintptr_t)src, c, (int)len, (char *)dst, 1);
+}
+#endif
+
+int zcs_fec_enc_init(struct zcs_fec_enc *e, unsigned k, unsigned m, size_t max_dgram)
+{
+	memset(e, 0, sizeof(*e));
+	if (k < 1 || k > ZCS_FEC_MAX_K || m < 1 || m > ZCS_FEC_MAX_M || max_dgram <= ZCS_FEC_SKIP)
+		return -EINVAL;
+	if (!ZCS_HAVE_FEC)
+		return -ENOTSUP;
+	pthread_once(&gf_once, gf_setup);
+	e->k = k;
+	e->m = m;
+	e->cap = zcs_fec_padded(max_dgram - ZCS_FEC_SKIP);
+	e->mem = aligned_alloc(ZCS_FEC_ALIGN, e->cap * (m + 1));
+	if (!e->mem)
+		return -ENOMEM;
+	e->scratch = e->mem + e->cap * m;
+	return 0;
+}
+
+void zcs_fec_enc_free(struct zcs_fec_enc *e)
+{
+	free(e->mem);
+	e->mem = NULL;
+}
+
+unsigned zcs_fec_enc_add(struct zcs_fec_enc *e, const uint8_t *dg, size_t len)
+{
+#if ZCS_HAVE_FEC
+	const size_t slen = len - ZCS_FEC_SKIP;
+	const size_t plen = zcs_fec_padded(slen);
+
+	if (e->count == 0) {
+		e->block_seq = zcs_get_le64(dg + 8);
+		e->shard_len = 0;
+		memset(e->mem, 0, e->cap * e->m);
+	}
+	/* into aligned memory, zero-padded: a datagram in a train lies at any offset, and the
+	 * padding is the code's (a short datagram counts as zeros up to shard_len) */
+	memcpy(e->scratch, dg + ZCS_FEC_SKIP, slen);
+	memset(e->scratch + slen, 0, plen - slen);
+	for (unsigned i = 0; i < e->m; i++)
+		region_muladd(e->mem + e->cap * i, e->scratch, zcs_fec_coef(i, e->count), plen);
+	if (slen > e->shard_len)
+		e->shard_len = slen;
+	return ++e->count;
+#else
+	(void)e, (void)dg, (void)len;
+	return 0;
+#endif
+}
+
+size_t zcs_fec_enc_parity(struct zcs_fec_enc *e, unsigned i, uint32_t stream_id, uint8_t *buf)
+{
+	const struct zcs_parity_hdr h = {
+		.stream_id = stream_id, .block_seq = e->block_seq, .number = e->number++,
+		.k = (uint8_t)e->count, .m = (uint8_t)e->m, .index = (uint8_t)i,
+		.shard_len = (uint16_t)e->shard_len,
+	};
+
+	zcs_proto_write_parity_hdr(buf, &h);
+	memcpy(buf + ZCS_PROTO_PARITY_HDR_SIZE, e->mem + e->cap * i, e->shard_len);
+	return ZCS_PROTO_PARITY_HDR_SIZE + e->shard_len;
+}
+
+void zcs_fec_enc_close(struct zcs_fec_enc *e)
+{
+	e->count = 0;
+}
+
+#if ZCS_HAVE_FEC
+/* Inverts the n x n matrix a (row-major, destroyed) into inv by Gauss-Jordan elimination.  A
+ * square submatrix of a Cauchy matrix is never singular; false all the same if one is. */
+static bool invert(uint8_t *a, uint8_t *inv, unsigned n)
+{
+	memset(inv, 0, (size_t)n * n);
+	for (unsigned i = 0; i < n; i++)
+		inv[i * n + i] = 1;
+	for (unsigned c = 0; c < n; c++) {
+		unsigned p = c;
+		uint8_t f;
+
+		while (p < n && a[p * n + c] == 0)
+			p++;
+		if (p == n)
+			return false;
+		if (p != c)
+			for (unsigned j = 0; j < n; j++) {
+				uint8_t t = a[c * n + j];
+
+				a[c * n + j] = a[p * n + j];
+				a[p * n + j] = t;
+				t = inv[c * n + j];
+				inv[c * n + j] = inv[p * n + j];
+				inv[p * n + j] = t;
+			}
+		f = gf_inv(a[c * n + c]);
+		for (unsigned j = 0; j < n; j++) {
+			a[c * n + j] = gf_mul(a[c * n + j], f);
+			inv[c * n + j] = gf_mul(inv[c * n + j], f);
+		}
+		for (unsigned r = 0; r < n; r++) {
+			const uint8_t g = a[r * n + c];
+
+			if (r == c || g == 0)
+				continue;
+			for (unsigned j = 0; j < n; j++) {
+				a[r * n + j] ^= gf_mul(g, a[c * n + j]);
+				inv[r * n + j] ^= gf_mul(g, inv[c * n + j]);
+			}
+		}
+	}
+	return true;
+}
+#endif
+
+int zcs_fec_decode(unsigned k, uint8_t *const *data, const bool *have_data, uint8_t *const *parity,
+		   const uint8_t *pidx, unsigned nparity, size_t shard_len)
+{
+#if ZCS_HAVE_FEC
+	uint8_t lost[ZCS_FEC_MAX_M];
+	uint8_t a[ZCS_FEC_MAX_M * ZCS_FEC_MAX_M], inv[ZCS_FEC_MAX_M * ZCS_FEC_MAX_M];
+	const size_t len = zcs_fec_padded(shard_len);
+	unsigned e = 0;
+
+	pthread_once(&gf_once, gf_setup);
+	if (k < 1 || k > ZCS_FEC_MAX_K)
+		return -EINVAL;
+	for (unsigned j = 0; j < k; j++)
+		if (!have_data[j]) {
+			if (e == ZCS_FEC_MAX_M || e == nparity)
+				return -EAGAIN;
+			lost[e++] = (uint8_t)j;
+		}
+	if (e == 0)
+		return 0;
+	/* each parity shard used becomes its syndrome: the part the lost shards make of it,
+	 * s_r = p_r - sum over the shards that arrived of c(r, j) d_j */
+	for (unsigned r = 0; r < e; r++) {
+		for (unsigned j = 0; j < k; j++)
+			if (have_data[j])
+				region_muladd(parity[r], data[j], zcs_fec_coef(pidx[r], j), len);
+		for (unsigned c = 0; c < e; c++)
+			a[r * e + c] = zcs_fec_coef(pidx[r], lost[c]);
+	}
+	/* s = A d_lost, so d_lost = A^-1 s */
+	if (!invert(a, inv, e))
+		return -EAGAIN;
+	for (unsigned c = 0; c < e; c++) {
+		uint8_t *const out = data[lost[c]];
+
+		memset(out, 0, len);
+		for (unsigned r = 0; r < e; r++)
+			region_muladd(out, parity[r], inv[c * e + r], len);
+	}
+	return (int)e;
+#else
+	(void)k, (void)data, (void)have_data, (void)parity, (void)pidx, (void)nparity,
+		(void)shard_len;
+	return -ENOTSUP;
+#endif
+}
