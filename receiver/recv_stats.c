@@ -88,6 +88,10 @@ int zcs_recv_stats_line(char *buf, size_t len, const struct zcs_recv_snapshot *c
 	if (c->rx.invalid_by[ZCS_PERR_AUTH] || c->rx.replayed)
 		put(&b, "  auth %" PRIu64 "  replayed %" PRIu64, c->rx.invalid_by[ZCS_PERR_AUTH],
 		    c->rx.replayed);
+	/* erasure coding: only on a stream that carries parity */
+	if (c->rx.parity)
+		put(&b, "  restored %" PRIu64 "  unrecoverable %" PRIu64 "  parity %" PRIu64,
+		    c->rx.restored, c->rx.unrecoverable, c->rx.parity);
 	if (c->rx.have_age)
 		put(&b, "  age %.1f ms", (double)c->rx.age_ns / 1e6);
 	if (!c->locked)
@@ -152,6 +156,9 @@ static json_t *stats_doc(const struct zcs_recv_snapshot *c, const struct zcs_rec
 	U("restarts", c->rx.restarts);
 	U("eos", c->rx.eos);
 	U("idle_flushes", c->rx.idle_flushes);
+	U("parity", c->rx.parity);
+	U("restored", c->rx.restored);
+	U("unrecoverable", c->rx.unrecoverable);
 	U("unconfirmed", c->rx.unconfirmed);
 	U("replayed", c->rx.replayed);
 	{

@@ -17,6 +17,7 @@
 #include "err.h"
 #include "formats.h"
 #include "proto.h"
+#include "fec.h"
 #include "send_opts.h"
 #include "sendpath.h"
 #include "sigmf_read.h"
@@ -27,6 +28,7 @@
 enum {
 	OPT_FREQ = 256, OPT_GAIN, OPT_BW, OPT_CHANNEL, OPT_TONE, OPT_AMPLITUDE, OPT_NOISE, OPT_SEED,
 	OPT_FILE_TYPE, OPT_LOOP, OPT_MTU, OPT_TTL, OPT_IFACE, OPT_MCAST_LOOP, OPT_ZSTD,
+	OPT_FEC,
 	OPT_SEND_PATH, OPT_CPUS, OPT_JSON, OPT_UNPACED, OPT_KEY, OPT_CONTROL, OPT_CONTROL_CLIENTS,
 	OPT_GEN_KEY, OPT_ANNOUNCE, OPT_RUN_COUNTER,
 };
@@ -67,6 +69,7 @@ static const struct option long_opts[] = {
 	{ "iface", required_argument, NULL, OPT_IFACE },
 	{ "mcast-loop", no_argument, NULL, OPT_MCAST_LOOP },
 	{ "zstd", optional_argument, NULL, OPT_ZSTD },
+	{ "fec", required_argument, NULL, OPT_FEC },
 	{ "send-path", required_argument, NULL, OPT_SEND_PATH },
 	{ "cpus", required_argument, NULL, OPT_CPUS },
 	{ "unpaced", no_argument, NULL, OPT_UNPACED },
@@ -84,6 +87,35 @@ static const struct option long_opts[] = {
 };
 
 /* "SRC,SEND": each a CPU number or "-" (leave unpinned); "none" for both. */
+/* --fec K:M: K sample datagrams per block (1..128), M parity datagrams (1..32), the protocol's
+ * limits (docs/protocol.md, "Parity datagrams"). */
+static int parse_fec(struct zcs_send_opts *o, const char *arg, char *err, size_t errlen)
+{
+	const char *colon = strchr(arg, ':');
+	char k_text[16];
+	uint64_t k, m;
+	int ret;
+
+	if (!colon || (size_t)(colon - arg) >= sizeof(k_text))
+		return zcs_err(err, errlen, -EINVAL, "--fec '%s': give K:M, for example 32:4", arg);
+	memcpy(k_text, arg, (size_t)(colon - arg));
+	k_text[colon - arg] = 0;
+	ret = zcs_cli_parse_u64(k_text, 1, ZCS_FEC_MAX_K, &k);
+	if (ret < 0)
+		return zcs_err(err, errlen, -EINVAL, "--fec '%s': K (sample datagrams per block) "
+			       "%s: 1..%d", arg, zcs_cli_why(ret), ZCS_FEC_MAX_K);
+	ret = zcs_cli_parse_u64(colon + 1, 1, ZCS_FEC_MAX_M, &m);
+	if (ret < 0)
+		return zcs_err(err, errlen, -EINVAL, "--fec '%s': M (parity datagrams per block) "
+			       "%s: 1..%d", arg, zcs_cli_why(ret), ZCS_FEC_MAX_M);
+	if (!zcs_fec_available())
+		return zcs_err(err, errlen, -ENOTSUP, "--fec: this build of zcs-send has no erasure "
+			       "code (built without gf-complete and jerasure: meson -Dfec=enabled)");
+	o->fec_k = (unsigned)k;
+	o->fec_m = (unsigned)m;
+	return 0;
+}
+
 static int parse_cpus(struct zcs_send_opts *o, const char *s, char *err, size_t errlen)
 {
 	char a[32], b[32];
@@ -442,6 +474,8 @@ static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *
 			o->zstd_level = (int)v;
 		}
 		return 0;
+	case OPT_FEC:
+		return parse_fec(o, arg, err, errlen);
 	case OPT_SEND_PATH:
 		o->path = zcs_path_from_name(arg);
 		if (o->path < ZCS_PATH_AUTO)

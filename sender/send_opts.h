@@ -23,6 +23,7 @@ struct zcs_send_opts {
 	size_t mtu;
 	struct zcs_net_tx_opts tx;
 	int zstd_level;               /* 0 = off */
+	unsigned fec_k, fec_m;        /* --fec K:M; 0:0 = off */
 	int path;                     /* enum zcs_path_kind */
 	int cpu_src, cpu_send;        /* -1 = leave */
 	bool cpus_given;

@@ -316,6 +316,7 @@ int main(int argc, char **argv)
 			.count = o.count,
 			.pace_rate = src.paced_by_device || o.unpaced ? 0 : src.info.sample_rate,
 			.zstd_level = o.zstd_level, .path = o.path,
+			.fec_k = o.fec_k, .fec_m = o.fec_m,
 			.cpu_src = o.cpu_src, .cpu_send = o.cpu_send,
 			.stream_id = stream_id, .sender_name = hostname,
 			.source_name = o.src.kind, .log = { log_line, NULL },

@@ -79,7 +79,8 @@ int zcs_rx_open(struct zcs_rx **rxp, const struct zcs_rx_opts *opt, struct zcs_o
 	capacity = rx->ro.capacity;
 
 	/* + 1: a jump awaiting confirmation holds its first datagram outside the window */
-	rx->nbufs = capacity + rx->opt.batch + 1;
+	/* + ZCS_FEC_MAX_M: the datagrams one parity datagram may rebuild, placed from its batch */
+	rx->nbufs = capacity + rx->opt.batch + 1 + ZCS_FEC_MAX_M;
 	/* SO_RXQ_OVFL's uint32_t, and UDP_GRO's int segment size */
 	rx->ctrl_len = CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(int));
 	rx->mem = malloc(rx->nbufs * rx->opt.max_dgram);
@@ -106,6 +107,7 @@ int zcs_rx_open(struct zcs_rx **rxp, const struct zcs_rx_opts *opt, struct zcs_o
 	zcs_gapfill_init(&rx->gf, out, k, opt->type, opt->gap_drop, opt->count);
 	zcs_gapfill_set_native_strict(&rx->gf, opt->type == ZCS_SAMPLE_NATIVE && !opt->native_follows);
 	zcs_rx_dgram_init(rx);
+	zcs_fec_rx_init(&rx->fec, rx->opt.max_dgram);
 	/* blocks go to the writers in bursts (hand_on), not one wake-up each */
 	zcs_outputs_defer_wakes(out, true);
 
@@ -152,6 +154,7 @@ void zcs_rx_close(struct zcs_rx *rx)
 	zcs_codec_destroy(rx->codec);
 	rx->codec = NULL;
 	zcs_reorder_free(&rx->ro);
+	zcs_fec_rx_free(&rx->fec);
 	free(rx->mem);
 	free(rx->bufs);
 	free(rx->free_list);
@@ -240,6 +243,9 @@ void zcs_rx_snapshot(const struct zcs_rx *rx, struct zcs_rx_snapshot *s)
 	s->rx.socket_drops = rx->st.socket_drops;
 	s->rx.discont = rx->st.discont;
 	s->rx.idle_flushes = rx->st.idle_flushes;
+	s->rx.parity = rx->fec.st.parity;
+	s->rx.restored = rx->fec.st.restored;
+	s->rx.unrecoverable = rx->fec.st.unrecoverable;
 	s->rx.age_ns = rx->st.age_ns;
 	s->rx.have_age = rx->st.have_age;
 	s->rx.foreign = f->st.foreign;

@@ -112,6 +112,10 @@ struct zcs_rx_stats {
 	uint64_t pre_meta_samples;
 	uint64_t late_joins;      /* streams followed from mid-stream: their first datagram seen was
 				   * not their datagram 0 (what came before is not counted lost) */
+	/* erasure coding (docs/receiver.md, "Restoring lost datagrams") */
+	uint64_t parity;          /* parity datagrams of the stream followed */
+	uint64_t restored;        /* sample datagrams rebuilt from parity and put in place */
+	uint64_t unrecoverable;   /* blocks left with sample datagrams missing (zero-filled) */
 };
 
 /* Everything the counters say at one moment (zcs_rx_snapshot), for statistics and embedders. */

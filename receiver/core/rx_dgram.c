@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "auth.h"
+#include "bytes.h"
 #include "clock.h"
 #include "codec.h"
 #include "rx_impl.h"
@@ -125,6 +126,7 @@ static void end_followed(struct zcs_rx *rx, uint32_t cur)
 
 	free_buf(rx, zcs_follow_drop_cand(&rx->fs), cur);
 	flush_window(rx, cur);
+	zcs_fec_rx_reset(&rx->fec);
 	if (eos)
 		end_stream(rx);
 	else if (!rx->fs.ended)
@@ -396,11 +398,109 @@ static void refuse(struct zcs_rx *rx, const uint8_t *buf, size_t len, int verdic
 			"(auth)", id);
 }
 
+struct rebuilt_ctx {
+	struct zcs_rx *rx;
+	const struct sockaddr *from;
+};
+
+/* A datagram the parity rebuilt (fec_rx.c) goes through everything a received one does, in a
+ * buffer of its own; keyed, it must verify first: parity that was not the sender's can then at
+ * worst fail to help.  Returns whether it took its place in the stream. */
+static bool put_rebuilt(void *arg, uint8_t *dg, size_t len)
+{
+	const struct rebuilt_ctx *const c = arg;
+	struct zcs_rx *const rx = c->rx;
+	const uint64_t seq = zcs_get_le64(dg + 8);
+	uint32_t bi;
+	bool kept;
+
+	if (rx->opt.key && zcs_auth_verify(rx->opt.key, dg, len) != ZCS_AUTH_OK)
+		return false;
+	if (rx->nfree == 0 || len > rx->opt.max_dgram)
+		return false;
+	bi = rx->free_list[--rx->nfree];
+	rx->bufs[bi].data = rx->bufs[bi].own;
+	memcpy(rx->bufs[bi].own, dg, len);
+	kept = zcs_rx_datagram(rx, bi, len, c->from);
+	if (!kept)
+		rx->free_list[rx->nfree++] = bi;
+	return kept || zcs_seq_before(seq, rx->ro.next);
+}
+
+/* Rebuilds what it can of the block holding seq `at`, before the window gives up on it. */
+static void restore(struct zcs_rx *rx, uint64_t at, const struct sockaddr *from)
+{
+	struct rebuilt_ctx c = { rx, from };
+
+	if (!rx->fec.on || rx->fec_placing)
+		return;
+	rx->fec_placing = true;
+	zcs_fec_rx_restore(&rx->fec, at, rx->ro.next, rx->fs.stream_id, put_rebuilt, &c);
+	rx->fec_placing = false;
+}
+
+/* A block's parity comes after its datagrams and after the rest of the train that ended it (up
+ * to 64 KB more), so a hole early in a block must wait that long: the window grows to hold
+ * FEC_WINDOW_BLOCKS blocks and their parity, within its capacity (--window, when given, is the
+ * user's).  Its slots are indexed by the window's size, so it grows only while empty. */
+#define FEC_WINDOW_BLOCKS 4
+
+static void grow_window(struct zcs_rx *rx, const struct zcs_parity_hdr *p)
+{
+	const size_t need = FEC_WINDOW_BLOCKS * ((size_t)p->k + p->m);
+	size_t w;
+
+	if (rx->ro.window >= need || rx->opt.window || zcs_reorder_depth(&rx->ro) != 0)
+		goto check;
+	w = zcs_reorder_window_for(&rx->ro, need);
+	if (w <= rx->ro.window)
+		goto check;
+	rx->ro.window = w;
+	zcs_reorder_set_jump(&rx->ro, w);
+	zcs_gapfill_bound(&rx->gf, rx->fs.meta.sample_rate,
+			  (uint64_t)w * rx->fs.meta.samples_per_dgram);
+	zcs_log(&rx->opt.log, "stream 0x%08" PRIx32 ": reorder window %zu datagrams, so a block "
+		"and its parity fit (%u:%u)", rx->fs.stream_id, w, (unsigned)p->k, (unsigned)p->m);
+check:
+	if (!rx->said_fec_window && rx->ro.window < (size_t)p->k + p->m) {
+		rx->said_fec_window = true;
+		zcs_log(&rx->opt.log, "stream 0x%08" PRIx32 ": the reorder window (%zu datagrams) "
+			"is shorter than a block and its parity (%u): losses early in a block are "
+			"zero-filled before the parity comes; give --window %u or more",
+			rx->fs.stream_id, rx->ro.window, (unsigned)(p->k + p->m),
+			(unsigned)(FEC_WINDOW_BLOCKS * (p->k + p->m)));
+	}
+}
+
+/* A parity datagram: kept for the stream followed once its window is placed (keyed: of the run
+ * followed), ignored otherwise. */
+static void parity(struct zcs_rx *rx, const struct zcs_dgram *dg, const struct sockaddr *from)
+{
+	const struct zcs_parity_hdr *const p = &dg->parity;
+
+	if (!rx->fs.locked || rx->fs.need_start || p->stream_id != rx->fs.stream_id ||
+	    (rx->opt.key && memcmp(dg->salt, rx->fs.salt, sizeof(rx->fs.salt)) != 0))
+		return;
+	if (!rx->said_fec) {
+		rx->said_fec = true;
+		zcs_log(&rx->opt.log, "stream 0x%08" PRIx32 ": protected by erasure coding, %u:%u "
+			"(a block of %u datagrams restored when it lost at most %u)%s",
+			rx->fs.stream_id, (unsigned)p->k, (unsigned)p->m, (unsigned)p->k,
+			(unsigned)p->m, zcs_fec_available() ? "" :
+			"; this build of zcs-recv has no erasure code: the parity is only counted");
+	}
+	grow_window(rx, p);
+	if (zcs_fec_rx_parity(&rx->fec, p, dg->payload, dg->keyed, rx->ro.next) < 0)
+		return;
+	restore(rx, p->block_seq, from);
+}
+
 bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t bi, size_t len, const struct sockaddr *from)
 {
 	struct zcs_rx_buf *b = &rx->bufs[bi];
 	struct zcs_dgram dg;
 	const uint8_t *payload;
+	bool kept;
 	int ret;
 
 	/* keyed: verified before anything else, so a datagram that fails touches nothing */
@@ -418,6 +518,10 @@ bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t bi, size_t len, const struct so
 	}
 	if (!source_ok(rx, from)) {
 		rx->st.filtered++;
+		return false;
+	}
+	if (dg.type == ZCS_DGRAM_PARITY) {
+		parity(rx, &dg, from);
 		return false;
 	}
 	if (dg.keyed && !rx->opt.key && !rx->said_unverified) {
@@ -446,6 +550,8 @@ bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t bi, size_t len, const struct so
 	if (zcs_follow_pre_meta(&rx->fs, &dg.hdr))
 		return false;
 	zcs_follow_sample_format(&rx->fs, dg.hdr.format);
+	/* kept for parity that may come, as received (decompression below overwrites it) */
+	zcs_fec_rx_data(&rx->fec, b->data, len);
 	payload = dg.payload;
 	if (dg.hdr.flags & ZCS_FLAG_ZSTD) {
 		b->hdr = dg.hdr;
@@ -458,7 +564,10 @@ bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t bi, size_t len, const struct so
 	}
 	if (rx->fs.need_start)
 		place_window(rx, &dg.hdr, bi);
-	return place(rx, bi, &dg.hdr, payload);
+	kept = place(rx, bi, &dg.hdr, payload);
+	/* a datagram that came after its block's parity may complete what a rebuild needs */
+	restore(rx, dg.hdr.seq, from);
+	return kept;
 }
 
 void zcs_rx_update_age(struct zcs_rx *rx)
@@ -505,6 +614,7 @@ void zcs_rx_finish(struct zcs_rx *rx)
 {
 	free_buf(rx, zcs_follow_drop_cand(&rx->fs), ZCS_FOLLOW_NONE);
 	flush_window(rx, ZCS_FOLLOW_NONE);
+	zcs_fec_rx_close_all(&rx->fec);
 	/* the run ends: nothing can follow an end of stream delivered any more */
 	if (rx->fs.eos_pending)
 		end_stream(rx);

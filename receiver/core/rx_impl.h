@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 
+#include "fec_rx.h"
 #include "gapfill.h"
 #include "reorder.h"
 #include "rx.h"
@@ -68,6 +69,9 @@ struct zcs_rx {
 	struct zcs_follow fs;     /* which stream, and what of it is believed */
 	struct zcs_reorder ro;
 	struct zcs_gapfill gf;    /* the one door to the outputs */
+	struct zcs_fec_rx fec;    /* parity, and the datagrams it may rebuild */
+	bool fec_placing;         /* a rebuilt datagram is being placed (no rebuild within) */
+	bool said_fec, said_fec_window;
 	bool done;                /* --count reached, or end of stream with --exit-on-eos */
 	uint64_t last_discont_log_ns;
 

@@ -31,8 +31,9 @@ static int size_format(struct zcs_pipeline *p, int f)
 	o->pair_bytes = zcs_wire_pair_bytes(f);
 	/* the trailer is part of every datagram: fewer samples, so a keyed one still fits the MTU
 	 * and GSO's equal segments stay equal */
-	o->spd = cfg->udp_payload > p->trailer
-			 ? zcs_proto_max_samples(f, cfg->udp_payload - p->trailer) : 0;
+	o->spd = cfg->udp_payload > p->trailer + p->fec_reserve
+			 ? zcs_proto_max_samples(f, cfg->udp_payload - p->trailer - p->fec_reserve)
+			 : 0;
 	if (o->pair_bytes == 0 || o->spd == 0) {
 		o->spd = 0;
 		return -EINVAL;
@@ -86,6 +87,11 @@ int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_con
 		p->keyed = true;
 		p->trailer = ZCS_AUTH_SAMPLE_TRAILER;
 	}
+	if (cfg->fec_k) {
+		/* parity = 32-byte header + (datagram - 16) + trailer: 16 + trailer longer */
+		p->fec = true;
+		p->fec_reserve = ZCS_PROTO_PARITY_HDR_SIZE - ZCS_FEC_SKIP + p->trailer;
+	}
 	/* every format's datagram and train, so the control channel can switch between them
 	 * while streaming; the slots hold the largest train of any of them */
 	seg = 0;
@@ -106,6 +112,20 @@ int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_con
 		goto fail;
 	}
 	p->format = cfg->format;
+	if (p->fec) {
+		ret = zcs_fec_enc_init(&p->fec_enc, cfg->fec_k, cfg->fec_m, seg);
+		p->fec_pend_stride = seg + p->fec_reserve;
+		p->fec_pend_max = (dgrams / cfg->fec_k + 2) * cfg->fec_m;
+		p->fec_pend = ret == 0 ? malloc(p->fec_pend_stride * p->fec_pend_max) : NULL;
+		p->fec_pend_len = ret == 0 ? calloc(p->fec_pend_max, sizeof(size_t)) : NULL;
+		if (ret == 0 && (!p->fec_pend || !p->fec_pend_len))
+			ret = -ENOMEM;
+		if (ret < 0) {
+			zcs_err(err, errlen, ret, "--fec %u:%u: %s", cfg->fec_k, cfg->fec_m,
+				ret == -ENOTSUP ? "this build has no erasure code" : strerror(-ret));
+			goto fail;
+		}
+	}
 	ret = zcs_kernels_init(&p->k, ZCS_ISA_BEST);
 	if (ret < 0) {
 		zcs_err(err, errlen, ret, "no conversion kernels: %s", strerror(-ret));
@@ -240,5 +260,8 @@ void zcs_pipeline_destroy(struct zcs_pipeline *p)
 	zcs_auth_wipe(&p->auth);
 	zcs_auth_tagger_wipe(&p->tag_source);
 	zcs_auth_tagger_wipe(&p->tag_send);
+	zcs_fec_enc_free(&p->fec_enc);
+	free(p->fec_pend);
+	free(p->fec_pend_len);
 	free(p);
 }

@@ -22,6 +22,9 @@ struct zcs_pipeline_config {
 	uint64_t count;               /* samples to send, 0 = until the source ends or a stop */
 	uint64_t pace_rate;           /* samples per second to pace at, 0 = as fast as possible */
 	int zstd_level;               /* 0 = no compression */
+	/* --fec K:M (0:0 off): M parity datagrams after every K sample datagrams; the datagrams
+	 * shrink so that parity, 16 bytes and a trailer longer, still fits udp_payload */
+	unsigned fec_k, fec_m;
 	int path;                     /* enum zcs_path_kind (ZCS_PATH_AUTO to probe) */
 	int cpu_src, cpu_send;        /* CPU to pin each thread to, -1 = leave */
 	uint32_t stream_id;
@@ -44,6 +47,7 @@ struct zcs_pipeline_stats {
 	uint64_t bytes;               /* UDP payload bytes of sample datagrams */
 	uint64_t trains;
 	uint64_t meta_sent;
+	uint64_t parity_sent;         /* parity datagrams (--fec) */
 	uint64_t discontinuities;     /* source discontinuities */
 	struct zcs_sendpath_stats path;
 	int send_path;                /* enum zcs_path_kind now running */

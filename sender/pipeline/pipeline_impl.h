@@ -9,6 +9,7 @@
 #include "auth.h"
 #include "compress.h"
 #include "doorbell.h"
+#include "fec.h"
 #include "formats.h"
 #include "pipeline.h"
 #include "ring.h"
@@ -115,6 +116,16 @@ struct zcs_pipeline {
 	struct zcs_auth auth;
 	struct zcs_auth_tagger tag_source; /* the source thread's */
 	struct zcs_auth_tagger tag_send;   /* the send thread's */
+	/* --fec: the send thread folds every sample datagram into its block's parity before the
+	 * train goes out, and sends the parity of the blocks it completed after it */
+	bool fec;
+	size_t fec_reserve;           /* bytes a datagram gives up so its parity fits */
+	struct zcs_fec_enc fec_enc;
+	/* parity datagrams of the blocks a train completed, sent after it: a train of n
+	 * datagrams completes at most n / K + 1 blocks */
+	uint8_t *fec_pend;
+	size_t fec_pend_stride, fec_pend_max, fec_npend;
+	size_t *fec_pend_len;
 };
 
 /* Source-thread side of a retune: called before each pair is packed, at stream index pos.

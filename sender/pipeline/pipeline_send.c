@@ -25,7 +25,7 @@ struct send_state {
 	uint64_t next_seq;        /* of the next sample datagram */
 	uint64_t next_sample;     /* index of the next sample */
 	uint64_t ref_sample, ref_time_ns; /* first sample of the last train and its wall clock */
-	uint64_t samples, datagrams, bytes, trains, metas;
+	uint64_t samples, datagrams, bytes, trains, metas, parity;
 	/* the small side slot for metadata and end of stream, keyed or not */
 	uint8_t side[ZCS_PROTO_META_SIZE + ZCS_AUTH_MAX_TRAILER];
 };
@@ -68,6 +68,56 @@ static void send_meta(struct send_state *s, bool change)
 	s->next_meta_ns = zcs_mono_ns() + META_INTERVAL_NS;
 }
 
+/* --fec: the open block's parity datagrams, sealed when keyed, are queued in fec_pend and the
+ * block closed: the next sample datagram opens another. */
+static void fec_close(struct send_state *s)
+{
+	struct zcs_pipeline *const p = s->p;
+	struct zcs_fec_enc *const e = &p->fec_enc;
+
+	if (!p->fec || e->count == 0)
+		return;
+	for (unsigned i = 0; i < e->m && p->fec_npend < p->fec_pend_max; i++) {
+		uint8_t *const buf = p->fec_pend + p->fec_pend_stride * p->fec_npend;
+		size_t len = zcs_fec_enc_parity(e, i, p->cfg.stream_id, buf);
+
+		if (p->keyed)
+			len = zcs_auth_seal_parity(&p->auth, &p->tag_send, buf, len);
+		p->fec_pend_len[p->fec_npend++] = len;
+	}
+	zcs_fec_enc_close(e);
+}
+
+/* The parity queued goes out, after every sample datagram handed over before it. */
+static void fec_send(struct send_state *s)
+{
+	struct zcs_pipeline *const p = s->p;
+
+	for (size_t i = 0; i < p->fec_npend; i++)
+		if (zcs_sendpath_send_small(p->sp, p->fec_pend + p->fec_pend_stride * i,
+					    p->fec_pend_len[i]) >= 0)
+			s->parity++;
+	p->fec_npend = 0;
+}
+
+/* --fec: folds each datagram of train t into its block before t is handed over (the slot may
+ * return to the source as soon as it is sent); blocks t completes have their parity queued, to
+ * go out after t. */
+static void fec_fold(struct send_state *s, const struct zcs_train *t)
+{
+	struct zcs_pipeline *const p = s->p;
+
+	if (!p->fec)
+		return;
+	for (size_t i = 0; i < t->count; i++) {
+		const size_t len = t->variable ? t->lens[i] :
+				   i + 1 < t->count ? t->seg : t->bytes - (t->count - 1) * t->seg;
+
+		if (zcs_fec_enc_add(&p->fec_enc, t->buf + i * t->seg, len) == p->fec_enc.k)
+			fec_close(s);
+	}
+}
+
 static void send_eos(struct send_state *s)
 {
 	struct zcs_pipeline *const p = s->p;
@@ -82,6 +132,12 @@ static void send_eos(struct send_state *s)
 	if (p->keyed)
 		len = zcs_auth_seal_samples(&p->auth, &p->tag_send, s->side, len);
 	zcs_sendpath_send_small(p->sp, s->side, len);
+	/* the stream's last block ends here, protected like any other */
+	if (p->fec) {
+		zcs_fec_enc_add(&p->fec_enc, s->side, len);
+		fec_close(s);
+		fec_send(s);
+	}
 }
 
 static void publish(struct send_state *s)
@@ -96,6 +152,7 @@ static void publish(struct send_state *s)
 	ZCS_PUB(o->bytes, s->bytes - st->dropped_bytes);
 	ZCS_PUB(o->trains, s->trains - st->dropped_trains);
 	ZCS_PUB(o->meta_sent, s->metas);
+	ZCS_PUB(o->parity_sent, s->parity);
 	zcs_sendpath_stats_copy(&o->path, st);
 	ZCS_PUB(o->send_path, zcs_sendpath_kind(p->sp));
 }
@@ -200,6 +257,9 @@ void *zcs_pipeline_send_main(void *arg)
 			s.format = t->format;
 			s.spd = t->spd;
 			s.meta_version++;
+			/* the block of the old settings ends before their change is announced */
+			fec_close(&s);
+			fec_send(&s);
 			/* twice: one lost datagram must not cost a receiver the exact index (a copy
 			 * is "the same description again" to it) */
 			send_meta(&s, true);
@@ -222,9 +282,11 @@ void *zcs_pipeline_send_main(void *arg)
 		s.trains++;
 		s.next_seq = t->first_seq + t->count;
 		s.next_sample = t->first_sample + t->samples;
+		fec_fold(&s, t);
 		ret = zcs_sendpath_send(p->sp, t);
 		if (ret < 0)
 			failed(p, ret);
+		fec_send(&s);
 		publish(&s);
 	}
 	flush(&s);

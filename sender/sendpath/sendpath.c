@@ -9,9 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 
 #include "clock.h"
+#include "compat.h"
 #include "egress.h"
 #include "err.h"
 #include "sendpath_impl.h"
@@ -447,6 +450,33 @@ int zcs_sendpath_set_seg(struct zcs_sendpath *sp, size_t seg)
 	return ret;
 }
 
+/* One datagram as it is.  A datagram longer than the GSO segment set on the socket (a parity
+ * datagram, 16 bytes and a trailer longer than a sample datagram) would be cut at it: a
+ * UDP_SEGMENT of 0 for this send alone keeps it whole. */
+static ssize_t send_one(const struct zcs_sendpath *sp, const void *buf, size_t len)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(uint16_t))];
+		struct cmsghdr align;
+	} ctrl;
+	struct iovec iov = { (void *)(uintptr_t)buf, len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+	const uint16_t none = 0;
+
+	if (sp->gso_size == 0 || len <= sp->gso_size)
+		return send(sp->fd, buf, len, 0);
+	memset(&ctrl, 0, sizeof(ctrl));
+	mh.msg_control = ctrl.buf;
+	mh.msg_controllen = sizeof(ctrl.buf);
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_UDP;
+	cm->cmsg_type = UDP_SEGMENT;
+	cm->cmsg_len = CMSG_LEN(sizeof(none));
+	memcpy(CMSG_DATA(cm), &none, sizeof(none));
+	return sendmsg(sp->fd, &mh, 0);
+}
+
 int zcs_sendpath_send_small(struct zcs_sendpath *sp, const void *buf, size_t len)
 {
 	/* after the trains handed over before it (metadata names the next sequence number, an end
@@ -456,12 +486,12 @@ int zcs_sendpath_send_small(struct zcs_sendpath *sp, const void *buf, size_t len
 	if (sp->dead) {
 		/* every train was given up, but the socket may still carry one datagram as it is
 		 * (an end of stream tells receivers the stream is over): one try */
-		return send(sp->fd, buf, len, 0) >= 0 ? 0 : -errno;
+		return send_one(sp, buf, len) >= 0 ? 0 : -errno;
 	}
 	for (int attempt = 0; attempt < 4 + ZCS_PATH_KINDS; attempt++) {
 		int e, to;
 
-		if (send(sp->fd, buf, len, 0) >= 0)
+		if (send_one(sp, buf, len) >= 0)
 			return demoted;
 		e = errno;
 		if (e == EINTR)

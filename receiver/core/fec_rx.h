@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/* The receiver's erasure decoding (docs/receiver.md, "Restoring lost datagrams"): the stream's
+ * recent sample datagrams and the parity of its open blocks, kept so that a block that lost at
+ * most m of its k sample datagrams has them rebuilt before the reorder window gives up on them.
+ * Bounded: ZCS_FEC_RX_SLOTS datagrams and ZCS_FEC_RX_BLOCKS blocks, allocated once, at the
+ * first sample datagram of a stream followed (a build without the code keeps nothing).  The engine (rx_dgram.c) feeds it and
+ * places what it rebuilds. */
+#ifndef ZCS_FEC_RX_H
+#define ZCS_FEC_RX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fec.h"
+#include "proto.h"
+
+/* The sample datagrams kept, by seq: two of the largest blocks, so a block's datagrams are
+ * still there when its parity (sent after them) comes. */
+#define ZCS_FEC_RX_SLOTS 256
+/* Blocks whose parity is kept: the largest block's parity arrives at most 160 datagrams after
+ * its first, so 8 blocks of 32 cover the 256 datagrams above. */
+#define ZCS_FEC_RX_BLOCKS 8
+
+struct zcs_fec_rx_block {
+	bool used;
+	bool keyed;               /* its parity carried trailers: rebuilt datagrams are keyed */
+	uint64_t block_seq;
+	uint8_t k, m;
+	uint16_t shard_len;
+	uint32_t have_parity;     /* bit i: parity i arrived */
+	uint64_t have_data[2];    /* bit j: sample datagram j arrived or was rebuilt */
+	bool given_up;            /* rebuilding was tried and failed (a datagram did not verify) */
+	uint8_t *parity;          /* m shards of cap bytes */
+};
+
+struct zcs_fec_rx_stats {
+	uint64_t parity;          /* parity datagrams of the stream followed */
+	uint64_t restored;        /* sample datagrams rebuilt and put in their place */
+	uint64_t unrecoverable;   /* blocks that left the store with sample datagrams missing */
+};
+
+struct zcs_fec_rx {
+	bool on;                  /* the store is allocated (at the first sample datagram) */
+	bool failed;              /* ... and could not be: parity is only counted */
+	size_t cap;               /* bytes of each shard buffer */
+	uint8_t *mem;
+	uint8_t *data;            /* ZCS_FEC_RX_SLOTS shards */
+	uint64_t seq[ZCS_FEC_RX_SLOTS];
+	uint16_t len[ZCS_FEC_RX_SLOTS]; /* the datagram's length, 0: slot empty */
+	struct zcs_fec_rx_block blk[ZCS_FEC_RX_BLOCKS];
+	uint8_t *work;            /* the decoder's: ZCS_FEC_MAX_M parity shards */
+	struct zcs_fec_rx_stats st;
+};
+
+/* Sets f up for datagrams of at most max_dgram bytes; nothing is allocated yet. */
+void zcs_fec_rx_init(struct zcs_fec_rx *f, size_t max_dgram);
+void zcs_fec_rx_free(struct zcs_fec_rx *f);
+/* Forgets every datagram and block (a new stream is followed); the counters stay. */
+void zcs_fec_rx_reset(struct zcs_fec_rx *f);
+
+/* A sample datagram of the stream followed (len bytes at dg, as received: keyed with its
+ * trailer, compressed or not): kept, one copy, for parity that may follow. */
+void zcs_fec_rx_data(struct zcs_fec_rx *f, const uint8_t *dg, size_t len);
+
+/* A parity datagram of the stream followed (parsed into p, its parity at payload); next: the
+ * lowest seq the reorder window has not released (a block entirely before it is of no use).
+ * Returns 0, or -ENOMEM (the store could not be allocated: parity is then only counted). */
+int zcs_fec_rx_parity(struct zcs_fec_rx *f, const struct zcs_parity_hdr *p, const uint8_t *payload,
+		      bool keyed, uint64_t next);
+
+/* Rebuilds what can be of the block holding seq `at` (a datagram just came to it).  For each
+ * datagram rebuilt whose seq is not before next, calls put(ctx, dg, len), which returns whether
+ * it was placed (verified and taken: counted restored).  dg is the store's, valid during the
+ * call; stream_id completes its prefix. */
+void zcs_fec_rx_restore(struct zcs_fec_rx *f, uint64_t at, uint64_t next, uint32_t stream_id,
+			bool (*put)(void *ctx, uint8_t *dg, size_t len), void *ctx);
+
+/* Every block leaves the store (the stream ended or is being replaced): those still missing
+ * datagrams are counted unrecoverable. */
+void zcs_fec_rx_close_all(struct zcs_fec_rx *f);
+
+#endif
