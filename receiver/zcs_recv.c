@@ -11,6 +11,7 @@
 
 #include "clock.h"
 #include "ctl_fwd.h"
+#include "ctl_live.h"
 #include "jsonout.h"
 #include "key.h"
 #include "log.h"
@@ -205,6 +206,7 @@ int main(int argc, char **argv)
 	char where[64];
 	struct zcs_outputs *out = NULL;
 	struct zcs_ctl_fwd *fwd = NULL;
+	struct zcs_ctl_live *live = NULL;
 	struct zcs_kernels k;
 	char err[512], text[8192];
 	struct ui u = { 0 };
@@ -290,6 +292,16 @@ int main(int argc, char **argv)
 		}
 		zcs_outputs_set_tune(out, zcs_ctl_fwd_tune_hook, fwd);
 		zcs_outputs_set_tune_allow(out, zcs_ctl_fwd_allows);
+		/* the board's control channel also says which keyed run is live: a run this
+		 * receiver has no record of is followed only once it does (docs/security.md) */
+		ret = zcs_ctl_live_start(&live, opts.control, &key, (struct zcs_log){ news, &u },
+					 err, sizeof(err));
+		if (ret < 0) {
+			fprintf(stderr, "zcs-recv: --control: %s\n", err);
+			status = ret == -EINVAL ? 2 : 1;
+			goto out_outputs;
+		}
+		opts.rx.run_check = (struct zcs_run_check){ zcs_ctl_live_judge, live };
 	}
 	zcs_outputs_set_client_timeout(out, (uint64_t)(opts.client_timeout * 1000.0 + 0.5));
 	for (size_t i = 0; i < opts.noutputs; i++) {
@@ -442,6 +454,16 @@ int main(int argc, char **argv)
 			 (unsigned long long)fs.failed, (unsigned long long)fs.connects);
 		news(&u, text);
 	}
+	if (live) {
+		struct zcs_ctl_live_stats ls;
+
+		zcs_ctl_live_stats(live, &ls);
+		snprintf(text, sizeof(text), "liveness: %llu requests to the board (%llu answered, "
+			 "%llu failed), %llu waits for the rate limit",
+			 (unsigned long long)ls.requests, (unsigned long long)ls.answers,
+			 (unsigned long long)ls.failed, (unsigned long long)ls.limited);
+		news(&u, text);
+	}
 out_rx:
 	zcs_outputs_destroy(out, 0);
 	out = NULL;
@@ -451,6 +473,8 @@ out_outputs:
 		zcs_outputs_destroy(out, 0);
 	/* after the outputs: their writers call the forwarder's hook */
 	zcs_ctl_fwd_stop(fwd);
+	/* after the engine, whose receive thread asked it */
+	zcs_ctl_live_stop(live);
 	if (opts.rx.key)
 		zcs_key_wipe(&key);
 	return status;

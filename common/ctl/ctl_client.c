@@ -3,6 +3,7 @@
  * replies and change events.  One connection, one fixed receive buffer, no allocation after
  * open. */
 #include <errno.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sodium.h>
 #include <stdio.h>
@@ -371,4 +372,48 @@ int zcs_ctl_client_request(const char *addr, const struct zcs_key *key,
 			break;
 	}
 	return ret < 0 ? tried(ret, made, err, errlen) : 0;
+}
+
+int zcs_ctl_addr_split(const char *addr, char *host, size_t hostlen, char *port, size_t portlen,
+		       const char *opt, char *err, size_t errlen)
+{
+	const char *colon = strrchr(addr, ':');
+	const char *p = colon ? colon + 1 : addr;
+	const size_t hlen = colon ? (size_t)(colon - addr) : 0;
+	char *end;
+	unsigned long n;
+
+	n = strtoul(p, &end, 10);
+	if (!p[0] || *end || n < 1 || n > 65535 || hlen >= hostlen || portlen < 6 ||
+	    (addr[0] == '[' && (hlen < 2 || addr[hlen - 1] != ']')))
+		return zcs_err(err, errlen, -EINVAL, "%s '%s': expected [HOST:]PORT (the docs use "
+			       "%d)", opt, addr, ZCS_CTL_DEFAULT_PORT);
+	memcpy(host, addr, hlen);
+	host[hlen] = '\0';
+	snprintf(port, portlen, "%lu", n);
+	return 0;
+}
+
+bool zcs_ctl_addr_at(const struct sockaddr *sa, const char *port, char *buf, size_t len)
+{
+	struct zcs_addr a;
+	char s[128];
+	char *colon;
+
+	buf[0] = '\0';
+	memset(&a, 0, sizeof(a));
+	if (sa->sa_family == AF_INET)
+		a.len = sizeof(struct sockaddr_in);
+	else if (sa->sa_family == AF_INET6)
+		a.len = sizeof(struct sockaddr_in6);
+	else
+		return false;
+	memcpy(&a.ss, sa, a.len);
+	/* "198.18.0.1:5391" or "[v6]:5391": keep the host, take the control channel's port */
+	zcs_net_addr_str(&a, s, sizeof(s));
+	colon = strrchr(s, ':');
+	if (colon)
+		*colon = '\0';
+	snprintf(buf, len, "%s:%s", s, port);
+	return true;
 }

@@ -21,6 +21,8 @@
 #include "ctl_proto.h"
 #include "key.h"
 
+struct sockaddr;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -75,6 +77,15 @@ int zcs_ctl_client_send(struct zcs_ctl_client *c, int op, const struct zcs_ctl_s
  * or broken (a frame that does not open: -EBADMSG).  Call again until it returns 0. */
 int zcs_ctl_client_poll(struct zcs_ctl_client *c, struct zcs_ctl_reply *msg, char *err,
 			size_t errlen);
+
+/* "[HOST:]PORT" of a control channel (zcs-recv --control) into host (hostlen bytes; "" when
+ * none is given: the stream's sender is meant) and port (portlen >= 6: its digits).  opt names
+ * the option in err.  Returns 0 or -EINVAL. */
+int zcs_ctl_addr_split(const char *addr, char *host, size_t hostlen, char *port, size_t portlen,
+		       const char *opt, char *err, size_t errlen);
+/* "HOST:PORT" into buf: the host of sender address sa ("[v6]" bracketed) with port, for a
+ * control channel given without a host.  False (buf "") when sa is not IPv4 or IPv6. */
+bool zcs_ctl_addr_at(const struct sockaddr *sa, const char *port, char *buf, size_t len);
 
 /* One get (want NULL) or set on a connection of its own, closed after: open, the request, its
  * reply.  A connection the server closes before the answer is tried again as open does, the

@@ -171,6 +171,7 @@ const char *zcs_replay_reason_name(int reason)
 	case ZCS_REPLAY_OLD_RUN: return "old_run";
 	case ZCS_REPLAY_META_SEQ: return "meta_seq";
 	case ZCS_REPLAY_BEHIND: return "behind";
+	case ZCS_REPLAY_NOT_LIVE: return "not_live";
 	default: return "unknown";
 	}
 }

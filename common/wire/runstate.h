@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -64,12 +65,40 @@ enum zcs_replay_reason {
 	ZCS_REPLAY_META_SEQ,      /* metadata of the run followed, not after its newest */
 	ZCS_REPLAY_BEHIND,        /* a sample datagram of the run followed numbered behind the
 				   * reorder window (a run's numbers only grow) */
+	ZCS_REPLAY_NOT_LIVE,      /* metadata of a run the board, asked over its control channel,
+				   * says is not its live run (struct zcs_run_check) */
 	ZCS_REPLAY_REASONS
 };
 
-/* Short stable name of a replay reason ("old_run", "meta_seq", "behind"), for statistics and
- * JSON. */
+/* Short stable name of a replay reason ("old_run", "meta_seq", "behind", "not_live"), for
+ * statistics and JSON. */
 const char *zcs_replay_reason_name(int reason);
+
+/* A keyed run a receiver hears of and has not followed: the question a liveness check answers
+ * (docs/security.md, "Liveness").  since_ns: monotonic time it was first heard of, so an answer
+ * the board gave later than that is decisive for it. */
+struct zcs_run_claim {
+	uint64_t run;
+	uint32_t stream_id;
+	const struct sockaddr *from;  /* who sent the metadata that claims it */
+	uint64_t since_ns;
+};
+
+/* What a liveness check says of a claim. */
+enum zcs_run_verdict {
+	ZCS_RUN_LIVE = 0,         /* the board says it is its live run: follow it */
+	ZCS_RUN_NOT_LIVE,         /* the board says another run is live: a replay, refused */
+	ZCS_RUN_UNKNOWN,          /* no answer yet (asked, waiting, or the board cannot be
+				   * reached): not followed until there is one */
+};
+
+/* A receiver's liveness check (receiver/control/ctl_live.h): judge must never block (it runs on
+ * the receive thread for each datagram of a run awaiting an answer); it asks the board on a
+ * thread of its own and answers UNKNOWN meanwhile. */
+struct zcs_run_check {
+	enum zcs_run_verdict (*judge)(void *ctx, const struct zcs_run_claim *claim, uint64_t now_ns);
+	void *ctx;
+};
 
 #ifdef __cplusplus
 }

@@ -95,22 +95,13 @@ void zcs_ctl_fwd_set_sender(struct zcs_ctl_fwd *f, const struct zcs_addr *sender
 /* The address to connect to, "" when the sender is not known yet (called with mu held). */
 static void target(const struct zcs_ctl_fwd *f, char *buf, size_t len)
 {
-	char a[128];
-	char *colon;
-
 	if (f->host[0]) {
 		snprintf(buf, len, "%s:%s", f->host, f->port);
 		return;
 	}
 	buf[0] = '\0';
-	if (!f->have_sender)
-		return;
-	/* "198.18.0.1:5391" or "[v6]:5391": keep the host, take our port */
-	zcs_net_addr_str(&f->sender, a, sizeof(a));
-	colon = strrchr(a, ':');
-	if (colon)
-		*colon = '\0';
-	snprintf(buf, len, "%s:%s", a, f->port);
+	if (f->have_sender)
+		zcs_ctl_addr_at((const struct sockaddr *)&f->sender.ss, f->port, buf, len);
 }
 
 static void describe(const struct zcs_ctl_settings *s, char *buf, size_t len)
@@ -245,26 +236,6 @@ static void *fwd_main(void *arg)
 	return NULL;
 }
 
-/* "[HOST:]PORT" into host and port; the port must be a number. */
-static int split_addr(struct zcs_ctl_fwd *f, const char *addr, char *err, size_t errlen)
-{
-	const char *colon = strrchr(addr, ':');
-	const char *port = colon ? colon + 1 : addr;
-	const size_t hlen = colon ? (size_t)(colon - addr) : 0;
-	char *end;
-	unsigned long p;
-
-	p = strtoul(port, &end, 10);
-	if (!port[0] || *end || p < 1 || p > 65535 || hlen >= sizeof(f->host) ||
-	    (addr[0] == '[' && (hlen < 2 || addr[hlen - 1] != ']')))
-		return zcs_err(err, errlen, -EINVAL, "--control '%s': expected [HOST:]PORT (the "
-			       "docs use 5392)", addr);
-	memcpy(f->host, addr, hlen);
-	f->host[hlen] = '\0';
-	snprintf(f->port, sizeof(f->port), "%lu", p);
-	return 0;
-}
-
 bool zcs_ctl_fwd_allows(void *ctx, const struct zcs_addr *peer)
 {
 	const struct zcs_ctl_fwd *f = ctx;
@@ -294,7 +265,8 @@ int zcs_ctl_fwd_start(struct zcs_ctl_fwd **out, const char *addr, const struct z
 	if (nallow)
 		memcpy(f->allow, allow, nallow * sizeof(*allow));
 	f->nallow = nallow;
-	if ((ret = split_addr(f, addr, err, errlen)) < 0) {
+	if ((ret = zcs_ctl_addr_split(addr, f->host, sizeof(f->host), f->port, sizeof(f->port),
+				      "--control", err, errlen)) < 0) {
 		free(f);
 		return ret;
 	}

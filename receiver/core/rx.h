@@ -55,6 +55,9 @@ struct zcs_rx_opts {
 	/* keyed: the newest run followed before (the program's run state, --run-state), copied
 	 * at open; NULL: none.  zcs_rx_run_newest gives what to keep for next time. */
 	const struct zcs_run_seen *run_seen;
+	/* keyed: the liveness check (zcs-recv --control, receiver/control/ctl_live.h); judge NULL:
+	 * none.  With one, a new keyed run is followed only once it says the board streams it */
+	struct zcs_run_check run_check;
 };
 
 #define ZCS_RX_DEFAULT_RCVBUF (32 * 1024 * 1024)

@@ -28,6 +28,7 @@ void zcs_rx_dgram_init(struct zcs_rx *rx)
 		.have_stream = rx->opt.have_stream, .stream_id = rx->opt.stream_id,
 		.keyed = rx->opt.key != NULL, .hold_ms = rx->opt.hold_ms, .log = rx->opt.log,
 		.run_seen = rx->opt.key ? rx->opt.run_seen : NULL,
+		.check = rx->opt.run_check,
 	};
 
 	zcs_follow_init(&rx->fs, &fo, &rx->ro, &rx->gf);
@@ -499,6 +500,7 @@ bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t bi, size_t len, const struct so
 {
 	struct zcs_rx_buf *b = &rx->bufs[bi];
 	struct zcs_dgram dg;
+	struct zcs_meta held;
 	const uint8_t *payload;
 	bool kept;
 	int ret;
@@ -533,6 +535,7 @@ bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t bi, size_t len, const struct so
 	switch (zcs_follow_select(&rx->fs, &dg, from, rx->now_ns)) {
 	case ZCS_FOLLOW_FOREIGN:
 	case ZCS_FOLLOW_REPLAYED:
+	case ZCS_FOLLOW_HELD:
 		return false;
 	case ZCS_FOLLOW_SWITCH:
 		end_followed(rx, bi);
@@ -541,6 +544,9 @@ bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t bi, size_t len, const struct so
 	case ZCS_FOLLOW_TAKE:
 		break;
 	}
+	/* a run the board just confirmed live: its metadata, held while it awaited the answer */
+	if (zcs_follow_held_meta(&rx->fs, &held))
+		apply_meta(rx, &held);
 	if (dg.type == ZCS_DGRAM_META) {
 		apply_meta(rx, &dg.meta);
 		return false;

@@ -36,6 +36,8 @@ void zcs_follow_init(struct zcs_follow *f, const struct zcs_follow_opts *opt,
 		f->newest = *opt->run_seen;
 	}
 	f->opt.run_seen = NULL;   /* copied: the caller's record need not outlive init */
+	if (!opt->keyed)
+		f->opt.check.judge = NULL;
 	f->ro = ro;
 	f->gf = gf;
 }
@@ -167,9 +169,153 @@ static void take_run(struct zcs_follow *f, const struct zcs_dgram *dg)
 	memcpy(f->newest.salt, dg->salt, sizeof(f->newest.salt));
 }
 
+/* --- a run awaiting the board (opt.check) --- */
+
+static void copy_from(struct sockaddr_storage *to, const struct sockaddr *from)
+{
+	if (from->sa_family == AF_INET)
+		memcpy(to, from, sizeof(struct sockaddr_in));
+	else if (from->sa_family == AF_INET6)
+		memcpy(to, from, sizeof(struct sockaddr_in6));
+}
+
+/* The run of metadata dg awaits the board from now on (it replaces any that did). */
+static void pend_start(struct zcs_follow *f, const struct zcs_dgram *dg, const struct sockaddr *from,
+		       uint64_t now)
+{
+	f->pend = true;
+	f->pend_claim = (struct zcs_run_claim){ .run = dg->run, .stream_id = id_of(dg),
+						.since_ns = now };
+	memset(&f->pend_from, 0, sizeof(f->pend_from));
+	copy_from(&f->pend_from, from);
+	memcpy(f->pend_salt, dg->salt, sizeof(f->pend_salt));
+	f->pend_meta_seq = dg->meta_seq;
+	f->pend_meta = dg->meta;
+	f->pend_samples = false;
+	f->pend_go = false;
+}
+
+/* The run awaiting the board is followed from now on: its newest metadata and what came of its
+ * samples meanwhile become the stream's. */
+static void take_pending(struct zcs_follow *f, uint64_t now)
+{
+	const struct zcs_run_claim *c = &f->pend_claim;
+
+	follow(f, c->stream_id, (const struct sockaddr *)&f->pend_from, now);
+	memcpy(f->salt, f->pend_salt, sizeof(f->salt));
+	f->have_run = true;
+	f->meta_seq = f->pend_meta_seq;
+	f->have_newest = true;
+	f->newest = (struct zcs_run_seen){ .run = c->run, .stream_id = c->stream_id,
+					   .meta_seq = f->pend_meta_seq };
+	memcpy(f->newest.salt, f->pend_salt, sizeof(f->newest.salt));
+	/* its sample datagrams that came before the board's answer: as before metadata, so a run
+	 * whose datagram 0 was among them starts at sample 0, what came zero-filled and counted */
+	if (f->pend_samples) {
+		f->have_pre_meta = true;
+		f->pre_meta_low = f->pend_low;
+		f->pre_meta_high = f->pend_high;
+	}
+	f->pend = false;
+	f->pend_go = false;
+	zcs_log(&f->opt.log, "stream 0x%08" PRIx32 ": the board says its run %" PRIu64 " is live "
+		"(its control channel): followed", c->stream_id, c->run);
+}
+
+/* The board's answer on the run awaiting it, at dg (of that run, already noted); stale: dg is
+ * metadata of it numbered before its newest, a replay within the replay, taken for nothing. */
+static enum zcs_follow_sel pend_judge(struct zcs_follow *f, const struct zcs_dgram *dg,
+				      bool stale, uint64_t now)
+{
+	const enum zcs_run_verdict v = f->opt.check.judge(f->opt.check.ctx, &f->pend_claim, now);
+
+	if (v == ZCS_RUN_NOT_LIVE) {
+		f->pend = false;
+		if (dg->type != ZCS_DGRAM_META) {
+			f->st.foreign++;
+			return ZCS_FOLLOW_FOREIGN;
+		}
+		replayed(f, ZCS_REPLAY_NOT_LIVE);
+		if (!f->said_not_live) {
+			f->said_not_live = true;
+			zcs_log(&f->opt.log, "stream 0x%08" PRIx32 " is authentic, but the board says "
+				"its run %" PRIu64 " is not the live one (asked over its control "
+				"channel): refused as a replay of an earlier run; counted as replayed "
+				"(not_live)", f->pend_claim.stream_id, f->pend_claim.run);
+		}
+		return ZCS_FOLLOW_REPLAYED;
+	}
+	if (stale) {
+		/* its own earlier metadata sets nothing, live or not: the run is taken at its next
+		 * datagram */
+		replayed(f, ZCS_REPLAY_META_SEQ);
+		return ZCS_FOLLOW_REPLAYED;
+	}
+	if (v == ZCS_RUN_LIVE) {
+		f->pend_go = true;
+		/* the engine applies the held metadata before this datagram, unless it is some */
+		f->meta_held = dg->type != ZCS_DGRAM_META;
+		if (f->locked) {
+			f->switch_eos = false;
+			f->switch_why = f->ended ? "ended" : "replaced";
+			f->switch_what = " (a later run, live says the board)";
+			return ZCS_FOLLOW_SWITCH;
+		}
+		take_pending(f, now);
+		return ZCS_FOLLOW_TAKE;
+	}
+	/* no answer yet: nothing of it is followed, all of it is counted */
+	if (dg->type == ZCS_DGRAM_META) {
+		f->st.unconfirmed++;
+	} else {
+		f->st.pre_meta++;
+		f->st.pre_meta_samples += dg->hdr.samples;
+		if (!f->pend_samples || zcs_seq_after(dg->hdr.seq, f->pend_high))
+			f->pend_high = dg->hdr.seq;
+		if (!f->pend_samples || zcs_seq_before(dg->hdr.seq, f->pend_low))
+			f->pend_low = dg->hdr.seq;
+		f->pend_samples = true;
+	}
+	return ZCS_FOLLOW_HELD;
+}
+
+/* A datagram of the run awaiting the board: judged again at each, so the answer is acted on as
+ * soon as one comes (the judge only reads it). */
+static enum zcs_follow_sel select_pending(struct zcs_follow *f, const struct zcs_dgram *dg,
+					  const struct sockaddr *from, uint64_t now)
+{
+	bool stale = false;
+
+	f->pend_last_ns = now;
+	/* the metadata that began the wait may have come without its sender's address (the
+	 * engine asks for addresses only while a new stream may be followed) */
+	if (f->pend_from.ss_family == AF_UNSPEC)
+		copy_from(&f->pend_from, from);
+	f->pend_claim.from = (const struct sockaddr *)&f->pend_from;
+	if (dg->type == ZCS_DGRAM_META) {
+		stale = !zcs_seq_after(dg->meta_seq, f->pend_meta_seq);
+		if (!stale) {
+			f->pend_meta_seq = dg->meta_seq;
+			f->pend_meta = dg->meta;
+		}
+	}
+	return pend_judge(f, dg, stale, now);
+}
+
+bool zcs_follow_held_meta(struct zcs_follow *f, struct zcs_meta *m)
+{
+	if (!f->meta_held)
+		return false;
+	f->meta_held = false;
+	*m = f->pend_meta;
+	return true;
+}
+
 /* Stream choice of a keyed receiver: the datagram is authentic, but may be a replay.  A new run
  * is followed only on its metadata, when run_acceptable(); it replaces the one followed at once
- * (it is that sender restarted). */
+ * (it is that sender restarted).  With a liveness check (opt.check) it first awaits the board's
+ * word that it is live: a receiver that has no record of the run (started afresh, or the run
+ * recorded after it last ran) cannot tell a replay from the live run by itself. */
 static enum zcs_follow_sel select_keyed(struct zcs_follow *f, const struct zcs_dgram *dg,
 					const struct sockaddr *from, uint64_t now)
 {
@@ -189,12 +335,28 @@ static enum zcs_follow_sel select_keyed(struct zcs_follow *f, const struct zcs_d
 		f->newest.meta_seq = dg->meta_seq;
 		return ZCS_FOLLOW_TAKE;
 	}
+	if (f->pend && id == f->pend_claim.stream_id &&
+	    memcmp(dg->salt, f->pend_salt, sizeof(f->pend_salt)) == 0)
+		return select_pending(f, dg, from, now);
 	if (dg->type != ZCS_DGRAM_META) {
 		f->st.foreign++;
 		return ZCS_FOLLOW_FOREIGN;
 	}
 	if (!run_acceptable(f, dg))
 		return ZCS_FOLLOW_REPLAYED;
+	if (f->opt.check.judge) {
+		/* an earlier run than the one awaiting the board: if that one is live this one is
+		 * not, and it is judged once that one is answered or has fallen silent.  So a flood
+		 * of replays never takes the live run's place (its number is the board's newest) */
+		if (f->pend && !(dg->run > f->pend_claim.run) && now - f->pend_last_ns < SILENCE_NS) {
+			f->st.unconfirmed++;
+			return ZCS_FOLLOW_HELD;
+		}
+		pend_start(f, dg, from, now);
+		f->pend_last_ns = now;
+		f->pend_claim.from = (const struct sockaddr *)&f->pend_from;
+		return pend_judge(f, dg, false, now);
+	}
 	if (f->locked) {
 		f->switch_eos = false;
 		f->switch_why = f->ended ? "ended" : "replaced";
@@ -226,7 +388,12 @@ void zcs_follow_switch(struct zcs_follow *f, const struct zcs_dgram *dg, const s
 {
 	f->st.restarts++;
 	zcs_log(&f->opt.log, "sender restart: stream 0x%08" PRIx32 " %s, stream 0x%08" PRIx32
-		"%s begins", f->stream_id, f->switch_why, id_of(dg), f->switch_what);
+		"%s begins", f->stream_id, f->switch_why,
+		f->pend_go ? f->pend_claim.stream_id : id_of(dg), f->switch_what);
+	if (f->pend_go) {
+		take_pending(f, now);
+		return;
+	}
 	follow(f, id_of(dg), from, now);
 	if (f->opt.keyed)
 		take_run(f, dg);
@@ -556,5 +723,5 @@ bool zcs_follow_wants_sender(const struct zcs_follow *f, uint64_t now)
 {
 	/* a third: select judges the silence at the batch's time, after the read; asking from a
 	 * third on leaves a second for the read to have been late by */
-	return !f->locked || f->ended || now - f->last_rx_ns >= SILENCE_NS / 3;
+	return !f->locked || f->ended || f->pend || now - f->last_rx_ns >= SILENCE_NS / 3;
 }

@@ -31,6 +31,10 @@ struct zcs_follow_opts {
 	 * common/wire/runstate.h), copied at init; NULL: none, the first authentic run heard is
 	 * taken */
 	const struct zcs_run_seen *run_seen;
+	/* keyed: the liveness check (zcs-recv --control), copied at init; judge NULL: none, a run
+	 * fresh against run_seen is followed as it comes.  With one, a new run is followed only
+	 * once the check says the board is streaming it (see "A run awaiting the board" below) */
+	struct zcs_run_check check;
 	uint64_t hold_ms;         /* --hold, 0: from the stream's rate */
 	struct zcs_log log;       /* news of the stream followed */
 };
@@ -52,6 +56,9 @@ enum zcs_follow_sel {
 	 * window holds, then tells the outputs its end), then calls zcs_follow_switch() and
 	 * handles the datagram as the new stream's */
 	ZCS_FOLLOW_SWITCH,
+	/* keyed with a liveness check: of a run awaiting the board's answer (counted, held back:
+	 * see "A run awaiting the board"), dropped */
+	ZCS_FOLLOW_HELD,
 };
 
 /* What zcs_follow_jump() makes of a sample datagram that claims a jump. */
@@ -117,6 +124,26 @@ struct zcs_follow {
 	struct zcs_run_seen newest;
 	bool said_replay;
 
+	/* A run awaiting the board (opt.check): a new run fresh against newest is held here, not
+	 * followed, until the check says it is live.  Its newest metadata is kept (given to the
+	 * engine when the run is followed: zcs_follow_held_meta), its sample datagrams meanwhile
+	 * are dropped as before metadata (counted pre_meta, and their lowest and highest number
+	 * kept so the run's start counts as lost and zero-filled: zcs_follow_start).  One at a
+	 * time: a later run (a higher number) takes the place, as does any once this one fell
+	 * silent; the live run is the board's newest, so no replay keeps it out */
+	bool pend;
+	struct zcs_run_claim pend_claim;
+	struct sockaddr_storage pend_from;
+	uint8_t pend_salt[8];
+	uint64_t pend_meta_seq;
+	struct zcs_meta pend_meta;
+	uint64_t pend_last_ns;    /* monotonic time of its newest datagram */
+	bool pend_samples;        /* sample datagrams of it came: */
+	uint64_t pend_low, pend_high;
+	bool pend_go;             /* confirmed at the datagram being handled: it is followed */
+	bool meta_held;           /* pend_meta is for the engine (zcs_follow_held_meta) */
+	bool said_not_live;
+
 	/* the switch zcs_follow_select() decided, for the engine and zcs_follow_switch(): why, and
 	 * whether the end of stream delivered is believed (unkeyed: the stream fell silent after it) */
 	const char *switch_why, *switch_what;
@@ -131,9 +158,15 @@ void zcs_follow_init(struct zcs_follow *f, const struct zcs_follow_opts *opt,
  * it is handled (see enum zcs_follow_sel).  With opt.keyed, dg has verified. */
 enum zcs_follow_sel zcs_follow_select(struct zcs_follow *f, const struct zcs_dgram *dg,
 				      const struct sockaddr *from, uint64_t now);
-/* After ZCS_FOLLOW_SWITCH, once the engine has ended the stream followed: dg's stream is. */
+/* After ZCS_FOLLOW_SWITCH, once the engine has ended the stream followed: dg's stream is (or,
+ * with a liveness check, the run awaiting the board that dg's arrival found confirmed). */
 void zcs_follow_switch(struct zcs_follow *f, const struct zcs_dgram *dg, const struct sockaddr *from,
 		       uint64_t now);
+
+/* After ZCS_FOLLOW_TAKE or zcs_follow_switch(): when the datagram handled made the board's
+ * confirmation of a run awaiting it known, and was not that run's metadata itself, the run's
+ * newest metadata goes to *m once (true): the engine applies it before the datagram. */
+bool zcs_follow_held_meta(struct zcs_follow *f, struct zcs_meta *m);
 
 /* Whether the end of stream delivered is believed at now: the stream fell silent after it. */
 bool zcs_follow_eos_believed(const struct zcs_follow *f, uint64_t now);

@@ -471,6 +471,48 @@ static int listen_any(int *port)
 	return fd;
 }
 
+/* "[HOST:]PORT" of zcs-recv --control and the liveness check, and the sender's host with the
+ * control channel's port when no HOST was given. */
+START_TEST(test_addr_split)
+{
+	char host[256], port[8], err[256], to[300];
+	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons(5391) };
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons(5391) };
+	const struct sockaddr none = { .sa_family = AF_UNSPEC };
+
+	ck_assert_int_eq(zcs_ctl_addr_split("5392", host, sizeof(host), port, sizeof(port),
+					    "--control", err, sizeof(err)), 0);
+	ck_assert_str_eq(host, "");
+	ck_assert_str_eq(port, "5392");
+	ck_assert_int_eq(zcs_ctl_addr_split("198.18.0.1:7", host, sizeof(host), port, sizeof(port),
+					    "--control", err, sizeof(err)), 0);
+	ck_assert_str_eq(host, "198.18.0.1");
+	ck_assert_str_eq(port, "7");
+	ck_assert_int_eq(zcs_ctl_addr_split("[fd00::1]:5392", host, sizeof(host), port,
+					    sizeof(port), "--control", err, sizeof(err)), 0);
+	ck_assert_str_eq(host, "[fd00::1]");
+	{
+		const char *bad[] = { "", "host:", "host:0", "host:65536", "h:5392y", "[fd00::1:5392" };
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			ck_assert_int_eq(zcs_ctl_addr_split(bad[i], host, sizeof(host), port,
+							    sizeof(port), "--control", err,
+							    sizeof(err)), -EINVAL);
+			ck_assert_ptr_nonnull(strstr(err, "--control"));
+		}
+	}
+	a4.sin_addr.s_addr = htonl(0xc6120001);
+	ck_assert(zcs_ctl_addr_at((const struct sockaddr *)&a4, "5392", to, sizeof(to)));
+	ck_assert_str_eq(to, "198.18.0.1:5392");
+	a6.sin6_addr.s6_addr[0] = 0xfd;
+	a6.sin6_addr.s6_addr[15] = 1;
+	ck_assert(zcs_ctl_addr_at((const struct sockaddr *)&a6, "5392", to, sizeof(to)));
+	ck_assert_str_eq(to, "[fd00::1]:5392");
+	ck_assert(!zcs_ctl_addr_at(&none, "5392", to, sizeof(to)));
+	ck_assert_str_eq(to, "");
+}
+END_TEST
+
 START_TEST(test_client)
 {
 	struct mini m = { .key = &key_a };
@@ -582,6 +624,7 @@ static Suite *ctl_suite(void)
 	tcase_add_test(tc, test_msg_request);
 	tcase_add_test(tc, test_msg_reply);
 	tcase_add_test(tc, test_kv);
+	tcase_add_test(tc, test_addr_split);
 	tcase_add_test(tc, test_client);
 	tcase_add_test(tc, test_client_retry);
 	suite_add_tcase(s, tc);

@@ -293,6 +293,17 @@ START_TEST(test_seen_round_trip)
 }
 END_TEST
 
+/* The replay reasons' names are the statistics' JSON keys: stable, one each. */
+START_TEST(test_reason_names)
+{
+	ck_assert_str_eq(zcs_replay_reason_name(ZCS_REPLAY_OLD_RUN), "old_run");
+	ck_assert_str_eq(zcs_replay_reason_name(ZCS_REPLAY_META_SEQ), "meta_seq");
+	ck_assert_str_eq(zcs_replay_reason_name(ZCS_REPLAY_BEHIND), "behind");
+	ck_assert_str_eq(zcs_replay_reason_name(ZCS_REPLAY_NOT_LIVE), "not_live");
+	ck_assert_str_eq(zcs_replay_reason_name(ZCS_REPLAY_REASONS), "unknown");
+}
+END_TEST
+
 START_TEST(test_fresh_rule)
 {
 	const struct zcs_run_seen s = { .run = 5, .stream_id = 0x11, .salt = { 1 }, .meta_seq = 40 };
@@ -326,6 +337,7 @@ static Suite *runstate_suite(void)
 	tcase_add_test(tc, test_counter_hostile_path);
 	tcase_add_test(tc, test_counter_not_writable);
 	tcase_add_test(tc, test_seen_round_trip);
+	tcase_add_test(tc, test_reason_names);
 	tcase_add_test(tc, test_fresh_rule);
 	suite_add_tcase(s, tc);
 	return s;

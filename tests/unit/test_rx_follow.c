@@ -444,6 +444,180 @@ START_TEST(jump_within_window_continued_exactly)
 }
 END_TEST
 
+/* A fake liveness check: answers what the test says, and remembers the claims it was asked. */
+static enum zcs_run_verdict VERDICT;
+static struct zcs_run_claim LAST_CLAIM;
+static unsigned JUDGED;
+
+static enum zcs_run_verdict fake_judge(void *ctx, const struct zcs_run_claim *c, uint64_t now)
+{
+	(void)ctx;
+	(void)now;
+	LAST_CLAIM = *c;
+	JUDGED++;
+	return VERDICT;
+}
+
+static void open_checked(void)
+{
+	const struct zcs_follow_opts o = { .keyed = true, .check = { fake_judge, NULL } };
+
+	ck_assert_int_eq(zcs_reorder_init(&R, 64, 0), 0);
+	memset(&G, 0, sizeof(G));
+	zcs_follow_init(&F, &o, &R, &G);
+	VERDICT = ZCS_RUN_UNKNOWN;
+	JUDGED = 0;
+}
+
+static struct zcs_dgram keyed_meta(uint32_t id, uint64_t run, uint64_t meta_seq, int salt)
+{
+	struct zcs_dgram d = meta_dg(id, RATE);
+
+	d.keyed = true;
+	d.run = run;
+	d.meta_seq = meta_seq;
+	memset(d.salt, salt, sizeof(d.salt));
+	return d;
+}
+
+static struct zcs_dgram keyed_sample(uint32_t id, uint64_t seq, int salt)
+{
+	struct zcs_dgram d = sample_dg(id, seq);
+
+	d.keyed = true;
+	memset(d.salt, salt, sizeof(d.salt));
+	return d;
+}
+
+/* With a liveness check a new run waits for the board: its metadata and samples are held back
+ * and counted while no answer is in; once the board says it is live it is followed at the
+ * datagram that found the answer, its held metadata given to the engine, its datagram 0 among
+ * those held so the window starts at 0 with what came lost (zero-filled and counted). */
+START_TEST(checked_run_waits_then_followed)
+{
+	struct zcs_dgram m = keyed_meta(0xa, 7, 1, 1), s0 = keyed_sample(0xa, 0, 1);
+	struct zcs_dgram s1 = keyed_sample(0xa, 1, 1), s2 = keyed_sample(0xa, 2, 1);
+	struct zcs_meta held, eff;
+	struct zcs_run_seen now;
+	uint64_t skip;
+
+	open_checked();
+	ck_assert_int_eq(sel(&m, 10), ZCS_FOLLOW_HELD);
+	ck_assert_uint_eq(LAST_CLAIM.run, 7);
+	ck_assert_uint_eq(LAST_CLAIM.stream_id, 0xa);
+	ck_assert_uint_eq(LAST_CLAIM.since_ns, 10);
+	ck_assert_int_eq(LAST_CLAIM.from->sa_family, AF_INET);
+	ck_assert(!F.locked && !zcs_follow_newest(&F, &now));
+	ck_assert(zcs_follow_wants_sender(&F, 11));
+	ck_assert_int_eq(sel(&s0, 11), ZCS_FOLLOW_HELD);
+	ck_assert_int_eq(sel(&s1, 12), ZCS_FOLLOW_HELD);
+	ck_assert_uint_eq(F.st.unconfirmed, 1);
+	ck_assert_uint_eq(F.st.pre_meta, 2);
+	ck_assert_uint_eq(JUDGED, 3);
+	ck_assert(!zcs_follow_held_meta(&F, &held));
+	/* the board's answer is in: followed at the next datagram, its metadata first */
+	VERDICT = ZCS_RUN_LIVE;
+	ck_assert_int_eq(sel(&s2, 13), ZCS_FOLLOW_TAKE);
+	ck_assert(F.locked);
+	ck_assert_uint_eq(F.stream_id, 0xa);
+	ck_assert(zcs_follow_held_meta(&F, &held));
+	ck_assert(!zcs_follow_held_meta(&F, &held));     /* once */
+	ck_assert_uint_eq(held.stream_id, 0xa);
+	ck_assert_int_eq(zcs_follow_meta(&F, &held, 13, &eff), 1);
+	ck_assert(!zcs_follow_pre_meta(&F, &s2.hdr));
+	ck_assert_uint_eq(zcs_follow_start(&F, &s2.hdr, 64, &skip), 0);
+	ck_assert_uint_eq(skip, 2);
+	ck_assert(zcs_follow_newest(&F, &now));
+	ck_assert_uint_eq(now.run, 7);
+	ck_assert_uint_eq(now.meta_seq, 1);
+	/* its next metadata is the run's own */
+	m.meta_seq = 2;
+	ck_assert_int_eq(sel(&m, 14), ZCS_FOLLOW_TAKE);
+	ck_assert_uint_eq(F.st.replayed, 0);
+	close_follow();
+}
+END_TEST
+
+/* A run the board says is not live is refused (counted not_live, its samples foreign), and
+ * asked about again at its next metadata (the checker answers from what it knows); the live run,
+ * a higher number, takes the place of a replay awaiting the answer, while an earlier one never
+ * takes the live one's. */
+START_TEST(checked_run_denied)
+{
+	struct zcs_dgram old = keyed_meta(0xc, 3, 5, 3), olds = keyed_sample(0xc, 9, 3);
+	struct zcs_dgram live = keyed_meta(0xb, 4, 1, 2), older = keyed_meta(0xd, 2, 1, 4);
+
+	open_checked();
+	ck_assert_int_eq(sel(&old, 1), ZCS_FOLLOW_HELD);
+	VERDICT = ZCS_RUN_NOT_LIVE;
+	ck_assert_int_eq(sel(&olds, 2), ZCS_FOLLOW_FOREIGN);
+	ck_assert(!F.pend);
+	old.meta_seq = 6;
+	ck_assert_int_eq(sel(&old, 3), ZCS_FOLLOW_REPLAYED);
+	ck_assert_uint_eq(F.st.replayed_by[ZCS_REPLAY_NOT_LIVE], 1);
+	ck_assert_uint_eq(F.st.foreign, 1);
+	ck_assert(!F.locked);
+	/* a replay awaiting the answer; the live run comes: it takes the place */
+	VERDICT = ZCS_RUN_UNKNOWN;
+	old.meta_seq = 7;
+	ck_assert_int_eq(sel(&old, 4), ZCS_FOLLOW_HELD);
+	ck_assert_int_eq(sel(&live, 5), ZCS_FOLLOW_HELD);
+	ck_assert_uint_eq(F.pend_claim.run, 4);
+	/* an earlier run meanwhile waits, unjudged */
+	JUDGED = 0;
+	ck_assert_int_eq(sel(&older, 6), ZCS_FOLLOW_HELD);
+	ck_assert_uint_eq(JUDGED, 0);
+	ck_assert_uint_eq(F.pend_claim.run, 4);
+	/* the earlier metadata of the run awaiting the answer is a replay, whatever the answer */
+	live.meta_seq = 0;
+	ck_assert_int_eq(sel(&live, 7), ZCS_FOLLOW_REPLAYED);
+	ck_assert_uint_eq(F.st.replayed_by[ZCS_REPLAY_META_SEQ], 1);
+	VERDICT = ZCS_RUN_LIVE;
+	live.meta_seq = 2;
+	ck_assert_int_eq(sel(&live, 8), ZCS_FOLLOW_TAKE);
+	ck_assert_uint_eq(F.stream_id, 0xb);
+	/* a run awaiting the answer that fell silent gives way to any other */
+	close_follow();
+	open_checked();
+	ck_assert_int_eq(sel(&live, 10), ZCS_FOLLOW_HELD);
+	JUDGED = 0;
+	ck_assert_int_eq(sel(&older, 11 + 1600 * MS), ZCS_FOLLOW_HELD);
+	ck_assert_uint_eq(JUDGED, 1);
+	ck_assert_uint_eq(F.pend_claim.run, 2);
+	close_follow();
+}
+END_TEST
+
+/* A board restarted: the run followed is replaced only once the board confirms the next one
+ * (a switch then, at the datagram that found the answer); meanwhile the run followed goes on. */
+START_TEST(checked_restart_switches)
+{
+	struct zcs_dgram a = keyed_meta(0xa, 5, 1, 1), as = keyed_sample(0xa, 3, 1);
+	struct zcs_dgram b = keyed_meta(0xb, 6, 1, 2), bs = keyed_sample(0xb, 0, 2);
+	struct zcs_meta held;
+	struct zcs_run_seen now;
+
+	open_checked();
+	VERDICT = ZCS_RUN_LIVE;
+	ck_assert_int_eq(sel(&a, 1), ZCS_FOLLOW_TAKE);
+	ck_assert(!zcs_follow_held_meta(&F, &held));     /* the metadata itself: none held */
+	VERDICT = ZCS_RUN_UNKNOWN;
+	ck_assert_int_eq(sel(&b, 2), ZCS_FOLLOW_HELD);
+	ck_assert_int_eq(sel(&as, 3), ZCS_FOLLOW_TAKE);  /* the run followed goes on */
+	ck_assert_uint_eq(F.stream_id, 0xa);
+	VERDICT = ZCS_RUN_LIVE;
+	ck_assert_int_eq(sel(&bs, 4), ZCS_FOLLOW_SWITCH);
+	zcs_follow_switch(&F, &bs, (const struct sockaddr *)&FROM, 4);
+	ck_assert_uint_eq(F.stream_id, 0xb);
+	ck_assert_uint_eq(F.st.restarts, 1);
+	ck_assert(zcs_follow_held_meta(&F, &held));
+	ck_assert_uint_eq(held.stream_id, 0xb);
+	ck_assert(zcs_follow_newest(&F, &now));
+	ck_assert_uint_eq(now.run, 6);
+	close_follow();
+}
+END_TEST
+
 START_TEST(wants_sender)
 {
 	open_follow(false, false, 0);
@@ -473,6 +647,9 @@ static Suite *suite(void)
 	tcase_add_test(t, live_stream_never_drawn_to_jump_behind);
 	tcase_add_test(t, keyed_never_jumps_back);
 	tcase_add_test(t, jump_within_window_continued_exactly);
+	tcase_add_test(t, checked_run_waits_then_followed);
+	tcase_add_test(t, checked_run_denied);
+	tcase_add_test(t, checked_restart_switches);
 	tcase_add_test(t, wants_sender);
 	suite_add_tcase(s, t);
 	return s;
