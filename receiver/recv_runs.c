@@ -5,23 +5,21 @@
 #include <string.h>
 
 #include "err.h"
+#include "recv_opts.h"
 #include "recv_runs.h"
 
-int zcs_recv_runs_open(struct zcs_recv_runs *r, const struct zcs_recv_opts *o,
-		       struct zcs_run_seen *seen, char *err, size_t errlen)
+int zcs_recv_runs_open_path(struct zcs_recv_runs *r, const char *path, struct zcs_run_seen *seen,
+			    char *err, size_t errlen)
 {
 	int n, ret;
 
 	memset(r, 0, sizeof(*r));
-	if (!o->key_path || (o->run_state && strcmp(o->run_state, "none") == 0))
+	if (!path)
 		return 0;
-	if (o->run_state)
-		n = snprintf(r->path, sizeof(r->path), "%s", o->run_state);
-	else
-		n = snprintf(r->path, sizeof(r->path), "%s%s", o->key_path, ZCS_RUN_SEEN_SUFFIX);
+	n = snprintf(r->path, sizeof(r->path), "%s", path);
 	if (n < 0 || (size_t)n >= sizeof(r->path)) {
 		r->path[0] = '\0';
-		return zcs_err(err, errlen, -ENAMETOOLONG, "--run-state: name too long");
+		return zcs_err(err, errlen, -ENAMETOOLONG, "run state: name too long");
 	}
 	ret = zcs_run_seen_load(r->path, seen, err, errlen);
 	if (ret == 1) {
@@ -29,6 +27,24 @@ int zcs_recv_runs_open(struct zcs_recv_runs *r, const struct zcs_recv_opts *o,
 		r->saved = *seen;
 	}
 	return ret;
+}
+
+int zcs_recv_runs_open(struct zcs_recv_runs *r, const struct zcs_recv_opts *o,
+		       struct zcs_run_seen *seen, char *err, size_t errlen)
+{
+	char path[sizeof(r->path)];
+	int n;
+
+	memset(r, 0, sizeof(*r));
+	if (!o->key_path || (o->run_state && strcmp(o->run_state, "none") == 0))
+		return 0;
+	if (o->run_state)
+		n = snprintf(path, sizeof(path), "%s", o->run_state);
+	else
+		n = snprintf(path, sizeof(path), "%s%s", o->key_path, ZCS_RUN_SEEN_SUFFIX);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return zcs_err(err, errlen, -ENAMETOOLONG, "--run-state: name too long");
+	return zcs_recv_runs_open_path(r, path, seen, err, errlen);
 }
 
 static bool same_run(const struct zcs_run_seen *a, const struct zcs_run_seen *b)

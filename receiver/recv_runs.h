@@ -10,8 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "recv_opts.h"
 #include "runstate.h"
+
+struct zcs_recv_opts;
 
 /* A run's metadata number moves on every 500 ms: it is saved at most this often (and at exit),
  * a new run at once. */
@@ -31,6 +32,10 @@ struct zcs_recv_runs {
  * file, writable by group or others). */
 int zcs_recv_runs_open(struct zcs_recv_runs *r, const struct zcs_recv_opts *o,
 		       struct zcs_run_seen *seen, char *err, size_t errlen);
+/* The same for a file named by path (NULL: nothing is kept), as the SoapySDR module's
+ * run_state= gives it.  Returns as zcs_recv_runs_open. */
+int zcs_recv_runs_open_path(struct zcs_recv_runs *r, const char *path, struct zcs_run_seen *seen,
+			    char *err, size_t errlen);
 
 /* Keeps newest, the newest run followed (zcs_rx_run_newest), at monotonic time now: at once
  * when it is another run than the one kept, when final (the program ends) or every

@@ -30,6 +30,7 @@ struct ZcsArgs {
 	bool key_default = false;    /* key is the default key's: no key= was given */
 	bool no_key = false;         /* key=none: no default key either */
 	std::string control;         /* control=: HOST[:PORT] of the board's control channel */
+	std::string run_state;       /* run_state=: FILE, or none; "": beside the key (KEY.seen) */
 	size_t window = 0;           /* window=: reorder window in datagrams */
 	int timeout_ms = 3000;       /* timeout=: how long make waits for the stream's metadata */
 	bool strict = false;         /* strict=1: a frequency or rate not applied throws */

@@ -63,6 +63,7 @@ ZcsArgs zcs_soapy_args(const SoapySDR::Kwargs &args)
 		a.no_key = true;
 	}
 	a.control = get("control");
+	a.run_state = get("run_state");
 	if (!get("stream").empty()) {
 		a.have_stream = true;
 		a.stream_id = (uint32_t)parse_num("stream", get("stream"), 0xffffffffUL);
@@ -150,7 +151,7 @@ static int find_streams(const ZcsArgs &a, int timeout_ms, bool first_only,
 
 /* The device arguments find() passes on from its hint into each stream it lists. */
 static const char *const PASSED_ON[] = { "iface", "key", "control", "window", "timeout",
-					 "from_start", "strict" };
+					 "from_start", "strict", "run_state" };
 
 /* what the hint says about how to open, not which stream: applications open the result, not
  * the hint (CubicSDR's manual entry driver=zcs,key=... lost its key); a hint's iface= or

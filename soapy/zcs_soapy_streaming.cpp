@@ -12,6 +12,8 @@
 #include "zcs_soapy.hpp"
 
 #include "output.h"
+#include "runstate.h"
+#include "text.h"
 
 /* The longest one readStream waits, whatever timeout it is given. */
 static const long READ_WAIT_US = 1000000;
@@ -53,6 +55,27 @@ struct zcs_rx_embed *zcs_soapy_open(const ZcsArgs &args, enum zcs_sample_type t)
 	o.stream_id = args.stream_id;
 	o.window = args.window;
 	o.key_file = args.key.empty() ? nullptr : args.key.c_str();
+	/* keyed: the newest run followed is kept as zcs-recv keeps it, by default beside the key
+	 * (~/.config/zcs/key.seen for the default key: this user's), so a replay of it or of an
+	 * earlier run is refused when the device is opened again; and with control= the board is
+	 * asked which run is live before a run with no record is followed (docs/security.md) */
+	const std::string seen = args.run_state.empty() ? args.key + ZCS_RUN_SEEN_SUFFIX
+							: args.run_state;
+	const bool keep = !args.key.empty() && seen != ZCS_KEY_ENV_NONE;
+	o.run_state = keep ? seen.c_str() : nullptr;
+	o.control = !args.key.empty() && !args.control.empty() ? args.control.c_str() : nullptr;
+	if (keep) {
+		std::vector<char> shown(4 * seen.size() + 1);
+
+		/* named after the key's path, which may hold escape sequences: shown escaped */
+		SoapySDR::logf(SOAPY_SDR_INFO, "zcs: keyed runs: the newest followed is kept in %s "
+			       "(run_state=FILE or none)",
+			       zcs_text_escape(shown.data(), shown.size(), seen.c_str()));
+	}
+	if (o.control)
+		SoapySDR::logf(SOAPY_SDR_INFO, "zcs: a keyed run with no record is followed once the "
+			       "board's control channel %s says it is live (control=)",
+			       args.control.c_str());
 	o.type = t;
 	/* from_start=1: everything from the open on is kept for the first activation (up to the
 	 * reader's 256 blocks), so a stream that starts now is read from its first sample */

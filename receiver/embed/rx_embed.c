@@ -13,9 +13,11 @@
 #include <time.h>
 
 #include "clock.h"
+#include "ctl_live.h"
 #include "err.h"
 #include "key.h"
 #include "output.h"
+#include "recv_runs.h"
 #include "rx.h"
 #include "rx_embed.h"
 
@@ -26,6 +28,10 @@ struct zcs_rx_embed {
 	struct zcs_rx *rx;
 	struct zcs_rx_opts ropt;
 	struct zcs_key key;        /* key=, for ropt.key */
+	struct zcs_recv_runs runs; /* run_state= (receive thread after the open) */
+	struct zcs_run_seen seen;
+	bool said_runs;            /* a failure to keep the run state was said */
+	struct zcs_ctl_live *live; /* control=: the liveness check */
 	struct zcs_kernels k;
 	struct zcs_outputs *out;
 	struct zcs_reader *rd;
@@ -64,6 +70,25 @@ static void news(void *ctx, const char *msg)
 		e->log(e->log_ctx, msg);
 }
 
+/* The newest keyed run followed goes to the run state as it changes, as zcs-recv keeps it
+ * (recv_runs.h); a failure is said once and costs nothing else. */
+static void keep_runs(struct zcs_rx_embed *e, bool final)
+{
+	struct zcs_run_seen newest;
+	char err[512], msg[800];
+
+	if (!zcs_rx_run_newest(e->rx, &newest))
+		return;
+	if (zcs_recv_runs_keep(&e->runs, &newest, zcs_mono_ns(), final, err, sizeof(err)) >= 0 ||
+	    e->said_runs)
+		return;
+	e->said_runs = true;
+	snprintf(msg, sizeof(msg), "cannot keep the newest keyed run (%s): opened again, this "
+		 "device would not know it and could follow a replay of it while no sender runs "
+		 "(run_state=FILE elsewhere)", err);
+	news(e, msg);
+}
+
 static void *receive_main(void *arg)
 {
 	struct zcs_rx_embed *const e = arg;
@@ -71,6 +96,7 @@ static void *receive_main(void *arg)
 
 	while (!atomic_load_explicit(&e->stop, memory_order_relaxed)) {
 		ret = zcs_rx_step(e->rx, STEP_MS);
+		keep_runs(e, false);
 		pthread_mutex_lock(&e->mu);
 		zcs_rx_snapshot(e->rx, &e->snap);
 		zcs_outputs_stats(e->out, 0, &e->out_st);
@@ -84,6 +110,7 @@ static void *receive_main(void *arg)
 			break;
 	}
 	zcs_rx_finish(e->rx);
+	keep_runs(e, true);
 	return NULL;
 }
 
@@ -122,6 +149,18 @@ int zcs_rx_embed_open(struct zcs_rx_embed **ep, const struct zcs_rx_embed_opts *
 		if (ret < 0)
 			goto out;
 		e->ropt.key = &e->key;
+		ret = zcs_recv_runs_open_path(&e->runs, o->run_state, &e->seen, err, errlen);
+		if (ret < 0)
+			goto out;
+		if (ret == 1)
+			e->ropt.run_seen = &e->seen;
+		if (o->control) {
+			ret = zcs_ctl_live_start(&e->live, o->control, &e->key,
+						 (struct zcs_log){ news, e }, err, errlen);
+			if (ret < 0)
+				goto out;
+			e->ropt.run_check = (struct zcs_run_check){ zcs_ctl_live_judge, e->live };
+		}
 	}
 	e->ropt.log.fn = news;
 	e->ropt.log.ctx = e;
@@ -189,6 +228,8 @@ void zcs_rx_embed_close(struct zcs_rx_embed *e)
 		zcs_outputs_destroy(e->out, 0);
 	if (e->rx_open)
 		zcs_rx_close(e->rx);
+	/* after the engine, whose receive thread asked it */
+	zcs_ctl_live_stop(e->live);
 	zcs_key_wipe(&e->key);
 	pthread_cond_destroy(&e->cond);
 	pthread_mutex_destroy(&e->mu);

@@ -54,6 +54,12 @@ struct zcs_rx_embed_opts {
 	size_t window;            /* --window datagrams, 0: sized from the rate; at most
 	                           * ZCS_RX_EMBED_WINDOW_LIMIT */
 	const char *key_file;     /* --key: datagrams verified with it; NULL: unkeyed */
+	/* keyed: zcs-recv's --run-state, the newest keyed run followed kept across opens so a
+	 * replay of it or of an earlier run is refused (NULL: nothing kept) */
+	const char *run_state;
+	/* keyed: zcs-recv's --control "[HOST:]PORT" for its liveness check: a run with no record in
+	 * the run state is followed only once the board says it is live (NULL: not asked) */
+	const char *control;
 	enum zcs_sample_type type;  /* what reads convert to (zcs_rx_embed_set_type changes it) */
 	bool attached;            /* activated from the open on, before the first datagram is read */
 	zcs_rx_embed_log_fn log;  /* news, called on the receive thread */
