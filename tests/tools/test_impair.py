@@ -7,6 +7,7 @@ import json
 import os
 import select
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -44,13 +45,20 @@ def run_relay(tmp, tag, port, relay_args, sends):
         rx.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 20)
     rx.bind(("127.0.0.1", port + 1))
     log, ready = os.path.join(tmp, tag + ".log"), os.path.join(tmp, tag + ".ready")
-    total = sum(int(s[s.index("--count") + 1]) if s[0] == "gen" else 1 for s in sends)
+    total = sum(int(s[s.index("--count") + 1]) if s[0] == "gen" else
+                len(s) - 1 if s[0] == "raw" else 1 for s in sends)
     relay = subprocess.Popen([IMPAIR, "-l", listen, "-t", dest, "--count", str(total),
                               "--idle-exit", "10000", "--log", log, "--ready", ready]
                              + relay_args)
     wait_file(ready, relay, "zcs-impair")
     for s in sends:
-        subprocess.run([UDPTOOL, s[0], listen] + s[1:], check=True)
+        if s[0] == "raw":
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as tx:
+                for d in s[1:]:
+                    tx.sendto(d, ("127.0.0.1", port))
+                    time.sleep(0.0002)  # the relay's 16 MB buffer holds them anyway
+        else:
+            subprocess.run([UDPTOOL, s[0], listen] + s[1:], check=True)
     if relay.wait(timeout=60) != 0:
         sys.exit(f"zcs-impair exited with {relay.returncode}")
     with open(log) as f:
@@ -103,11 +111,12 @@ def check_truth(tag, events, summary, dec, n, samples):
     check(summary["garbage_by_kind"] == {k: garbage[k] for k in summary["garbage_by_kind"]},
           f"{tag}: garbage_by_kind {summary['garbage_by_kind']} vs log {dict(garbage)}")
     check(summary["sample_dgrams"] == n, f"{tag}: sample_dgrams {summary['sample_dgrams']}")
+    check(summary["samples"] == n * samples, f"{tag}: samples {summary['samples']}")
 
     arrivals = [parse_arrival(x) for x in dec]
     seen = collections.Counter(v for k, v in arrivals if k == "zcs")
     for s, a in fate.items():
-        want = {"dropped": 0, "forwarded": 1, "reordered": 1, "duplicated": 2}[a]
+        want = {"dropped": 0, "forwarded": 1, "reordered": 1, "duplicated": 2, "spared": 1}[a]
         check(seen[s] == want, f"{tag}: seq {s} ({a}) arrived {seen[s]} times")
     # in-order datagrams keep their order; a reordered one follows exactly `delay` later ones
     inorder = [v for k, v in arrivals if k == "zcs" and fate.get(v) != "reordered"]
@@ -128,9 +137,17 @@ def check_truth(tag, events, summary, dec, n, samples):
     texts = [v for k, v in arrivals if k == "text"]
     check(len(texts) == garbage["bad_magic"] + garbage["random"] + summary["other"],
           f"{tag}: {len(texts)} non-zcs arrivals")
+    check(summary["spared"] == counts["spared"], f"{tag}: spared {summary['spared']}")
     check(summary["sent"] == counts["forwarded"] + 2 * counts["duplicated"] +
-          counts["reordered"] + summary["garbage"] + summary["other"], f"{tag}: sent count")
+          counts["reordered"] + counts["spared"] + summary["garbage"] + summary["other"],
+          f"{tag}: sent count")
     return counts, garbage
+
+
+def sample_dgram(seq, samples, flags=0):
+    """A zcs i8 sample datagram (docs/protocol.md: 32-byte header, then the payload)."""
+    return struct.pack("<2sBBIQQBBHHH", b"ZS", 1, 0, 0x5EED, seq, seq * samples, 1, flags,
+                       samples, 2 * samples, 0) + bytes(2 * samples)
 
 
 def main():
@@ -169,6 +186,28 @@ def main():
                                       "--format", "p12"]])
         check_truth("delay", evd, sumd, decd, 200, 50)
         check(sumd["forwarded"] == 200 and sumd["sent"] == 200, "delay: not all forwarded")
+
+        # --spare-ends: datagram 0 and the end of stream arrive once, first and last, whatever
+        # the draws (here most datagrams are dropped, duplicated or held back)
+        n_se = 400
+        raw = [sample_dgram(q, 10, 1 if q == n_se - 1 else 0) for q in range(n_se)]
+        evs, sums, decs = run_relay(tmp, "spare", 24112,
+                                    ["--seed", "9", "--spare-ends", "--drop", "0.4", "--dup",
+                                     "0.3", "--reorder", "0.5", "--reorder-depth", "200"],
+                                    [["raw"] + raw])
+        cs, _ = check_truth("spare", evs, sums, decs, n_se, 10)
+        zcs = [v for k, v in (parse_arrival(x) for x in decs) if k == "zcs"]
+        check(cs["spared"] == 2 and sums["spared"] == 2, f"spare: spared {sums['spared']}")
+        check(zcs[:1] == [0] and zcs[-1:] == [n_se - 1] and zcs.count(0) == 1 and
+              zcs.count(n_se - 1) == 1, f"spare: first {zcs[:2]}, last {zcs[-2:]}")
+        check(cs["reordered"] > 0 and cs["dropped"] > 0, "spare: nothing impaired")
+        # without it the same draws impair them too (the option is what spares them)
+        evn, _, _ = run_relay(tmp, "nospare", 24114,
+                              ["--seed", "9", "--drop", "0.4", "--dup", "0.3", "--reorder", "0.5",
+                               "--reorder-depth", "200"], [["raw"] + raw])
+        fates = {e["seq"]: e["action"] for e in evn if "seq" in e}
+        check(fates.get(n_se - 1) != "forwarded" or fates.get(0) != "forwarded",
+              f"nospare: seq 0 and the end both forwarded untouched ({fates.get(0)}, {fates.get(n_se - 1)})")
 
         # nothing asked for: a transparent relay
         evt, sumt, dect = run_relay(tmp, "clean", 24110, [],
