@@ -503,13 +503,17 @@ def report(a, rate, results, rx, summaries, retunes, attaches, series):
           f"while no sender ran: {nret - len(ok_retunes)})")
     print()
     print(f"| process (sampled every {a.sample_s:g} s) | samples | RSS kB first / last / max | "
-          f"fds first / last / max | threads first / last / max |")
-    print("|---|---|---|---|---|")
+          f"fds first / last / max | threads first / last / max | RSS kB at each run's end |")
+    print("|---|---|---|---|---|---|")
     for label in sorted(series):
         f = flat(series[label])
+        ends = [max((x for x in series[label] if x[0] <= r["t_end"]), default=None,
+                    key=lambda x: x[0]) for r in results]
+        ends = " ".join(str(e[2]) if e else "-" for e in ends)
         if f:
             print(f"| {label} | {len(series[label])} | {f[0][0]} / {f[0][1]} / {f[0][2]} | "
-                  f"{f[1][0]} / {f[1][1]} / {f[1][2]} | {f[2][0]} / {f[2][1]} / {f[2][2]} |")
+                  f"{f[1][0]} / {f[1][1]} / {f[1][2]} | {f[2][0]} / {f[2][1]} / {f[2][2]} | "
+                  f"{ends} |")
     print(f"\nload after: {open('/proc/loadavg').read().split()[:3]}")
     # bounded: from the first run on, the receivers' descriptors vary by the tcp: output's 4
     # client slots and one client being turned away at most (a killed consumer's socket is
