@@ -56,6 +56,7 @@ void zcs_recv_snapshot_take(struct zcs_recv_snapshot *s, const struct zcs_rx *rx
 	for (size_t i = 0; i < s->nout; i++) {
 		zcs_outputs_stats(o, i, &s->out[i]);
 		s->overruns += s->out[i].overruns;
+		s->skipped += s->out[i].skipped;
 	}
 }
 
@@ -84,6 +85,9 @@ int zcs_recv_stats_line(char *buf, size_t len, const struct zcs_recv_snapshot *c
 	/* only when it happened: on a clean stream the line stays as it was */
 	if (c->rx.unconfirmed)
 		put(&b, "  unconfirmed %" PRIu64, c->rx.unconfirmed);
+	/* a consumer that came and started reading late: no loss in its stream, so only news */
+	if (c->skipped)
+		put(&b, "  skipped %" PRIu64, c->skipped);
 	/* keyed streams: datagrams that failed verification are news whenever there are any */
 	if (c->rx.invalid_by[ZCS_PERR_AUTH] || c->rx.replayed)
 		put(&b, "  auth %" PRIu64 "  replayed %" PRIu64, c->rx.invalid_by[ZCS_PERR_AUTH],
@@ -170,6 +174,7 @@ static json_t *stats_doc(const struct zcs_recv_snapshot *c, const struct zcs_rec
 		bad |= zcs_json_set(o, "replayed_by", rb);
 	}
 	U("overruns", c->overruns);
+	U("skipped", c->skipped);
 	bad |= zcs_json_set(o, "msps", zcs_json_real(msps(c, final ? NULL : prev), 6));
 	U("reorder_depth", c->depth);
 	U("reorder_max_depth", c->ro.max_depth);
@@ -191,6 +196,7 @@ static json_t *stats_doc(const struct zcs_recv_snapshot *c, const struct zcs_rec
 		bad |= zcs_json_set(e, "bytes", zcs_json_u64(s->bytes));
 		bad |= zcs_json_set(e, "blocks", zcs_json_u64(s->blocks));
 		bad |= zcs_json_set(e, "overruns", zcs_json_u64(s->overruns));
+		bad |= zcs_json_set(e, "skipped", zcs_json_u64(s->skipped));
 		bad |= zcs_json_set(e, "unread", zcs_json_u64(s->unread));
 		bad |= zcs_json_set(e, "connects", zcs_json_u64(s->connects));
 		bad |= zcs_json_set(e, "consumers", zcs_json_u64(s->consumers));
@@ -275,8 +281,9 @@ int zcs_recv_stats_summary(char *buf, size_t len, const struct zcs_recv_snapshot
 		const struct zcs_output_stats *o = &c->out[i];
 
 		put(&b, "  output %s: %" PRIu64 " bytes, %" PRIu64 " blocks, overruns %" PRIu64
-		    ", unread %" PRIu64 ", consumers %" PRIu32 " now, %" PRIu64 " came", o->name,
-		    o->bytes, o->blocks, o->overruns, o->unread, o->consumers, o->connects);
+		    ", skipped %" PRIu64 ", unread %" PRIu64 ", consumers %" PRIu32 " now, %" PRIu64
+		    " came", o->name, o->bytes, o->blocks, o->overruns, o->skipped, o->unread,
+		    o->consumers, o->connects);
 		/* only rtl_tcp clients send commands: other outputs keep their line short */
 		if (o->commands)
 			put(&b, ", %" PRIu64 " commands (%" PRIu64 " forwarded)", o->commands,

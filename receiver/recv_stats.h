@@ -25,6 +25,7 @@ struct zcs_recv_snapshot {
 	size_t nout;
 	struct zcs_output_stats out[ZCS_RECV_MAX_OUTPUTS];
 	uint64_t overruns;              /* sum over the outputs */
+	uint64_t skipped;               /* sum over the outputs */
 	/* set by the program for the summary (snapshot_take leaves it NULL): "eos",
 	 * "idle" (--eos-timeout), "count", "signal", "error" or "consumer" (every output's reader
 	 * went away) */

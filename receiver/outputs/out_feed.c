@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* The receive thread's side of the outputs: samples are written straight into the current
  * block, and full blocks and events go by reference to every attached consumer's queue.
- * Never blocks: a full queue loses the block for that consumer only (its overruns). */
+ * Never blocks: a full queue loses the block for that consumer only (its overruns, or, while it
+ * is catching up after it came, its skipped blocks: out_queue.c). */
 #include <assert.h>
 #include <string.h>
 
@@ -22,19 +23,22 @@ static void queue_block(struct zcs_outputs *o, struct zcs_block *b)
 		pthread_mutex_lock(&out->mu);
 		for (size_t j = 0; j < out->nsinks; j++) {
 			struct zcs_sink *s = &out->sinks[j];
-			size_t limit = zcs_ring_capacity(&s->q);
+			const size_t limit = zcs_ring_capacity(&s->q) - (data ? ZCS_OUT_EVENT_SLOTS : 0);
 
 			if (atomic_load_explicit(&s->state, memory_order_relaxed) != ZCS_SINK_ATTACHED)
 				continue;
 			attached++;
-			if (data)
-				limit -= ZCS_OUT_EVENT_SLOTS;
-			if (zcs_ring_count(&s->q) >= limit) {
+			switch (zcs_out_queue_push(s, b)) {
+			case ZCS_OUT_PUSHED:
+				break;
+			case ZCS_OUT_SKIPPED:
+				atomic_fetch_add_explicit(&out->skipped, 1, memory_order_relaxed);
+				atomic_fetch_add_explicit(&s->skipped, 1, memory_order_relaxed);
+				continue;
+			case ZCS_OUT_OVERRUN:
 				atomic_fetch_add_explicit(&out->overruns, 1, memory_order_relaxed);
 				continue;
 			}
-			atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed);
-			zcs_ring_push(&s->q, b);
 			/* Pairs with the fence in sink_wait: either the writer sees the block or we
 			 * see it asleep and wake it (now, or at the next flush when deferred: a
 			 * wake-up costs a syscall and two context switches, a block ~34 datagrams). */

@@ -120,6 +120,7 @@ static void fifo_idle(struct zcs_sink *s)
 
 const struct zcs_out_ops zcs_out_fifo_ops = {
 	.prefix = "fifo:",
+	.catch_up = true,
 	.priv_size = sizeof(struct fifo_priv),
 	.open = fifo_open,
 	.idle = fifo_idle,

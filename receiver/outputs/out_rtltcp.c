@@ -349,6 +349,7 @@ static void rtltcp_close(struct zcs_out *out)
 
 const struct zcs_out_ops zcs_out_rtltcp_ops = {
 	.prefix = "rtl_tcp:",
+	.catch_up = true,
 	.server = true,
 	.sink_priv_size = sizeof(struct rtltcp_client),
 	.open = zcs_out_tcp_listen,

@@ -92,6 +92,7 @@ static void tcp_idle(struct zcs_sink *s)
 
 const struct zcs_out_ops zcs_out_tcp_ops = {
 	.prefix = "tcp:",
+	.catch_up = true,
 	.server = true,
 	.open = zcs_out_tcp_listen,
 	.idle = tcp_idle,
@@ -194,6 +195,7 @@ static void tcpc_close(struct zcs_out *out)
 
 const struct zcs_out_ops zcs_out_tcpc_ops = {
 	.prefix = "tcp-connect:",
+	.catch_up = true,
 	.priv_size = sizeof(struct tcpc_priv),
 	.open = tcpc_open,
 	.idle = tcpc_idle,

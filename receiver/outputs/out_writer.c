@@ -2,11 +2,14 @@
 /* The writer side of the outputs: each consumer's thread (wait, pop, write, detect departures),
  * the servers' accept threads, and the helpers the kinds use to attach, detach and write. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,6 +35,7 @@ void zcs_out_attach(struct zcs_sink *s, int fd, bool is_socket)
 	s->fd = fd;
 	s->is_socket = is_socket;
 	s->rd_closed = false;
+	zcs_out_queue_reset(s, out->ops->catch_up);
 	atomic_store(&s->state, ZCS_SINK_ATTACHED);
 	pthread_mutex_unlock(&out->mu);
 	atomic_fetch_add(&out->connects, 1);
@@ -164,6 +168,7 @@ static void deliver(struct zcs_sink *s, const struct zcs_block *b)
 	}
 	n = out->ops->write(s, b);
 	if (n >= 0) {
+		s->given += (uint64_t)n;
 		atomic_fetch_add_explicit(&out->bytes, (uint64_t)n, memory_order_relaxed);
 		atomic_fetch_add_explicit(&out->blocks, 1, memory_order_relaxed);
 	} else if (n != -ECANCELED && atomic_load(&s->state) == ZCS_SINK_ATTACHED) {
@@ -182,11 +187,51 @@ static void deliver(struct zcs_sink *s, const struct zcs_block *b)
 	}
 }
 
+/* Bytes the kernel holds of what the consumer was given and has not taken: a pipe's content,
+ * or a socket's send queue (sent but not acknowledged, or not sent yet).  0 when it cannot say. */
+static size_t kernel_held(const struct zcs_sink *s)
+{
+	int n = 0;
+
+	if (ioctl(s->fd, s->is_socket ? SIOCOUTQ : FIONREAD, &n) < 0 || n < 0)
+		return 0;
+	return (size_t)n;
+}
+
+/* What the kernel may hold for the consumer: the socket's send buffer, or the pipe's size. */
+static size_t kernel_room(const struct zcs_sink *s)
+{
+	int n = 0;
+	socklen_t len = sizeof(n);
+
+	if (s->is_socket)
+		return getsockopt(s->fd, SOL_SOCKET, SO_SNDBUF, &n, &len) < 0 || n < 0 ? 0 : (size_t)n;
+	n = fcntl(s->fd, F_GETPIPE_SZ);
+	return n < 0 ? 0 : (size_t)n;
+}
+
+/* The queue is empty: a consumer still catching up may have caught up now (out_queue.c). */
+static void check_caught_up(struct zcs_sink *s)
+{
+	struct zcs_out *out = s->out;
+	uint64_t skipped;
+
+	if (!s->catching_up || atomic_load(&s->state) != ZCS_SINK_ATTACHED ||
+	    !zcs_out_queue_caught_up(s, kernel_held(s), kernel_room(s)))
+		return;
+	zcs_out_queue_caught_up_end(s);
+	skipped = atomic_load(&s->skipped);
+	zcs_log_as(&out->set->log, out->name, "%s%s caught up with the live stream (%" PRIu64
+		   " blocks skipped while it started)", out->ops->server ? "client " : "",
+		   s->peer[0] ? s->peer : "reader", skipped);
+}
+
 void *zcs_out_sink_main(void *arg)
 {
 	struct zcs_sink *s = arg;
 	struct zcs_out *out = s->out;
 	struct zcs_block *b;
+	uint64_t skipped;
 
 	while (!zcs_out_stopping(out)) {
 		if (atomic_load(&s->state) == ZCS_SINK_PENDING) {
@@ -203,9 +248,15 @@ void *zcs_out_sink_main(void *arg)
 			continue;
 		}
 		atomic_store(&s->busy, true);
-		b = zcs_ring_pop(&s->q);
+		skipped = 0;
+		b = zcs_out_queue_pop(s, &out->set->pool, &skipped);
+		if (skipped) {
+			atomic_fetch_add_explicit(&out->skipped, skipped, memory_order_relaxed);
+			atomic_fetch_add_explicit(&s->skipped, skipped, memory_order_relaxed);
+		}
 		if (!b) {
 			atomic_store(&s->busy, false);
+			check_caught_up(s);
 			if (out->ops->idle)
 				out->ops->idle(s);
 			sink_wait(s);

@@ -26,6 +26,12 @@
 #define ZCS_OUT_CLIENT_QUEUE_BLOCKS 128
 /* Queue slots kept free of data so meta/gap/eos events still fit when data fills a queue. */
 #define ZCS_OUT_EVENT_SLOTS 16
+/* A consumer that has just come has caught up with the live stream (out_queue.c) once it was
+ * given this much and the kernel holds little of it: more than the receive buffer of a
+ * client that reads nothing takes in (Linux's default 128 KB; 2 x rmem_max, a few MB at most,
+ * for one that asks for more), so some of it was read.  What waits in our send queue (SIOCOUTQ)
+ * and in a pipe (FIONREAD) the kernel tells; the peer's receive buffer it does not. */
+#define ZCS_OUT_CATCHUP_BYTES (4u * 1024 * 1024)
 /* Writer threads look at their consumer (reconnect, commands, departures) this often. */
 #define ZCS_OUT_TICK_MS 100
 
@@ -74,6 +80,18 @@ struct zcs_sink {
 	char peer[64];           /* who the consumer is, for news */
 	bool rd_closed;          /* a client half-closed (shutdown SHUT_WR): it still receives */
 	void *kpriv;             /* per-consumer state of the kind (freed by the framework) */
+	/* Catching up (out_queue.c): from attach until the consumer first took the live stream,
+	 * blocks it cannot take are skipped at its start rather than lost in its middle.  Set at
+	 * attach and cleared by the sink's own thread, both under out->mu, which the receive
+	 * thread holds when it reads it. */
+	bool catching_up;
+	uint64_t pushed;         /* receive thread, under out->mu: data blocks queued since attach */
+	/* data blocks queued (pushed) when the queue was last found full while catching up: the
+	 * writer discards every data block up to this one */
+	_Atomic uint64_t mark;
+	uint64_t popped;         /* sink's thread: data blocks taken from the queue since attach */
+	uint64_t given;          /* sink's thread: bytes written to the consumer since attach */
+	_Atomic uint64_t skipped; /* this consumer's skipped blocks, for its news */
 };
 
 struct zcs_out_ops;
@@ -95,6 +113,7 @@ struct zcs_out {
 	bool have_meta;          /* under mu: the latest metadata */
 	struct zcs_meta meta;
 	_Atomic uint64_t bytes, blocks, overruns, unread, connects, commands;
+	_Atomic uint64_t skipped;    /* blocks consumers skipped while catching up (out_queue.c) */
 	_Atomic uint64_t forwarded;  /* rtl_tcp commands handed to the tune hook */
 	_Atomic uint64_t not_allowed; /* rtl_tcp settings of clients the allow hook refused */
 	atomic_uint consumers;
@@ -111,6 +130,10 @@ struct zcs_out_ops {
 	/* The consumer is opened once, at start (file, stdout, sigmf): when its write fails, the
 	 * output has ended for good, and the program is told (zcs_outputs_failed). */
 	bool once;
+	/* A consumer comes and may take a while to start reading (a FIFO reader, a TCP client,
+	 * tcp-connect's peer): until it has caught up with the live stream once, the blocks it
+	 * cannot take are skipped at its start (out_queue.c), not overruns. */
+	bool catch_up;
 	/* Bytes of zeroed state the framework allocates before open: out->priv, each sink's
 	 * kpriv (0: none). */
 	size_t priv_size, sink_priv_size;
@@ -166,6 +189,42 @@ bool zcs_out_pool_is_spare(const struct zcs_out_pool *p, const struct zcs_block 
 void zcs_out_pool_put(struct zcs_out_pool *p, struct zcs_block *b);
 /* Frees everything: no block may be in use any more. */
 void zcs_out_pool_free(struct zcs_out_pool *p);
+
+/* --- one consumer's queue (out_queue.c) ---
+ *
+ * The receive thread pushes, the sink's thread pops (the ring is single-producer single-
+ * consumer).  A consumer that has just come is often slow to start reading (an application
+ * building its DSP chain after it connected): while it is catching up, the receive thread that
+ * finds its queue full marks how many data blocks it has pushed so far and skips the block; the
+ * sink's thread then discards every data block up to that mark (events are still delivered).
+ * So the consumer's stream jumps once, to the live stream, where it starts, and what follows is
+ * whole.  Catching up ends when the sink's thread finds its queue empty, has given the consumer
+ * ZCS_OUT_CATCHUP_BYTES, and the kernel holds less than half what it may hold for it (a block at
+ * least): from then on a full queue is an overrun, a hole the consumer's slowness made. */
+
+enum zcs_out_push {
+	ZCS_OUT_PUSHED = 0,
+	ZCS_OUT_SKIPPED,         /* a catching-up consumer's queue was full: skipped, marked */
+	ZCS_OUT_OVERRUN,         /* the queue was full: the block is lost for this consumer */
+};
+
+/* Receive thread, under s->out->mu, s attached: queues b (taking a reference) or says why not.
+ * Data blocks leave ZCS_OUT_EVENT_SLOTS free for events. */
+enum zcs_out_push zcs_out_queue_push(struct zcs_sink *s, struct zcs_block *b);
+/* Sink's thread: the next block to deliver, or NULL when the queue is empty.  Data blocks up to
+ * the mark of a catching-up consumer are returned to pool and counted in *skipped. */
+struct zcs_block *zcs_out_queue_pop(struct zcs_sink *s, struct zcs_out_pool *pool,
+				    uint64_t *skipped);
+/* Sink's thread, at attach (under s->out->mu, the queue empty): counts start again, and the
+ * consumer catches up if catch_up. */
+void zcs_out_queue_reset(struct zcs_sink *s, bool catch_up);
+/* Sink's thread, its queue found empty: true when a catching-up consumer has now caught up,
+ * held being the bytes the kernel still holds for it, of room it may hold (a socket's send
+ * buffer, a pipe's size): less than half of it, or less than a block, must be held.  The caller
+ * ends catching up (zcs_out_queue_caught_up_end). */
+bool zcs_out_queue_caught_up(struct zcs_sink *s, size_t held, size_t room);
+/* Sink's thread: catching up is over; full queues are overruns from now on. */
+void zcs_out_queue_caught_up_end(struct zcs_sink *s);
 
 /* --- the set, shared by the framework's files --- */
 

@@ -345,6 +345,7 @@ void zcs_outputs_stats(struct zcs_outputs *o, size_t i, struct zcs_output_stats 
 	st->bytes = atomic_load(&out->bytes);
 	st->blocks = atomic_load(&out->blocks);
 	st->overruns = atomic_load(&out->overruns);
+	st->skipped = atomic_load(&out->skipped);
 	st->unread = atomic_load(&out->unread);
 	st->connects = atomic_load(&out->connects);
 	st->commands = atomic_load(&out->commands);

@@ -118,7 +118,7 @@ s = json.loads(sys.argv[1])
 o = s["outputs"][0] if s.get("outputs") else {}
 bad = [e for e in sys.argv[2:] if not eval(e, {}, {"s": s, "o": o})]
 keys = ("samples", "datagrams", "lost", "late", "duplicate", "gap_samples", "socket_drops",
-        "overruns")
+        "overruns", "skipped")
 print("zcs-recv: " + " ".join("%s=%s" % (k, s.get(k)) for k in keys) +
       " output: " + " ".join("%s=%s" % (k, v) for k, v in o.items() if k != "name"))
 for e in bad:

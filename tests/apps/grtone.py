@@ -100,9 +100,11 @@ def read_tcp(host, port, fmt, limit=None, ready=None, timeout=20.0):
     return _run_to_file(tb, conv, True, limit)
 
 
-def read_osmosdr(args, rate, freq, limit=None, ready=None, timeout=20.0):
+def read_osmosdr(args, rate, freq, limit=None, ready=None, timeout=20.0, start_delay=0.0):
     """gr-osmosdr's source with a device string, as GQRX builds it.  For rtl_tcp= the block
-    connects in its constructor and sends its 5-byte commands (rate, frequency, gain...)."""
+    connects in its constructor and sends its 5-byte commands (rate, frequency, gain...);
+    start_delay seconds then pass before the flowgraph reads, as in an application that builds
+    the rest of its chain (or waits for its user) after its source connected."""
     gr, _ = _gr()
     import osmosdr
     tb = gr.top_block()
@@ -117,6 +119,8 @@ def read_osmosdr(args, rate, freq, limit=None, ready=None, timeout=20.0):
             time.sleep(0.1)
     src.set_sample_rate(rate)
     src.set_center_freq(freq, 0)
+    if start_delay > 0:
+        time.sleep(start_delay)
     _touch(ready)
     return _run_to_file(tb, src, True, limit)
 
@@ -229,6 +233,8 @@ def main(argv):
     p.add_argument('--tol-db', type=float, default=0.5)
     p.add_argument('--ready', help='file created once the source is open/connected')
     p.add_argument('--label', default=None)
+    p.add_argument('--start-delay', type=float, default=0.0,
+                   help='osmo-rtltcp: seconds between connecting and reading')
     a = p.parse_args(argv)
 
     t0 = time.monotonic()
@@ -243,7 +249,8 @@ def main(argv):
                 a.source, int(a.rate), int(a.freq))
             x = read_osmosdr(args, a.rate, a.freq, a.limit, a.ready)
         elif a.kind == 'osmo-rtltcp':
-            x = read_osmosdr('rtl_tcp=' + a.source, a.rate, a.freq, a.limit, a.ready)
+            x = read_osmosdr('rtl_tcp=' + a.source, a.rate, a.freq, a.limit, a.ready,
+                             start_delay=a.start_delay)
         else:
             x = read_raw(a.source, a.format)
     except Exception as e:  # report, do not hide: exit 2 tells the driver the read itself failed

@@ -152,10 +152,12 @@ try:
         os.close(reader)
         s = summary(read(fifo + '.err'))
         o = (s or {}).get('outputs', [{}])[0]
-        check('a FIFO reader that never reads counts overruns (not unread)',
-              o.get('overruns', 0) > 0 and o.get('unread', 1) == 0, o)
-    check('outputs.md defines overruns to include a consumer attached but not reading',
-          'did not read at all' in out_md and 'attached but not reading' in out_md)
+        check('a FIFO reader that never reads skips (not overruns, not unread)',
+              o.get('skipped', 0) > 0 and o.get('overruns', 1) == 0 and o.get('unread', 1) == 0,
+              o)
+    check('outputs.md says a consumer attached but not reading skips, not overruns',
+          'did not read at all' in out_md and 'attached but not reading: that' in out_md and
+          'is `skipped`, not overruns' in out_md)
 
     # ---- rtl_tcp rate: not told to the client, said in zcs-recv's log ----
     log = os.path.join(tmp, 'rtltcp.err')

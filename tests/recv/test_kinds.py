@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: MIT
 # zcs-send's seeded tone through zcs-recv into every output kind at once (fifo, tcp, tcp-connect,
 # udp, sigmf, rtl_tcp, file), exact to the byte, for every wire format x every output type; then
-# consumers that leave and come back (FIFO, TCP) and a TCP client that reads too slowly: the
-# network side loses nothing and an overrun is counted for that output only.  Ports 21500-21599.
+# consumers that leave and come back (FIFO, TCP; the returning TCP and rtl_tcp clients start
+# reading late, as applications do: they skip to the live stream at their start, no overruns) and
+# a TCP client that reads too slowly once it has caught up: the network side loses nothing and an
+# overrun is counted for that output only.  Ports 21500-21599.
 # Usage: test_kinds.py ZCS_RECV ZCS_SEND ZCS_TONE_EXPECT SIGMF_SCHEMA
 import fcntl
 import json
@@ -140,11 +142,13 @@ class FifoReader(Consumer):
 
 
 class TcpReader(Consumer):
-    """A TCP client of a tcp: or rtl_tcp: output; `slow` = (chunk, pause) until `hurry` is set."""
+    """A TCP client of a tcp: or rtl_tcp: output; `slow` = (chunk, pause) once `slow_on` and until
+    `hurry` is set."""
 
     def __init__(self, port, limit=None, rcvbuf=None, slow=None, sock=None):
         super().__init__(limit)
         self.slow = slow
+        self.slow_on = threading.Event()
         self.hurry = threading.Event()
         if sock is None:
             sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -158,10 +162,15 @@ class TcpReader(Consumer):
         self.start()
 
     def read_some(self, n):
-        if self.slow and not self.hurry.is_set():
+        if self.slow and self.slow_on.is_set() and not self.hurry.is_set():
             time.sleep(self.slow[1])
             n = min(n, self.slow[0])
         return self.sock.recv(n)
+
+    def peer_name(self):
+        """How zcs-recv's news names this client: 127.0.0.1:PORT."""
+        host, port = self.sock.getsockname()[:2]
+        return f'{host}:{port}'
 
     def close(self):
         if self.sock:
@@ -255,6 +264,7 @@ def check_output(c, s, name, want_bytes, connects=1, unread=0, overruns=0):
     c.eq(f'{name}: connects', st.get('connects'), connects)
     c.eq(f'{name}: unread', st.get('unread'), unread)
     c.eq(f'{name}: overruns', st.get('overruns'), overruns)
+    c.eq(f'{name}: skipped', st.get('skipped'), 0)
     return st
 
 
@@ -409,9 +419,53 @@ def check_suffix(c, what, got, exp, grid, after):
     c.true(f'{what}: starts after the first consumer left ({off} >= {after})', off >= after)
 
 
+# What the kernel can hold for a TCP client that has not read yet, whatever it was given before
+# its stream jumped: our send buffer (4 MB at most by Linux's default tcp_wmem) and the client's
+# receive buffer.  Twice that bounds the part before the live tail.
+KERNEL_HELD_MAX = 2 * (4 << 20) + (1 << 20)
+
+
+def check_late_tail(c, what, got, exp, grid, after, skipped):
+    """A consumer that came mid-stream and may have started reading late: what the kernel took
+    before it read (the stream from where it came, on the datagram grid), the jump to the live
+    stream that its skipped blocks made, and from there the stream's exact tail to the end."""
+    if skipped == 0:
+        check_suffix(c, what, got, exp, grid, after)
+        return
+    runs = block_slices(c, what, got, exp, grid)
+    if runs is None or not c.true(f'{what}: got something', runs != []):
+        return
+    c.true(f'{what}: starts after the first consumer left ({runs[0][0]} >= {after})',
+           runs[0][0] >= after)
+    c.true(f'{what}: skipped {skipped} blocks, so its stream jumps ({len(runs) - 1} jumps)',
+           len(runs) > 1)
+    c.eq(f'{what}: its last run is the exact tail of the stream, to the end', runs[-1][1], len(exp))
+    c.same_bytes(f'{what}: the tail after its last jump', got[len(got) - (runs[-1][1] - runs[-1][0]):],
+                 exp[runs[-1][0]:])
+    head = len(got) - (runs[-1][1] - runs[-1][0])
+    c.true(f'{what}: the jumps are at its start, in what the kernel held before it read '
+           f'({head} bytes <= {KERNEL_HELD_MAX})', head <= KERNEL_HELD_MAX)
+    print(f'{what}: {head} bytes the kernel held, then {len(runs) - 1} jump(s), then the last '
+          f'{runs[-1][1] - runs[-1][0]} bytes of the stream; {skipped} blocks skipped', flush=True)
+
+
+def wait_skipped(c, r, name, sender):
+    """Until zcs-recv's statistics show output `name` skipping (its consumer reads nothing, so
+    its queue filled) while the stream still runs."""
+    while sender.poll() is None and r.proc.poll() is None:
+        st = r.stats()
+        if st and out_stats(st[-1], name).get('skipped', 0) > 0:
+            return True
+        time.sleep(0.02)
+    return c.true(f'{name}: skipped while the stream still ran (else the machine is far too '
+                  f'slow for this test)', False)
+
+
 def case_leave_return(port):
     c = Checker('consumers leave and come back (fifo, tcp, tcp-connect, rtl_tcp)')
-    n = 4000000               # 2 s at 2 MS/s, cs16: 16 MB
+    # 5 s at 2 MS/s, cs16: 40 MB; a returning client that reads nothing skips after about 1.4 s
+    # (tcp: 4 MB of socket and 112 blocks of queue at 8 MB/s) or 2 s (rtl_tcp's cu8)
+    n = 10000000
     # what each first consumer reads before it leaves: not whole pairs, a reader may leave anywhere
     first = {'fifo': 1000003, 'tcp': 1500001, 'tcpc': 1200002, 'rtl': 12 + 700001}
     d = workdir('kinds')
@@ -450,17 +504,19 @@ def case_leave_return(port):
     ok = ok and c.true('the stream still runs when the new consumers come (else the machine '
                        'is far too slow for this test)', sender.poll() is None)
     two = {'fifo': FifoReader(fifo), 'tcp': TcpReader(port + 1), 'rtl': TcpReader(port + 3)}
-    # the stream runs: each new consumer reads from the moment it is there, as an application
-    # does (begun only after all four news lines, the first to come waited for the others and
-    # tcp-connect's reconnect, its queue filled, and CI counted 6 and 7 overruns once); the FIFO's
-    # reader only once zcs-recv has it open for writing (before, a read would see end of file)
-    two['tcp'].begin()
-    two['rtl'].begin()
+    # the stream runs.  The FIFO's reader and tcp-connect's application read from the moment
+    # they are there (the FIFO's once zcs-recv has it open for writing: before, a read would
+    # see end of file); the TCP and rtl_tcp clients connect and read nothing until their output
+    # skips, as an application that builds its DSP chain after it connected does (#24): they
+    # must skip to the live stream at their start, not overrun in their middle
     ok = ok and wait_news(c, r, names['fifo'], 'reader came', 2)
     two['fifo'].begin()
     ok = ok and all([wait_news(c, r, names['tcp'], 'came', 2),
                      wait_news(c, r, names['rtl'], 'came', 2),
                      wait_news(c, r, names['tcpc'], 'connected to', 2)])
+    for k in ('tcp', 'rtl'):
+        ok = ok and wait_skipped(c, r, names[k], sender)
+        two[k].begin()
     err = sender.communicate(timeout=60)[1]
     if not c.eq('zcs-send exit status', sender.returncode, 0):
         print(err.decode(errors='replace'))
@@ -487,15 +543,18 @@ def case_leave_return(port):
             g1, g2, want, grid = g1[12:], g2[12:], exp_cu8, spd * 2
         c.eq(f'{name} 1: read what it wanted', len(g1), first[key] - (12 if key == 'rtl' else 0))
         c.same_bytes(f'{name} 1: the head of the stream', g1, want[:len(g1)])
-        check_suffix(c, f'{name} 2', g2, want, grid, len(g1))
         st = out_stats(s, name)
+        if key in ('tcp', 'rtl'):
+            c.true(f'{name} 2 began late: skipped > 0 ({st.get("skipped")})',
+                   st.get('skipped', 0) > 0)
+        check_late_tail(c, f'{name} 2', g2, want, grid, len(g1), st.get('skipped', 0))
         c.eq(f'{name}: connects', st.get('connects'), 2)
         c.eq(f'{name}: consumers at the end', st.get('consumers'), 1)
         c.eq(f'{name}: overruns', st.get('overruns'), 0)
         c.true(f'{name}: unread > 0 while nobody was there ({st.get("unread")})',
                st.get('unread', 0) > 0)
-        c.eq(f'{name}: blocks + unread = the blocks file: got',
-             st.get('blocks', 0) + st.get('unread', 0), fst.get('blocks'))
+        c.eq(f'{name}: blocks + unread + skipped = the blocks file: got',
+             st.get('blocks', 0) + st.get('unread', 0) + st.get('skipped', 0), fst.get('blocks'))
         c.true(f'{name}: bytes {st.get("bytes")} >= what both consumers read',
                st.get('bytes', 0) >= len(g1) + len(g2))
     if c.failures:
@@ -508,20 +567,36 @@ def case_leave_return(port):
 # ---- 3: a client that reads too slowly ----
 
 def case_slow(port):
-    c = Checker('a slow tcp client beside a fast one and a file')
-    n = 6000000               # 3 s at 2 MS/s, cs16: 24 MB
+    c = Checker('a tcp client that turns slow once it caught up, beside a fast one and a file')
+    n = 8000000               # 4 s at 2 MS/s, cs16: 32 MB
     d = workdir('kinds')
     fpath = os.path.join(d, 'slow.cs16')
     nt, nfile = f'tcp:127.0.0.1:{port + 1}', 'file:' + fpath
-    r = Recv(RECV, ['-F', 'cs16', '-o', nt, '-o', nfile, '--exit-on-eos', f'127.0.0.1:{port}'])
+    r = Recv(RECV, ['-F', 'cs16', '-o', nt, '-o', nfile, '--exit-on-eos', f'127.0.0.1:{port}'],
+             interval=0.05)
     fast = TcpReader(port + 1)
-    # a small receive buffer keeps the kernel from hiding the slowness
-    slow = TcpReader(port + 1, rcvbuf=16384, slow=(4096, 0.05))
+    slow = TcpReader(port + 1, slow=(4096, 0.05))
     ok = wait_news(c, r, nt, 'came', 2)
     fast.begin()
     slow.begin()
     if ok:
-        send(c, send_args(port, 'p12', n, noise=True))
+        sender = subprocess.Popen(send_args(port, 'p12', n, noise=True),
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        # it reads the live stream until zcs-recv says it caught up, then falls behind in the
+        # middle of its stream: that is an overrun, not a start that skips
+        ok = wait_news(c, r, nt, f'client {slow.peer_name()} caught up', timeout=60)
+        slow.slow_on.set()
+        # once it has overrun, it reads at full speed again: what its socket and queue hold is
+        # drained while the stream still runs, so it ends with the stream
+        while sender.poll() is None:
+            st = r.stats()
+            if st and out_stats(st[-1], nt).get('overruns', 0) > 0:
+                break
+            time.sleep(0.02)
+        slow.hurry.set()
+        err = sender.communicate(timeout=60)[1]
+        if not c.eq('zcs-send exit status', sender.returncode, 0):
+            print(err.decode(errors='replace'))
     else:
         r.stop()
     slow.hurry.set()          # the stream is over: take the rest at once
@@ -541,24 +616,28 @@ def case_slow(port):
     c.same_bytes('fast client', gf, exp)
     fst = check_output(c, s, nfile, len(exp))
     st = out_stats(s, nt)
+    skipped = st.get('skipped', 0)
     c.true(f'{nt}: overruns > 0 ({st.get("overruns")})', st.get('overruns', 0) > 0)
     c.eq('overruns in total are the slow output\'s own', s.get('overruns'), st.get('overruns'))
     c.eq(f'{nt}: unread', st.get('unread'), 0)
     c.eq(f'{nt}: connects', st.get('connects'), 2)
-    c.eq(f'{nt}: blocks + overruns = 2 x the blocks file: got',
-         st.get('blocks', 0) + st.get('overruns', 0), 2 * fst.get('blocks', 0))
+    # the fast client took everything; the slow one may also have skipped at its start, had the
+    # machine kept it from reading then
+    c.eq(f'{nt}: blocks + overruns + skipped = 2 x the blocks file: got',
+         st.get('blocks', 0) + st.get('overruns', 0) + skipped, 2 * fst.get('blocks', 0))
     c.eq(f'{nt}: bytes = what both clients read', st.get('bytes'), len(gf) + len(gs))
     runs = block_slices(c, 'slow client', gs, exp, grid)
     if runs is not None and c.true('slow client: got something', runs != []):
         c.true(f'slow client: lost something ({len(gs)} of {len(exp)} bytes)', len(gs) < len(exp))
-        c.eq('slow client: starts at the first sample', runs[0][0], 0)
+        if skipped == 0:
+            c.eq('slow client: starts at the first sample', runs[0][0], 0)
         # the last blocks may have been dropped too, but never half of one
         c.true(f'slow client: ends at the end or on the datagram grid ({runs[-1][1]})',
                runs[-1][1] == len(exp) or runs[-1][1] % grid == 0)
-        c.true(f'slow client: holes ({len(runs) - 1}) <= overruns',
-               len(runs) - 1 <= st.get('overruns', 0))
+        c.true(f'slow client: holes ({len(runs) - 1}) <= overruns + skipped',
+               len(runs) - 1 <= st.get('overruns', 0) + skipped)
         print(f'slow client: {len(gs)} of {len(exp)} bytes in {len(runs)} runs, '
-              f'{st.get("overruns")} blocks overrun', flush=True)
+              f'{st.get("overruns")} blocks overrun, {skipped} skipped', flush=True)
     if c.failures:
         print(r.news())
     os.unlink(fpath)

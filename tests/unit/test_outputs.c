@@ -41,6 +41,7 @@
 #define PORT_FLOOD 25110
 #define PORT_HALF 25111
 #define PORT_IDLE 25112
+#define PORT_CAUGHT_UP 25114
 
 #define BLK ZCS_BLOCK_BYTES
 #define CS16_PAIRS (BLK / 4)
@@ -376,6 +377,8 @@ struct reader {
 	atomic_ulong bytes;
 	uint32_t last_seq;
 	uint64_t blocks, out_of_order;
+	uint64_t first_seq, jumps;   /* the first block's number; blocks not following the last */
+	uint64_t run_first;          /* the first block of the last contiguous run */
 	atomic_bool go;
 };
 
@@ -400,6 +403,12 @@ static void *reader_main(void *arg)
 				r->out_of_order++;
 		if (r->blocks && seq <= r->last_seq)
 			r->out_of_order++;
+		if (r->blocks && seq > r->last_seq + 1)
+			r->jumps++;
+		if (!r->blocks)
+			r->first_seq = seq;
+		if (!r->blocks || seq != r->last_seq + 1)
+			r->run_first = seq;
 		r->last_seq = seq;
 		r->blocks++;
 		atomic_fetch_add(&r->bytes, BLK);
@@ -434,16 +443,36 @@ START_TEST(test_tcp_fast_and_slow_client)
 		WAIT_FOR(atomic_load(&fast.bytes) == (uint64_t)(i + 1) * BLK);
 	}
 	st = stats_of(o, 0);
-	ck_assert_uint_gt(st.overruns, 0);    /* the slow client never read: it lost blocks */
+	/* the slow client has read nothing since it came: what it could not take is skipped, at
+	 * its start, not overruns */
+	ck_assert_uint_gt(st.skipped, 0);
+	ck_assert_uint_eq(st.overruns, 0);
 	atomic_store(&slow.go, true);
-	zcs_outputs_destroy(o, 20000);        /* drains the slow client's queue, then closes */
+	/* it reads: its queue is discarded, and the stream goes on */
+	WAIT_FOR(stats_of(o, 0).queued == 0);
+	for (uint32_t i = nblocks; i < nblocks + 10; i++) {
+		push_block(o, i);
+		WAIT_FOR(atomic_load(&fast.bytes) == (uint64_t)(i + 1) * BLK);
+	}
+	/* every block the slow client lacks is one it skipped, and only those (the writer counts
+	 * the queued ones it discards as the client reads) */
+	WAIT_FOR((st = stats_of(o, 0), atomic_load(&slow.bytes) + st.skipped * BLK ==
+		  (uint64_t)(nblocks + 10) * BLK));
+	ck_assert_uint_eq(st.overruns, 0);
+	zcs_outputs_destroy(o, 20000);
 	pthread_join(tf, NULL);
 	pthread_join(ts, NULL);
-	ck_assert_uint_eq(atomic_load(&fast.bytes), (uint64_t)nblocks * BLK);
+	ck_assert_uint_eq(atomic_load(&fast.bytes), (uint64_t)(nblocks + 10) * BLK);
 	ck_assert_uint_eq(fast.out_of_order, 0);
+	ck_assert_uint_eq(fast.jumps, 0);
 	ck_assert_uint_eq(slow.out_of_order, 0);
-	/* every block the slow client lacks is one of this output's overruns, and only those */
-	ck_assert_uint_eq(atomic_load(&slow.bytes) + st.overruns * BLK, (uint64_t)nblocks * BLK);
+	/* what the kernel took before it read, from the first block (a socket may take a little
+	 * more after a jump while its buffer grows, so that part can jump too), then the live
+	 * stream, whole to its end */
+	ck_assert_uint_eq(slow.first_seq, 0);
+	ck_assert_uint_ge(slow.jumps, 1);
+	ck_assert_uint_le(slow.run_first, nblocks);
+	ck_assert_uint_eq(slow.last_seq, nblocks + 10 - 1);
 	ck_assert_uint_eq(st.connects, 2);
 	close(fast.fd);
 	close(slow.fd);
@@ -1015,7 +1044,11 @@ START_TEST(test_destroy_with_stalled_consumers)
 	zcs_outputs_flush(o);
 	for (size_t k = 0; k < 4; k++) {
 		st = stats_of(o, k);
-		ck_assert_msg(st.overruns > 0, "%s: no overruns", st.name);
+		/* the consumers that came never read: skipped; stdout was there from the start */
+		if (k < 3)
+			ck_assert_msg(st.skipped > 0 && st.overruns == 0, "%s: not skipped", st.name);
+		else
+			ck_assert_msg(st.overruns > 0 && st.skipped == 0, "%s: no overruns", st.name);
 		ck_assert_uint_eq(st.unread, 0);
 	}
 	zcs_outputs_destroy(o, 200);
@@ -1562,8 +1595,9 @@ START_TEST(test_tcp_idle_clients_dropped)
 	for (int i = 0; i < ZCS_OUT_MAX_CLIENTS; i++)
 		idle[i] = tcp_connect_to(PORT_IDLE);
 	WAIT_FOR(stats_of(o, 0).consumers == ZCS_OUT_MAX_CLIENTS);
-	/* data flows and the idle clients' sockets fill; nobody is turned away yet, so they stay */
-	WAIT_FOR((push_block(o, seq++), stats_of(o, 0).overruns > 0));
+	/* data flows and the idle clients' sockets and queues fill (they skip: they never read);
+	 * nobody is turned away yet, so they stay */
+	WAIT_FOR((push_block(o, seq++), stats_of(o, 0).skipped > 0));
 	ck_assert_uint_eq(stats_of(o, 0).consumers, ZCS_OUT_MAX_CLIENTS);
 	/* a fifth is turned away (closed at once): one stalled client goes for its retry */
 	fd = tcp_connect_to(PORT_IDLE);
@@ -1613,7 +1647,7 @@ START_TEST(test_tcp_idle_client_kept_while_no_one_waits)
 	zcs_outputs_meta(o, &m);
 	fd = tcp_connect_to(PORT_IDLE + 1);
 	WAIT_FOR(stats_of(o, 0).consumers == 1);
-	WAIT_FOR((push_block(o, seq++), stats_of(o, 0).overruns > 0));
+	WAIT_FOR((push_block(o, seq++), stats_of(o, 0).skipped > 0));
 	/* ten client timeouts with data waiting: it would have gone in the first */
 	for (int i = 0; i < 100; i++) {
 		push_block(o, seq++);
@@ -1628,6 +1662,65 @@ START_TEST(test_tcp_idle_client_kept_while_no_one_waits)
 	ck_assert_uint_eq(stats_of(o, 0).consumers, 1);
 	zcs_outputs_destroy(o, 1000);
 	close(fd);
+	free(buf);
+}
+END_TEST
+
+/* A client that took the live stream from its start and then stops reading loses blocks in the
+ * middle of its stream: overruns, not skipped (#24: only the start of a consumer is skipped). */
+START_TEST(test_tcp_slow_after_caught_up_overruns)
+{
+	struct zcs_outputs *o;
+	const struct zcs_meta m = test_meta(1000000, 100000000);
+	struct reader r = { .go = true };
+	struct zcs_output_stats st;
+	uint8_t *buf = malloc(BLK);
+	uint32_t seq = 0, taken;
+	pthread_t t;
+	char spec[32];
+
+	log_text[0] = 0;
+	snprintf(spec, sizeof(spec), "tcp:%d", PORT_CAUGHT_UP);
+	ck_assert_int_eq(zcs_outputs_create(&o, ZCS_SAMPLE_CS16), 0);
+	zcs_outputs_set_log(o, (struct zcs_log){ log_cb, NULL });
+	add_ok(o, spec);
+	ck_assert_int_eq(zcs_outputs_start(o), 0);
+	zcs_outputs_meta(o, &m);
+	r.fd = tcp_connect_to(PORT_CAUGHT_UP);
+	WAIT_FOR(stats_of(o, 0).consumers == 1);
+	/* read in step, eight blocks at a time (far below what the queue holds), ZCS_OUT_CATCHUP_BYTES
+	 * of them; with everything read and the queue empty, zcs says it caught up */
+	while ((uint64_t)seq * BLK < ZCS_OUT_CATCHUP_BYTES) {
+		for (uint32_t i = 0; i < 8; i++)
+			push_block(o, seq + i);
+		for (uint32_t i = 0; i < 8; i++) {
+			ck_assert_uint_eq(read_full(r.fd, buf, BLK), BLK);
+			ck_assert_uint_eq(block_seq(buf), seq);
+			seq++;
+		}
+	}
+	WAIT_FOR(log_has("caught up with the live stream (0 blocks skipped"));
+	taken = seq;
+	/* it stops reading (its socket still takes some): then its queue fills */
+	WAIT_FOR((push_block(o, seq++), stats_of(o, 0).overruns > 0));
+	ck_assert_uint_eq(stats_of(o, 0).skipped, 0);
+	/* it reads again: what the kernel and its queue held comes whole, then a hole in the
+	 * middle, then the blocks that follow */
+	pthread_create(&t, NULL, reader_main, &r);
+	WAIT_FOR(stats_of(o, 0).queued == 0);
+	for (int i = 0; i < 10; i++)
+		push_block(o, seq++);
+	zcs_outputs_flush(o);
+	WAIT_FOR((st = stats_of(o, 0), (uint64_t)taken * BLK + atomic_load(&r.bytes) +
+		  st.overruns * BLK == (uint64_t)seq * BLK));
+	zcs_outputs_destroy(o, 1000);
+	pthread_join(t, NULL);
+	ck_assert_uint_eq(r.out_of_order, 0);
+	ck_assert_uint_eq(r.first_seq, taken);
+	ck_assert_uint_ge(r.jumps, 1);
+	ck_assert_uint_eq(r.last_seq, seq - 1);
+	ck_assert_uint_eq(st.skipped, 0);
+	close(r.fd);
 	free(buf);
 }
 END_TEST
@@ -1670,7 +1763,6 @@ static Suite *outputs_suite(void)
 	tcase_add_test(tc, test_deferred_wakes);
 	tcase_add_test(tc, test_stdout_exclusive);
 	tcase_add_test(tc, test_fifo_reader_leaves_and_returns);
-	tcase_add_test(tc, test_tcp_fast_and_slow_client);
 	tcase_add_test(tc, test_tcp_connect_reconnects);
 	tcase_add_test(tc, test_udp_datagram_sizes);
 	tcase_add_test(tc, test_rtltcp_cmd_settings);
@@ -1693,6 +1785,11 @@ static Suite *outputs_suite(void)
 	tcase_add_test(tc, test_tcp_idle_clients_dropped);
 	tcase_add_test(tc, test_tcp_idle_client_kept_while_no_one_waits);
 	tcase_add_test(tc, test_file_full_fails);
+	suite_add_tcase(s, tc);
+	/* consumers that come and start late, or fall behind after they caught up (#24) */
+	tc = tcase_create("catch_up");
+	tcase_add_test(tc, test_tcp_fast_and_slow_client);
+	tcase_add_test(tc, test_tcp_slow_after_caught_up_overruns);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2,7 +2,8 @@
 /* The boundary between zcs-recv's receive thread and its outputs.  The receive thread converts
  * samples straight into a shared block; full blocks go by reference to every output's bounded
  * queue; each output drains its queue on its own writer thread.  Nothing here ever blocks the
- * receive thread: an output whose queue is full loses whole blocks, counted as its overruns. */
+ * receive thread: an output whose queue is full loses whole blocks, counted as its overruns (or
+ * as skipped while a consumer that has just come has not yet caught up with the live stream). */
 #ifndef ZCS_OUTPUT_H
 #define ZCS_OUTPUT_H
 
@@ -32,6 +33,9 @@ struct zcs_output_stats {
 	uint64_t bytes;       /* bytes delivered to consumers */
 	uint64_t blocks;      /* blocks delivered */
 	uint64_t overruns;    /* blocks dropped because this output's queue was full */
+	/* blocks a consumer that had just come skipped: its queue was full before it first caught
+	 * up with the live stream (it jumps once, at its start; not overruns) */
+	uint64_t skipped;
 	uint64_t connects;    /* consumers that came (FIFO readers, TCP clients) */
 	uint32_t consumers;   /* consumers now attached */
 	uint32_t queued;      /* blocks now queued */
