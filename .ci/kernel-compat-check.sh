@@ -117,16 +117,18 @@ for dir in /usr/include${multiarch:+ /usr/include/$multiarch}; do
 			"$h" >"$shadow/$rel"
 	done
 done
-cat >"$shadow/config/zcs_config.h" <<'EOF2'
-#pragma once
-#define ZCS_HAVE_AVAHI 0
-#define ZCS_HAVE_IIO 0
-#define ZCS_HAVE_URING 0
-#define ZCS_HAVE_ZSTD 0
+# every optional feature the sources ask about (ZCS_HAVE_*) is off, so a feature added later
+# needs no edit here
+{
+	echo '#pragma once'
+	grep -rhoE '\bZCS_HAVE_[A-Z0-9_]+\b' "$top/common" "$top/sender" "$top/receiver" |
+		sort -u | sed 's/$/ 0/; s/^/#define /'
+	cat <<'EOF2'
 #define ZCS_SIMD_NEON 0
 #define ZCS_SIMD_X86 0
 #define ZCS_VERSION "compat-check"
 EOF2
+} >"$shadow/config/zcs_config.h"
 nshadow=$(find "$shadow" -name '*.h' ! -path '*/config/*' | wc -l)
 ncomp=0
 # every folder of common/, sender/ and receiver/ that holds a header is an include directory of some seam

@@ -29,7 +29,7 @@ def main():
         f.write(os.urandom(32).hex() + '\n')
     os.chmod(key, 0o600)
     cl = Client(MODULE, [f'driver=zcs,addr=127.0.0.1:{PORT},key={key},'
-                         f'control=127.0.0.1:{CPORT},from_start=1,timeout=60000', 'CS16',
+                         f'from_start=1,timeout=60000', 'CS16',
                          str(N), path])
     tx = None
     try:
