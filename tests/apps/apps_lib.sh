@@ -62,8 +62,13 @@ start_app() {
 	PIDS+=("$APP_PID")
 }
 
-# start_send ARGS...: zcs-send in the background into send.log; sets SEND_PID.
+# start_send ARGS...: zcs-send in the background into send.log; sets SEND_PID.  Waits first until
+# the last zcs-recv started says it listens: it opens its outputs (a TCP port the test may have
+# waited for) before it binds its UDP port, and a loaded machine stretches the time between, so
+# the stream's first metadata was refused and 0.4 s of pre-metadata datagrams zero-filled (CI saw
+# it as rtl_433's recording 0.9 dB short in RMS).
 start_send() {
+	[ -z "${RECV_LOG:-}" ] || wait_log "$RECV_LOG" 'listening on'
 	"$ZCS_SEND" -q "$@" 2>"$WORK/send.log" &
 	SEND_PID=$!
 	PIDS+=("$SEND_PID")
