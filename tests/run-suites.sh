@@ -49,8 +49,9 @@ fi
 stage "ASan+UBSan build (clang)"
 if CC=clang CXX=clang++ setup "${B}asan" "${FULL[@]}" -Dwerror=true -Db_sanitize=address,undefined \
 		-Db_lundef=false -Dfuzz=true >/dev/null && ninja -C "${B}asan"; then
+	# sanitized code runs 2-5 times slower: every deadline, meson's and Check's, stretched alike
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
-		run_meson_suite "${B}asan" || STAGE_FAIL=1
+		CK_TIMEOUT_MULTIPLIER=3 run_meson_suite "${B}asan" --timeout-multiplier 3 || STAGE_FAIL=1
 	if [ -x tests/fuzz/run-fuzzers.sh ]; then
 		stage "fuzzers, fixed iterations"
 		tests/fuzz/run-fuzzers.sh "${B}asan" || STAGE_FAIL=1
@@ -70,8 +71,9 @@ fi
 stage "TSan build (clang): the threaded suites"
 if CC=clang CXX=clang++ setup "${B}tsan" "${FULL[@]}" -Dwerror=true -Db_sanitize=thread -Db_lundef=false \
 		>/dev/null && ninja -C "${B}tsan"; then
-	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-		run_meson_suite "${B}tsan" --suite unit --suite send --suite recv || STAGE_FAIL=1
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 CK_TIMEOUT_MULTIPLIER=3 \
+		run_meson_suite "${B}tsan" --timeout-multiplier 3 --suite unit --suite send --suite recv ||
+		STAGE_FAIL=1
 else
 	echo "TSan build FAILED"; STAGE_FAIL=1
 fi
