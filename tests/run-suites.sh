@@ -29,7 +29,8 @@ setup() {
 }
 # The full builds require every feature: a dependency that went missing must fail the run, not
 # quietly drop the suites that need it (meson registers no test for them, so nothing counts a skip).
-FULL=(-Diio=enabled -During=enabled -Dzstd=enabled -Dtests=enabled -Dsoapy=enabled -Davahi=enabled)
+FULL=(-Diio=enabled -During=enabled -Dzstd=enabled -Dtests=enabled -Dsoapy=enabled -Davahi=enabled
+      -Dad9361=enabled -Dfec=enabled -Dopenssl=enabled)
 
 run_meson_suite() { # DIR [meson test args...]
 	local dir=$1; shift
