@@ -39,9 +39,10 @@ int zcs_recv_runs_open_path(struct zcs_recv_runs *r, const char *path, struct zc
 
 /* Keeps newest, the newest run followed (zcs_rx_run_newest), at monotonic time now: at once
  * when it is another run than the one kept, when final (the program ends) or every
- * ZCS_RECV_RUNS_SAVE_NS when only its metadata number moved.  Returns 1 when saved, 0 when
- * nothing was due, or -errno with err set (the file is left as it was; the next call tries
- * again). */
+ * ZCS_RECV_RUNS_SAVE_NS when only its metadata number moved.  The file is never lowered: when
+ * another program keeping it (the SoapySDR module beside zcs-recv) saved a newer run, that stays
+ * (zcs_run_seen_save).  Returns 1 when saved or found newer, 0 when nothing was due, or -errno
+ * with err set (the file is left as it was; the next call tries again). */
 int zcs_recv_runs_keep(struct zcs_recv_runs *r, const struct zcs_run_seen *newest, uint64_t now,
 		       bool final, char *err, size_t errlen);
 

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "err.h"
@@ -137,4 +139,50 @@ int zcs_statefile_write(const char *path, const char *text, size_t len, char *er
 		ret = zcs_err_errno(err, errlen, "state file %s: fsync of its directory", path);
 	close(dfd);
 	return ret;
+}
+
+int zcs_statefile_lock(const char *path, char *err, size_t errlen)
+{
+	const struct timespec step = { 0, 5 * 1000 * 1000 };
+	char lock[PATH_MAX];
+	struct stat st;
+	int fd, waited_ms = 0;
+
+	if (snprintf(lock, sizeof(lock), "%s.lock", path) >= (int)sizeof(lock))
+		return zcs_err(err, errlen, -ENAMETOOLONG, "state file %s: name too long", path);
+	/* as the state file is read: no link followed, no FIFO waited on */
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		if (errno == ELOOP)
+			return zcs_err(err, errlen, -ELOOP, "lock file %s is a symbolic link: "
+				       "refused", lock);
+		return zcs_err_errno(err, errlen, "lock file %s", lock);
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return zcs_err(err, errlen, -EINVAL, "lock file %s is not a regular file", lock);
+	}
+	/* polled, not blocking: whoever holds it too long must not hold this program too */
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EINTR)
+			continue;
+		if (errno != EWOULDBLOCK || waited_ms >= ZCS_STATEFILE_LOCK_MS) {
+			const int e = errno;
+
+			close(fd);
+			if (e == EWOULDBLOCK)
+				return zcs_err(err, errlen, -e, "state file %s: another process has "
+					       "held its lock %s for %d ms", path, lock, waited_ms);
+			return zcs_err(err, errlen, -e, "lock file %s: %s", lock, strerror(e));
+		}
+		nanosleep(&step, NULL);
+		waited_ms += 5;
+	}
+	return fd;
+}
+
+void zcs_statefile_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);
 }

@@ -30,6 +30,20 @@ int zcs_statefile_read(const char *path, char *buf, size_t cap, size_t *len, cha
 int zcs_statefile_write(const char *path, const char *text, size_t len, char *err,
 			size_t errlen);
 
+/* How long zcs_statefile_lock waits for another holder: a read and a write take milliseconds,
+ * so only a stuck or hostile holder makes it give up, and then the caller is not held with it. */
+#define ZCS_STATEFILE_LOCK_MS 2000
+
+/* Takes the exclusive lock of the state file at path, for a read followed by a write that
+ * must not interleave with another process's (two programs keeping one file): flock(2) on a
+ * file beside it, path + ".lock" (created mode 0600 when missing and never removed, so every
+ * holder locks the same file; the state file itself cannot carry the lock, since a write
+ * replaces it with a new file).  A symbolic link or anything but a regular file there is
+ * refused.  Waits ZCS_STATEFILE_LOCK_MS at most (-EWOULDBLOCK).  Returns the lock's file
+ * descriptor (close it to release the lock: zcs_statefile_unlock) or -errno with err set. */
+int zcs_statefile_lock(const char *path, char *err, size_t errlen);
+void zcs_statefile_unlock(int fd);
+
 #ifdef __cplusplus
 }
 #endif

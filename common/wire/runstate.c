@@ -148,10 +148,25 @@ int zcs_run_seen_load(const char *path, struct zcs_run_seen *s, char *err, size_
 
 int zcs_run_seen_save(const char *path, const struct zcs_run_seen *s, char *err, size_t errlen)
 {
-	char text[128];
-	const size_t len = zcs_run_seen_format(s, text, sizeof(text));
+	char text[ZCS_STATEFILE_MAX + 1], ignored[8];
+	struct zcs_run_seen there;
+	size_t len;
+	int lock, ret;
 
-	return zcs_statefile_write(path, text, len, err, errlen);
+	if ((lock = zcs_statefile_lock(path, err, errlen)) < 0)
+		return lock;
+	/* read under the lock: what another writer saved since this one last looked counts */
+	if (zcs_statefile_read(path, text, sizeof(text), &len, ignored, sizeof(ignored)) == 1 &&
+	    zcs_run_seen_parse(text, len, &there) == 0 &&
+	    zcs_run_is_fresh(s, there.run, there.stream_id, there.salt, there.meta_seq)) {
+		ret = 1;
+		goto out;
+	}
+	len = zcs_run_seen_format(s, text, sizeof(text));
+	ret = zcs_statefile_write(path, text, len, err, errlen);
+out:
+	zcs_statefile_unlock(lock);
+	return ret;
 }
 
 bool zcs_run_is_fresh(const struct zcs_run_seen *s, uint64_t run, uint32_t stream_id,

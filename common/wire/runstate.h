@@ -47,7 +47,13 @@ int zcs_run_seen_parse(const char *text, size_t len, struct zcs_run_seen *s);
 /* Loads the record at path.  Returns 1 with *s set, 0 when no file exists, or -errno with err
  * set (refused as statefile.h says, or corrupt: -EINVAL). */
 int zcs_run_seen_load(const char *path, struct zcs_run_seen *s, char *err, size_t errlen);
-/* Saves *s at path durably (statefile.h).  Returns 0 or -errno with err set. */
+/* Saves *s at path durably (statefile.h), unless the file already holds a newer record (a run
+ * fresh against *s: zcs_run_is_fresh), which is left as it is: zcs-recv and the SoapySDR module
+ * may keep one file, and one that exits holding an older run must not lower what the other
+ * wrote.  The read and the write happen under the file's lock (zcs_statefile_lock), so two
+ * writers never interleave.  What is there and does not parse (or cannot be read: a link, a
+ * FIFO) is replaced.  Returns 0 when saved, 1 when the newer record was kept, or -errno with
+ * err set. */
 int zcs_run_seen_save(const char *path, const struct zcs_run_seen *s, char *err, size_t errlen);
 
 /* Whether keyed run (run, stream_id, salt), with metadata number meta_seq, is fresh against

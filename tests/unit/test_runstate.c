@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests for common/wire/runstate.c and common/util/statefile.c: the sender's run counter
  * (missing, advanced, corrupt, at its largest, a hostile path, a directory it cannot write), the
- * receiver's record of the newest run followed, and the freshness rule both sides rest on. */
+ * receiver's record of the newest run followed (never lowered by a writer holding an older one,
+ * two writers under the file's lock), and the freshness rule both sides rest on. */
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
@@ -293,6 +294,135 @@ START_TEST(test_seen_round_trip)
 }
 END_TEST
 
+static struct zcs_run_seen seen_rec(uint64_t run, uint32_t id, uint8_t salt, uint64_t meta)
+{
+	struct zcs_run_seen s = { .run = run, .stream_id = id, .meta_seq = meta };
+
+	memset(s.salt, salt, sizeof(s.salt));
+	return s;
+}
+
+static uint64_t loaded_run(uint64_t *meta)
+{
+	struct zcs_run_seen r;
+	char err[256];
+
+	ck_assert_msg(zcs_run_seen_load(path, &r, err, sizeof(err)) == 1, "%s", err);
+	if (meta)
+		*meta = r.meta_seq;
+	return r.run;
+}
+
+/* Regression seen_never_lowered: zcs-recv and the SoapySDR module keep one KEY.seen; the one
+ * exiting with an older run overwrote a newer one the other had written.  A save finding a
+ * newer record (a later run, or the same run further on) leaves it; anything else replaces. */
+START_TEST(test_seen_never_lowered)
+{
+	struct zcs_run_seen s;
+	uint64_t meta;
+	char err[256];
+
+	make_dir();
+	s = seen_rec(5, 0xa, 1, 10);
+	ck_assert_int_eq(zcs_run_seen_save(path, &s, err, sizeof(err)), 0);
+	s = seen_rec(3, 0xb, 2, 99);
+	ck_assert_int_eq(zcs_run_seen_save(path, &s, err, sizeof(err)), 1);
+	ck_assert_uint_eq(loaded_run(&meta), 5);
+	ck_assert_uint_eq(meta, 10);
+	s = seen_rec(5, 0xa, 1, 7);                   /* the same run, seen less far */
+	ck_assert_int_eq(zcs_run_seen_save(path, &s, err, sizeof(err)), 1);
+	ck_assert_uint_eq(loaded_run(&meta), 5);
+	ck_assert_uint_eq(meta, 10);
+	s = seen_rec(5, 0xa, 1, 12);                  /* ... and further */
+	ck_assert_int_eq(zcs_run_seen_save(path, &s, err, sizeof(err)), 0);
+	ck_assert_uint_eq(loaded_run(&meta), 5);
+	ck_assert_uint_eq(meta, 12);
+	s = seen_rec(6, 0xc, 3, 1);
+	ck_assert_int_eq(zcs_run_seen_save(path, &s, err, sizeof(err)), 0);
+	ck_assert_uint_eq(loaded_run(NULL), 6);
+	/* a corrupt record is replaced, as is one of another run under the same number */
+	write_file(path, "run 9\n", 0600);
+	ck_assert_int_eq(zcs_run_seen_save(path, &s, err, sizeof(err)), 0);
+	ck_assert_uint_eq(loaded_run(NULL), 6);
+	s = seen_rec(6, 0xd, 4, 1);
+	ck_assert_int_eq(zcs_run_seen_save(path, &s, err, sizeof(err)), 0);
+	/* a symbolic link planted as the lock file is refused, not followed */
+	snprintf(err, sizeof(err), "%s.lock", path);
+	ck_assert_int_eq(unlink(err), 0);
+	ck_assert_int_eq(symlink("/etc/passwd", err), 0);
+	ck_assert_int_eq(zcs_run_seen_save(path, &s, err, sizeof(err)), -ELOOP);
+	remove_dir();
+}
+END_TEST
+
+/* Two writers, deterministically interleaved: one holds the lock between its read (an older run)
+ * and its write, as zcs_run_seen_save does; the other saves a newer run meanwhile.  With the lock
+ * the second waits and then finds the first's write older than its own: the newer run is what
+ * stays.  Without it the second would write at once and the first overwrite it with the older. */
+START_TEST(test_seen_two_writers_locked)
+{
+	const struct zcs_run_seen older = seen_rec(7, 0xa, 1, 1), newer = seen_rec(9, 0xb, 2, 1);
+	char err[256], text[128];
+	int lock, status;
+	pid_t pid;
+	size_t len;
+
+	make_dir();
+	lock = zcs_statefile_lock(path, err, sizeof(err));
+	ck_assert_msg(lock >= 0, "%s", err);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		/* the lock belongs to the open file, which the child shares until it lets go */
+		close(lock);
+		_exit(zcs_run_seen_save(path, &newer, err, sizeof(err)) == 0 ? 0 : 1);
+	}
+	/* the first writer's critical section: it read nothing newer, and writes its run */
+	usleep(300 * 1000);
+	len = zcs_run_seen_format(&older, text, sizeof(text));
+	ck_assert_int_eq(zcs_statefile_write(path, text, len, err, sizeof(err)), 0);
+	zcs_statefile_unlock(lock);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	ck_assert_uint_eq(loaded_run(NULL), 9);
+	remove_dir();
+}
+END_TEST
+
+/* Two writers racing freely, each saving its own rising runs (one the odd numbers, the other the
+ * even): whatever the interleaving, the file only ever grows and ends at the highest run. */
+START_TEST(test_seen_two_writers_race)
+{
+	pid_t pid[2];
+	int status;
+
+	make_dir();
+	for (int w = 0; w < 2; w++) {
+		pid[w] = fork();
+		ck_assert_int_ge(pid[w], 0);
+		if (pid[w] == 0) {
+			char err[256];
+
+			for (uint64_t run = 1 + (uint64_t)w; run <= 200; run += 2) {
+				const struct zcs_run_seen s = seen_rec(run, (uint32_t)run, 1, 1);
+
+				if (zcs_run_seen_save(path, &s, err, sizeof(err)) < 0)
+					_exit(1);
+			}
+			_exit(0);
+		}
+	}
+	for (int w = 0; w < 2; w++) {
+		ck_assert_int_eq(waitpid(pid[w], &status, 0), pid[w]);
+		ck_assert(WIFEXITED(status));
+		ck_assert_int_eq(WEXITSTATUS(status), 0);
+	}
+	ck_assert_uint_eq(loaded_run(NULL), 200);
+	remove_dir();
+}
+END_TEST
+
 /* The replay reasons' names are the statistics' JSON keys: stable, one each. */
 START_TEST(test_reason_names)
 {
@@ -337,6 +467,9 @@ static Suite *runstate_suite(void)
 	tcase_add_test(tc, test_counter_hostile_path);
 	tcase_add_test(tc, test_counter_not_writable);
 	tcase_add_test(tc, test_seen_round_trip);
+	tcase_add_test(tc, test_seen_never_lowered);
+	tcase_add_test(tc, test_seen_two_writers_locked);
+	tcase_add_test(tc, test_seen_two_writers_race);
 	tcase_add_test(tc, test_reason_names);
 	tcase_add_test(tc, test_fresh_rule);
 	suite_add_tcase(s, tc);
