@@ -19,6 +19,7 @@
 
 struct zcs_ctl_client {
 	int fd;
+	int cancel_fd;            /* readable: give up at once (-1: none) */
 	struct zcs_ctl_session s;
 	struct zcs_ctl_rxbuf rb;
 	uint32_t next_id;
@@ -33,16 +34,21 @@ static int ms_left(uint64_t deadline)
 	return now >= deadline ? 0 : (int)((deadline - now + 999999) / 1000000);
 }
 
-static int wait_fd(int fd, short ev, uint64_t deadline, char *err, size_t errlen)
+/* Waits for ev on fd (fd -1: only the time passes) until deadline, or until cancel_fd (-1:
+ * none) becomes readable: another thread stopping the caller, which then returns at once. */
+static int wait_fd(int fd, short ev, int cancel_fd, uint64_t deadline, char *err, size_t errlen)
 {
 	for (;;) {
-		struct pollfd p = { .fd = fd, .events = ev };
+		struct pollfd p[2] = { { .fd = fd, .events = ev },
+				       { .fd = cancel_fd, .events = POLLIN } };
 		const int left = ms_left(deadline);
 		int n;
 
 		if (left == 0)
 			return zcs_err(err, errlen, -ETIMEDOUT, "control: no answer in time");
-		n = poll(&p, 1, left);
+		n = poll(p, 2, left);
+		if (n > 0 && p[1].revents)
+			return zcs_err(err, errlen, -ECANCELED, "control: given up (stopping)");
 		if (n > 0)
 			return 0;
 		if (n < 0 && errno != EINTR)
@@ -67,7 +73,7 @@ static int write_all(struct zcs_ctl_client *c, const uint8_t *buf, size_t len, u
 			continue;
 		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
 			return zcs_err_errno(err, errlen, "control: send");
-		if ((ret = wait_fd(c->fd, POLLOUT, deadline, err, errlen)) < 0)
+		if ((ret = wait_fd(c->fd, POLLOUT, c->cancel_fd, deadline, err, errlen)) < 0)
 			return ret;
 	}
 	return 0;
@@ -90,7 +96,7 @@ static int read_frame(struct zcs_ctl_client *c, const uint8_t **body, size_t *le
 			return zcs_err(err, errlen, -ECONNRESET, "control: the server closed the "
 				       "connection (a wrong key, or too many clients)");
 		if (got == -EAGAIN) {
-			if ((ret = wait_fd(c->fd, POLLIN, deadline, err, errlen)) < 0)
+			if ((ret = wait_fd(c->fd, POLLIN, c->cancel_fd, deadline, err, errlen)) < 0)
 				return ret;
 			continue;
 		}
@@ -126,7 +132,8 @@ static int handshake(struct zcs_ctl_client *c, const struct zcs_key *key, uint64
 
 /* One connection and its handshake, by deadline. */
 static int open_once(struct zcs_ctl_client **out, const struct zcs_addr *a,
-		     const struct zcs_key *key, uint64_t deadline, char *err, size_t errlen)
+		     const struct zcs_key *key, int cancel_fd, uint64_t deadline, char *err,
+		     size_t errlen)
 {
 	struct zcs_ctl_client *c = calloc(1, sizeof(*c));
 	int ret, soerr = 0;
@@ -136,10 +143,11 @@ static int open_once(struct zcs_ctl_client **out, const struct zcs_addr *a,
 	if (!c)
 		return zcs_err(err, errlen, -ENOMEM, "out of memory");
 	c->fd = -1;
+	c->cancel_fd = cancel_fd;
 	c->next_id = 1;
 	if ((ret = c->fd = zcs_net_tcp_connect(a, err, errlen)) < 0)
 		goto out;
-	if ((ret = wait_fd(c->fd, POLLOUT, deadline, err, errlen)) < 0)
+	if ((ret = wait_fd(c->fd, POLLOUT, c->cancel_fd, deadline, err, errlen)) < 0)
 		goto out;
 	if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0 || soerr) {
 		char as[64];
@@ -173,10 +181,11 @@ unsigned zcs_ctl_client_backoff_ms(unsigned attempt)
 	return base - base / 4 + randombytes_uniform(2 * (base / 4) + 1);
 }
 
-/* Waits the pause before attempt + 1: false (and nothing waited) when it would pass deadline
- * or attempt was the last. */
-static bool pause_before_retry(unsigned attempt, uint64_t deadline)
+/* Waits the pause before attempt + 1: false when it would pass deadline, attempt was the last,
+ * or cancel_fd became readable meanwhile. */
+static bool pause_before_retry(unsigned attempt, uint64_t deadline, int cancel_fd)
 {
+	char ignored[8];
 	uint64_t ns;
 
 	if (attempt >= ZCS_CTL_CLIENT_ATTEMPTS)
@@ -184,8 +193,8 @@ static bool pause_before_retry(unsigned attempt, uint64_t deadline)
 	ns = (uint64_t)zcs_ctl_client_backoff_ms(attempt) * 1000000ULL;
 	if (zcs_mono_ns() + ns >= deadline)
 		return false;
-	(void)poll(NULL, 0, (int)(ns / 1000000));
-	return true;
+	/* the pause is a wait for nothing but the cancel: only a time-out lets the retry go on */
+	return wait_fd(-1, 0, cancel_fd, zcs_mono_ns() + ns, ignored, sizeof(ignored)) == -ETIMEDOUT;
 }
 
 /* The last attempt's message, with how many there were when more than one. */
@@ -211,9 +220,9 @@ int zcs_ctl_client_open(struct zcs_ctl_client **out, const char *addr, const str
 	if ((ret = zcs_net_parse_addr(&a, addr, ZCS_CTL_DEFAULT_PORT, err, errlen)) < 0)
 		return ret;
 	for (;;) {
-		ret = open_once(out, &a, key, deadline, err, errlen);
+		ret = open_once(out, &a, key, -1, deadline, err, errlen);
 		made++;
-		if (ret == 0 || !zcs_ctl_client_retryable(ret) || !pause_before_retry(made, deadline))
+		if (ret == 0 || !zcs_ctl_client_retryable(ret) || !pause_before_retry(made, deadline, -1))
 			break;
 	}
 	return ret < 0 ? tried(ret, made, err, errlen) : 0;
@@ -306,7 +315,7 @@ static int await(struct zcs_ctl_client *c, uint32_t id, struct zcs_ctl_reply *re
 		if (ret < 0)
 			return ret;
 		if (ret == 0) {
-			if ((ret = wait_fd(c->fd, POLLIN, deadline, err, errlen)) < 0)
+			if ((ret = wait_fd(c->fd, POLLIN, c->cancel_fd, deadline, err, errlen)) < 0)
 				return ret;
 			continue;
 		}
@@ -349,6 +358,13 @@ int zcs_ctl_client_request(const char *addr, const struct zcs_key *key,
 			   const struct zcs_ctl_settings *want, struct zcs_ctl_reply *reply,
 			   int timeout_ms, char *err, size_t errlen)
 {
+	return zcs_ctl_client_request_cancel(addr, key, want, reply, timeout_ms, -1, err, errlen);
+}
+
+int zcs_ctl_client_request_cancel(const char *addr, const struct zcs_key *key,
+				  const struct zcs_ctl_settings *want, struct zcs_ctl_reply *reply,
+				  int timeout_ms, int cancel_fd, char *err, size_t errlen)
+{
 	const uint64_t deadline = zcs_mono_ns() + (uint64_t)timeout_ms * 1000000ULL;
 	struct zcs_addr a;
 	unsigned made = 0;
@@ -359,7 +375,7 @@ int zcs_ctl_client_request(const char *addr, const struct zcs_key *key,
 	for (;;) {
 		struct zcs_ctl_client *c;
 
-		ret = open_once(&c, &a, key, deadline, err, errlen);
+		ret = open_once(&c, &a, key, cancel_fd, deadline, err, errlen);
 		if (ret == 0) {
 			const int left = ms_left(deadline);
 
@@ -368,7 +384,8 @@ int zcs_ctl_client_request(const char *addr, const struct zcs_key *key,
 			zcs_ctl_client_close(c);
 		}
 		made++;
-		if (ret == 0 || !zcs_ctl_client_retryable(ret) || !pause_before_retry(made, deadline))
+		if (ret == 0 || !zcs_ctl_client_retryable(ret) ||
+		    !pause_before_retry(made, deadline, cancel_fd))
 			break;
 	}
 	return ret < 0 ? tried(ret, made, err, errlen) : 0;

@@ -93,6 +93,13 @@ bool zcs_ctl_addr_at(const struct sockaddr *sa, const char *port, char *buf, siz
 int zcs_ctl_client_request(const char *addr, const struct zcs_key *key,
 			   const struct zcs_ctl_settings *want, struct zcs_ctl_reply *reply,
 			   int timeout_ms, char *err, size_t errlen);
+/* As zcs_ctl_client_request, given up at once (-ECANCELED) when cancel_fd becomes readable (a
+ * pipe or an eventfd another thread writes to stop the caller; -1: none): a request that waits
+ * on a board that does not answer never holds a program's exit for its time-out.  A host name
+ * is still resolved before anything is waited on (getaddrinfo cannot be cancelled). */
+int zcs_ctl_client_request_cancel(const char *addr, const struct zcs_key *key,
+				  const struct zcs_ctl_settings *want, struct zcs_ctl_reply *reply,
+				  int timeout_ms, int cancel_fd, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "ctl_client.h"
 #include "ctl_live.h"
@@ -61,6 +63,9 @@ struct zcs_ctl_live {
 	struct zcs_log log;
 	pthread_t thread;
 	bool started;
+	/* written by zcs_ctl_live_stop: a request waiting on a board that does not answer is given
+	 * up at once (zcs_ctl_client_request_cancel), so the program's exit is not held by it */
+	int cancel_fd;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	bool stop;
@@ -107,7 +112,8 @@ static int ask_board(struct zcs_ctl_live *l, const char *to, uint64_t *run, uint
 	int ret;
 
 	memset(&r, 0, sizeof(r));
-	ret = zcs_ctl_client_request(to, &l->key, NULL, &r, ZCS_CTL_LIVE_TIMEOUT_MS, err, errlen);
+	ret = zcs_ctl_client_request_cancel(to, &l->key, NULL, &r, ZCS_CTL_LIVE_TIMEOUT_MS,
+					    l->cancel_fd, err, errlen);
 	if (ret < 0)
 		return ret;
 	if (!r.ok)
@@ -142,6 +148,8 @@ static void *live_main(void *arg)
 		pthread_mutex_unlock(&l->mu);
 		ret = ask_board(l, to, &run, &id, err, sizeof(err));
 		pthread_mutex_lock(&l->mu);
+		if (l->stop)
+			break;
 		zcs_live_rule_answer(&l->rule, ret == 0, run, id);
 		if (ret == 0) {
 			l->st.answers++;
@@ -180,6 +188,13 @@ int zcs_ctl_live_start(struct zcs_ctl_live **out, const char *addr, const struct
 	}
 	l->key = *key;
 	l->log = log;
+	l->cancel_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (l->cancel_fd < 0) {
+		ret = zcs_err_errno(err, errlen, "control: eventfd");
+		zcs_key_wipe(&l->key);
+		free(l);
+		return ret;
+	}
 	pthread_mutex_init(&l->mu, NULL);
 	pthread_cond_init(&l->cv, NULL);
 	if ((ret = pthread_create(&l->thread, NULL, live_main, l)) != 0) {
@@ -205,12 +220,19 @@ void zcs_ctl_live_stop(struct zcs_ctl_live *l)
 	if (!l)
 		return;
 	if (l->started) {
+		const uint64_t one = 1;
+
 		pthread_mutex_lock(&l->mu);
 		l->stop = true;
 		pthread_cond_signal(&l->cv);
 		pthread_mutex_unlock(&l->mu);
+		/* a request out is given up (it waits on this fd too); nothing else here blocks */
+		if (write(l->cancel_fd, &one, sizeof(one)) < 0) {
+			/* an eventfd refuses a write only at its largest count: already cancelled */
+		}
 		pthread_join(l->thread, NULL);
 	}
+	close(l->cancel_fd);
 	pthread_cond_destroy(&l->cv);
 	pthread_mutex_destroy(&l->mu);
 	zcs_key_wipe(&l->key);

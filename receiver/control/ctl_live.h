@@ -65,7 +65,9 @@ int zcs_ctl_live_start(struct zcs_ctl_live **out, const char *addr, const struct
 /* The check for zcs_rx_opts.run_check / zcs_follow_opts.check (ctx: the checker). */
 enum zcs_run_verdict zcs_ctl_live_judge(void *ctx, const struct zcs_run_claim *c, uint64_t now);
 void zcs_ctl_live_stats(struct zcs_ctl_live *l, struct zcs_ctl_live_stats *out);
-/* Stops (waiting for a request out, ZCS_CTL_LIVE_TIMEOUT_MS at most) and frees; NULL is fine. */
+/* Stops and frees; NULL is fine.  A request out is given up at once (a board that does not
+ * answer never holds the caller for ZCS_CTL_LIVE_TIMEOUT_MS); only resolving a host name given
+ * to --control cannot be cut short. */
 void zcs_ctl_live_stop(struct zcs_ctl_live *l);
 
 #endif

@@ -10,7 +10,9 @@
 #   - a flood of replayed metadata of earlier runs, and of forged metadata claiming a later run,
 #     costs the board one request; with the board unreachable (a listener that closes every
 #     connection at once) the requests stay within the rate limit's bound (4, then one a
-#     second) and nothing replayed is followed.
+#     second) and nothing replayed is followed;
+#   - zcs-recv stopped (SIGINT) while its request waits on a board that accepts the connection
+#     and never answers exits at once, not after the request's 3 s time-out.
 # Recording and replaying are a Python relay on loopback, as in test_fresh.py.
 # Ports 26100-26149 (in a network namespace of its own).
 # Usage: test_liveness.py ZCS_RECV ZCS_SEND ZCS_TONE_EXPECT
@@ -18,6 +20,8 @@ import json
 import math
 import os
 import re
+import select
+import signal
 import socket
 import subprocess
 import sys
@@ -387,6 +391,37 @@ def case_flood_unreachable(port, d):
     return c
 
 
+def case_exit_prompt(port, d):
+    c = Checker('zcs-recv --control exits at SIGINT while its request waits on a board that never '
+                'answers')
+    key = key_file(d, 'mute.key')
+    older = record(port + 50, key, seed=95)
+    ctl = port + 20
+    # a control port that takes the connection and never answers: the kernel completes it in
+    # the listen queue, nobody accepts it
+    mute = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    mute.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    mute.bind(('127.0.0.1', ctl))
+    mute.listen(8)
+    r = recv(port, key, os.path.join(d, f'mute.{port}'), ctl)
+    replay(older, port)
+    asked = bool(select.select([mute], [], [], 30)[0])
+    c.true('the run was asked about (a connection waits at the mute board)', asked)
+    t0 = time.monotonic()
+    r.stop(signal.SIGINT)
+    r.finish(timeout=30)
+    took = time.monotonic() - t0
+    mute.close()
+    print(f'exit {took:.2f} s after SIGINT, the request outstanding', flush=True)
+    c.eq('exit status', r.rc, 0)
+    # the request's own time-out is 3 s (ctl_live.h): an exit that waited it out takes ~3 s;
+    # 2 s leaves a loaded machine ample room and still tells the two apart
+    c.true(f'exited before the request\'s 3 s time-out ({took:.2f} s < 2 s)', took < 2.0)
+    if c.failures:
+        print(r.news())
+    return c
+
+
 def main():
     d = workdir('security-liveness')
     checks = []
@@ -395,6 +430,7 @@ def main():
         checks.append(case_reboot(BASE_PORT + 1, d))
         checks.append(case_flood_reachable(BASE_PORT + 2, d))
         checks.append(case_flood_unreachable(BASE_PORT + 3, d))
+        checks.append(case_exit_prompt(BASE_PORT + 4, d))
     finally:
         for p in children:
             if p.poll() is None:

@@ -1,11 +1,18 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests of the liveness check's rule (receiver/control/ctl_live.h): what the board's answer
  * decides about a claimed run, when a request goes out, and the rate limit's bound under a flood
- * of claims; and the checker's refusals before it asks anything. */
+ * of claims; the checker's refusals before it asks anything; and that stopping it gives up a
+ * request a board does not answer (regression stop_held_exit). */
+#include <arpa/inet.h>
 #include <check.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "ctl_live.h"
 
@@ -114,6 +121,53 @@ START_TEST(checker_refusals)
 }
 END_TEST
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * SEC + (uint64_t)ts.tv_nsec;
+}
+
+/* Regression stop_held_exit: a request waiting on a board that accepts the connection and never
+ * answers held zcs_ctl_live_stop, and so zcs-recv's exit, for the request's whole time-out
+ * (ZCS_CTL_LIVE_TIMEOUT_MS, 3 s).  Stopped once the connection is made, the checker now returns
+ * at once; the bound asserted, 2 s, is far from both (the old wait and a loaded machine's
+ * scheduling), and marks only whether the request was given up or waited out. */
+START_TEST(stop_gives_up_request)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t alen = sizeof(a);
+	struct zcs_ctl_live *l = NULL;
+	struct zcs_key key;
+	struct zcs_run_claim c = claim(3, 0xa, 0);
+	struct pollfd p;
+	char err[256], addr[64];
+	uint64_t t;
+	/* a listener that never accepts: the kernel completes the connection, nobody answers it */
+	const int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	ck_assert_int_ge(lfd, 0);
+	ck_assert_int_eq(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(listen(lfd, 4), 0);
+	ck_assert_int_eq(getsockname(lfd, (struct sockaddr *)&a, &alen), 0);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", (unsigned)ntohs(a.sin_port));
+	memset(&key, 7, sizeof(key));
+	ck_assert_msg(zcs_ctl_live_start(&l, addr, &key, (struct zcs_log){ 0 }, err,
+					 sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(zcs_ctl_live_judge(l, &c, 0), ZCS_RUN_UNKNOWN);
+	/* the request's connection waits in the listener's queue: the request is out */
+	p = (struct pollfd){ .fd = lfd, .events = POLLIN };
+	ck_assert_int_eq(poll(&p, 1, 10000), 1);
+	t = mono_ns();
+	zcs_ctl_live_stop(l);
+	t = mono_ns() - t;
+	ck_assert_msg(t < 2 * SEC, "the stop waited %.2f s for a request nobody answers",
+		      (double)t / SEC);
+	close(lfd);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ctl_live");
@@ -124,6 +178,7 @@ int main(void)
 	tcase_add_test(t, answer_decides);
 	tcase_add_test(t, rate_limit_bound);
 	tcase_add_test(t, checker_refusals);
+	tcase_add_test(t, stop_gives_up_request);
 	suite_add_tcase(s, t);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
