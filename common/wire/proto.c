@@ -2,6 +2,7 @@
 /* Writers and the validating parser of zcs datagrams, and the keyed datagrams' trailer (sealed and
  * verified with auth.c's tag).  docs/protocol.md is the spec: every offset below is a row of one
  * of its tables, and every rejection is one of its reasons. */
+#include <stdio.h>
 #include <string.h>
 
 #include "bytes.h"
@@ -164,6 +165,23 @@ static void put_str(uint8_t *field, size_t field_len, const char *s, size_t host
 	memcpy(field, s, n);
 }
 
+void zcs_proto_meta_version(struct zcs_meta *m, const char *version, unsigned k, unsigned mm)
+{
+	char attr[M_VERSION_LEN] = "";
+	size_t n = strlen(version), na = 0;
+
+	if (k && mm)
+		na = (size_t)snprintf(attr, sizeof(attr), " fec=%u:%u", k, mm);
+	/* an attribute is never cut: the version gives way when both do not fit */
+	if (n > M_VERSION_LEN - 1 - na)
+		n = M_VERSION_LEN - 1 - na;
+	memset(m->version, 0, sizeof(m->version));
+	memcpy(m->version, version, n);
+	memcpy(m->version + n, attr, na);
+	m->fec_k = (uint8_t)(na ? k : 0);
+	m->fec_m = (uint8_t)(na ? mm : 0);
+}
+
 size_t zcs_proto_write_meta(uint8_t *buf, const struct zcs_meta *m)
 {
 	write_prefix(buf, ZCS_DGRAM_META, m->stream_id);
@@ -204,6 +222,52 @@ static int get_str(char *dst, size_t dst_len, const uint8_t *field, size_t field
 	memset(dst, 0, dst_len);
 	memcpy(dst, field, (size_t)(nul - field));
 	return 0;
+}
+
+/* A decimal number of 1 to 3 digits without leading zeros from *p, within 1..max (else 0); *p
+ * moves past its digits. */
+static unsigned get_small(const char **p, unsigned max)
+{
+	unsigned v = 0, n = 0;
+
+	if (**p == '0')
+		return 0;
+
+	while (**p >= '0' && **p <= '9' && n < 4) {
+		v = v * 10 + (unsigned)(**p - '0');
+		(*p)++;
+		n++;
+	}
+	return n >= 1 && n <= 3 && v >= 1 && v <= max ? v : 0;
+}
+
+/* Revision 10: the version field is the version, then attributes after single spaces.
+ * "fec=K:M" within the protocol's limits is the stream's erasure code; anything else is an
+ * attribute this revision does not know, ignored (a later revision's, which this one may ignore
+ * by the rule that brought them).  The text stays as it came, so it re-encodes exactly. */
+static void parse_attrs(struct zcs_meta *m)
+{
+	const char *p = strchr(m->version, ' ');
+
+	m->fec_k = m->fec_m = 0;
+	while (p) {
+		unsigned k = 0, mm = 0;
+
+		p++;
+		if (strncmp(p, "fec=", 4) == 0) {
+			p += 4;
+			k = get_small(&p, ZCS_FEC_MAX_K);
+			if (k && *p == ':') {
+				p++;
+				mm = get_small(&p, ZCS_FEC_MAX_M);
+			}
+			if (k && mm && (*p == ' ' || *p == '\0')) {
+				m->fec_k = (uint8_t)k;
+				m->fec_m = (uint8_t)mm;
+			}
+		}
+		p = strchr(p, ' ');
+	}
 }
 
 static int parse_samples(const uint8_t *buf, size_t len, struct zcs_dgram *out)
@@ -287,6 +351,7 @@ static int parse_meta(const uint8_t *buf, size_t len, struct zcs_dgram *out)
 		ret = get_str(m->source, sizeof(m->source), buf + M_SOURCE, M_SOURCE_LEN);
 	if (ret)
 		return ret;
+	parse_attrs(m);
 	out->type = ZCS_DGRAM_META;
 	out->payload = NULL;
 	return 0;

@@ -93,9 +93,18 @@ struct zcs_meta {
 	uint8_t flags;             /* ZCS_META_FLAG_* */
 	uint16_t samples_per_dgram;/* pairs in a full sample datagram */
 	char sender[32];           /* sender host name, NUL terminated */
-	char version[16];          /* sender version, NUL terminated */
+	char version[16];          /* sender version and its attributes, NUL terminated */
 	char source[16];           /* "iio", "tone", "noise", "file", "stdin" (at most 7 on the wire) */
+	/* revision 10: the stream's erasure code as the version's attribute "fec=K:M" announces
+	 * it (0: none); the parser fills it in, writers put it in `version` with
+	 * zcs_proto_meta_version() */
+	uint8_t fec_k, fec_m;
 };
+
+/* Sets m's version field (revision 10): `version`, then " fec=K:M" when k and mm are not 0
+ * (within ZCS_FEC_MAX_K and ZCS_FEC_MAX_M); the attribute is never cut, the version is cut when
+ * both do not fit the wire's 15 characters.  Sets fec_k and fec_m to what it announced. */
+void zcs_proto_meta_version(struct zcs_meta *m, const char *version, unsigned k, unsigned mm);
 
 /* The wire's source field is 8 bytes (docs/protocol.md): writers keep 7 characters of source. */
 #define ZCS_PROTO_META_SOURCE_LEN 8

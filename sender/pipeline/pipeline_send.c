@@ -58,7 +58,9 @@ static void send_meta(struct send_state *s, bool change)
 	 * out first */
 	flush(s);
 	snprintf(m.sender, sizeof(m.sender), "%s", p->cfg.sender_name ? p->cfg.sender_name : "");
-	snprintf(m.version, sizeof(m.version), "%s", ZCS_VERSION);
+	/* --fec announced, so a receiver keeps datagrams for parity from the stream's first */
+	zcs_proto_meta_version(&m, ZCS_VERSION, p->fec ? p->fec_enc.k : 0,
+			       p->fec ? p->fec_enc.m : 0);
 	snprintf(m.source, sizeof(m.source), "%s", p->cfg.source_name ? p->cfg.source_name : "");
 	len = zcs_proto_write_meta(s->side, &m);
 	if (p->keyed)

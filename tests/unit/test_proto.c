@@ -141,6 +141,81 @@ START_TEST(test_sample_golden_bytes)
 }
 END_TEST
 
+/* Revision 10's example: metadata announcing erasure coding 32:4 in its version field's
+ * attribute, byte for byte (docs/protocol.md, "Metadata datagram"). */
+START_TEST(test_meta_fec_golden_bytes)
+{
+	static const uint8_t expect[META] = {
+		0x5a, 0x53, 0x01, 0x01, 0x78, 0x56, 0x34, 0x12, 0x01, 0x00, 0x00, 0x00, 0x40, 0x9c,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x78, 0x41, 0xcb, 0x02, 0x00, 0x00, 0x00, 0x80, 0x84,
+		0x1e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x18, 0xdd, 0x19, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0xda, 0x01,
+		0x00, 0x00, 0x70, 0x6c, 0x75, 0x74, 0x6f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x30, 0x2e, 0x31, 0x2e, 0x30, 0x20, 0x66, 0x65,
+		0x63, 0x3d, 0x33, 0x32, 0x3a, 0x34, 0x00, 0x00, 0x69, 0x69, 0x6f, 0x00, 0x00, 0x00,
+		0x00, 0x00,
+	};
+	struct zcs_meta m = {
+		.stream_id = 0x12345678, .meta_version = 1, .ref_time_ns = 12000000000ULL,
+		.sample_rate = 2000000, .center_freq = 433920000, .gain_mdb = 40000,
+		.gain_mode = ZCS_GAIN_MANUAL, .format = ZCS_WIRE_P12, .samples_per_dgram = 474,
+		.sender = "pluto", .source = "iio",
+	};
+	uint8_t buf[META];
+	struct zcs_dgram d;
+
+	zcs_proto_meta_version(&m, "0.1.0", 32, 4);
+	ck_assert_str_eq(m.version, "0.1.0 fec=32:4");
+	ck_assert_uint_eq(zcs_proto_write_meta(buf, &m), META);
+	ck_assert_int_eq(memcmp(buf, expect, META), 0);
+	ck_assert_int_eq(zcs_proto_parse(expect, META, &d), 0);
+	ck_assert_uint_eq(d.meta.fec_k, 32);
+	ck_assert_uint_eq(d.meta.fec_m, 4);
+	ck_assert_str_eq(d.meta.version, "0.1.0 fec=32:4");
+}
+END_TEST
+
+/* The version's attributes: fec=K:M within the limits is read wherever it stands; anything else
+ * is ignored, never rejected (a receiver of an earlier revision accepts every text, and a later
+ * revision's attributes must pass this one); the attribute is never cut, the version is. */
+START_TEST(test_meta_attributes)
+{
+	static const struct { const char *text; unsigned k, m; } cases[] = {
+		{ "0.1.0", 0, 0 }, { "0.1.0 fec=1:1", 1, 1 }, { "0.1 fec=128:32", 128, 32 },
+		{ "1 x=1 fec=64:8", 64, 8 }, { "0.1 fec=64:8 y", 64, 8 },
+		{ "0.1.0 fec=0:4", 0, 0 }, { "0.1.0 fec=129:4", 0, 0 }, { "0.1.0 fec=32:33", 0, 0 },
+		{ "0.1.0 fec=32:0", 0, 0 }, { "0.1.0 fec=32:4x", 0, 0 }, { "0.1 fec=0032:4", 0, 0 },
+		{ "0.1.0 fec=32", 0, 0 }, { "0.1.0 fec=:4", 0, 0 }, { "0.1.0 fec=32:-4", 0, 0 },
+		{ "0.1.0 xfec=32:4", 0, 0 }, { "fec=32:4", 0, 0 }, { "0.1.0  fec=32:4", 32, 4 },
+		{ "0.1.0 fec=32:4 ", 32, 4 }, { "0.1.0 fec=032:4", 0, 0 }, { "0.1.0 fec=32:04", 0, 0 },
+	};
+	struct zcs_meta m = sample_meta();
+	uint8_t buf[META];
+	struct zcs_dgram d;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(m.version, 0, sizeof(m.version));
+		memcpy(m.version, cases[i].text, strlen(cases[i].text));
+		zcs_proto_write_meta(buf, &m);
+		ck_assert_int_eq(zcs_proto_parse(buf, META, &d), 0);
+		ck_assert_msg(d.meta.fec_k == cases[i].k && d.meta.fec_m == cases[i].m,
+			      "\"%s\": %u:%u", cases[i].text, d.meta.fec_k, d.meta.fec_m);
+		ck_assert_str_eq(d.meta.version, cases[i].text);
+	}
+	/* 15 characters: the version gives way to the attribute */
+	zcs_proto_meta_version(&m, "0.1.0", 128, 32);
+	ck_assert_str_eq(m.version, "0.1. fec=128:32");
+	zcs_proto_write_meta(buf, &m);
+	ck_assert_int_eq(zcs_proto_parse(buf, META, &d), 0);
+	ck_assert(d.meta.fec_k == 128 && d.meta.fec_m == 32);
+	zcs_proto_meta_version(&m, "0.1.0", 0, 0);
+	ck_assert_str_eq(m.version, "0.1.0");
+	ck_assert_uint_eq(m.fec_k, 0);
+}
+END_TEST
+
 START_TEST(test_meta_round_trip)
 {
 	struct zcs_meta cases[3];
@@ -487,6 +562,8 @@ static Suite *proto_suite(void)
 	tcase_add_test(tc, test_flip_sweep);
 	tcase_add_test(tc, test_sizes);
 	tcase_add_test(tc, test_err_names);
+	tcase_add_test(tc, test_meta_fec_golden_bytes);
+	tcase_add_test(tc, test_meta_attributes);
 	suite_add_tcase(s, tc);
 	return s;
 }
