@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Builds zcs every way CI checks it and runs every suite; ends with one "N passed, N failed" line.
 # Stages: native -Werror build (all suites), ASan+UBSan build (all suites), the parse, reorder
-# and SigMF fuzzers for a fixed number of runs, a build with libiio, io_uring and zstd disabled
+# and SigMF fuzzers for a fixed number of runs, a build with libiio, io_uring, zstd and FEC disabled
 # (suites unit, fuzz and minimal), a TSan build of the threaded suites (unit, send, recv), and
 # the armhf cross build under qemu-arm with the glibc and kernel-header checks, then that build's
 # zcs-send on Debian's armhf Linux 6.1 and 5.10 booted under qemu-system-arm (.ci/kernels.sh),
@@ -61,8 +61,8 @@ else
 	echo "sanitizer build FAILED"; STAGE_FAIL=1
 fi
 
-stage "minimal build: -Diio=disabled -During=disabled -Dzstd=disabled -Davahi=disabled (a PC without libiio or avahi, a board without io_uring)"
-if setup "${B}min" -Dwerror=true -Diio=disabled -During=disabled -Dzstd=disabled -Davahi=disabled -Dtests=enabled \
+stage "minimal build: -Diio=disabled -During=disabled -Dzstd=disabled -Davahi=disabled -Dfec=disabled (a PC without libiio, avahi or the erasure code: it counts parity and ignores it; a board without io_uring)"
+if setup "${B}min" -Dwerror=true -Diio=disabled -During=disabled -Dzstd=disabled -Davahi=disabled -Dfec=disabled -Dtests=enabled \
 		>/dev/null && ninja -C "${B}min"; then
 	run_meson_suite "${B}min" --suite unit --suite fuzz --suite minimal || STAGE_FAIL=1
 else

@@ -44,12 +44,15 @@ static void gf_setup(void)
 #endif
 }
 
+#if ZCS_HAVE_FEC
+/* the decoder's matrix inversion only: without the code there is none */
 static uint8_t gf_mul(uint8_t a, uint8_t b)
 {
 	if (a == 0 || b == 0)
 		return 0;
 	return gf.exp[gf.log[a] + gf.log[b]];
 }
+#endif
 
 static uint8_t gf_inv(uint8_t a)
 {
