@@ -50,6 +50,8 @@ void zcs_recv_snapshot_take(struct zcs_recv_snapshot *s, const struct zcs_rx *rx
 	s->rate = e.meta.sample_rate;
 	s->center_freq = e.meta.center_freq;
 	s->gain_mdb = e.meta.gain_mdb;
+	s->fec_k = e.fec_k;
+	s->fec_m = e.fec_m;
 	s->nout = o ? zcs_outputs_count(o) : 0;
 	if (s->nout > ZCS_RECV_MAX_OUTPUTS)
 		s->nout = ZCS_RECV_MAX_OUTPUTS;
@@ -125,6 +127,15 @@ static json_t *stats_doc(const struct zcs_recv_snapshot *c, const struct zcs_rec
 		U("sample_rate", c->rate);
 		U("center_freq", c->center_freq);
 		bad |= zcs_json_set(o, "gain_db", zcs_json_real(c->gain_mdb / 1000.0, 3));
+	}
+	/* "K:M" as the metadata announces it (or the parity says), null without parity */
+	if (c->fec_k) {
+		char fec[16];
+
+		snprintf(fec, sizeof(fec), "%u:%u", c->fec_k, c->fec_m);
+		bad |= zcs_json_set(o, "fec", json_string(fec));
+	} else {
+		bad |= zcs_json_set(o, "fec", json_null());
 	}
 	U("samples", c->gf.samples);
 	U("rx_samples", c->gf.rx_samples);

@@ -22,6 +22,7 @@ struct zcs_recv_snapshot {
 	uint32_t stream_id;
 	uint64_t rate, center_freq;
 	int32_t gain_mdb;
+	unsigned fec_k, fec_m;          /* the stream's erasure code (0: none) */
 	size_t nout;
 	struct zcs_output_stats out[ZCS_RECV_MAX_OUTPUTS];
 	uint64_t overruns;              /* sum over the outputs */

@@ -21,7 +21,8 @@ void zcs_fec_rx_free(struct zcs_fec_rx *f)
 {
 	free(f->mem);
 	f->mem = NULL;
-	f->on = false;
+	f->bytes = 0;
+	f->armed = false;
 }
 
 static bool has(const struct zcs_fec_rx_block *b, unsigned j)
@@ -58,6 +59,8 @@ void zcs_fec_rx_reset(struct zcs_fec_rx *f)
 {
 	zcs_fec_rx_close_all(f);
 	memset(f->len, 0, sizeof(f->len));
+	f->armed = false;
+	f->k = f->m = 0;
 }
 
 /* The shard of datagram seq kept in the ring, or NULL. */
@@ -86,31 +89,45 @@ static struct zcs_fec_rx_block *block_of(struct zcs_fec_rx *f, uint64_t seq)
 static int allocate(struct zcs_fec_rx *f)
 {
 	const size_t blk = f->cap * ZCS_FEC_MAX_M;
+	const size_t bytes = f->cap * ZCS_FEC_RX_SLOTS + blk * (ZCS_FEC_RX_BLOCKS + 1);
 
-	f->mem = aligned_alloc(ZCS_FEC_ALIGN, f->cap * ZCS_FEC_RX_SLOTS +
-					      blk * (ZCS_FEC_RX_BLOCKS + 1));
+	f->mem = aligned_alloc(ZCS_FEC_ALIGN, bytes);
 	if (!f->mem) {
 		f->failed = true;
 		return -ENOMEM;
 	}
+	f->bytes = bytes;
 	f->data = f->mem;
 	for (size_t i = 0; i < ZCS_FEC_RX_BLOCKS; i++)
 		f->blk[i].parity = f->mem + f->cap * ZCS_FEC_RX_SLOTS + blk * i;
 	f->work = f->mem + f->cap * ZCS_FEC_RX_SLOTS + blk * ZCS_FEC_RX_BLOCKS;
 	memset(f->len, 0, sizeof(f->len));
-	f->on = true;
+	return 0;
+}
+
+int zcs_fec_rx_arm(struct zcs_fec_rx *f, uint64_t from)
+{
+	if (!zcs_fec_available())
+		return -ENOTSUP;
+	if (f->failed || (!f->mem && allocate(f) < 0))
+		return -ENOMEM;
+	f->armed = true;
+	f->from = from;
 	return 0;
 }
 
 void zcs_fec_rx_data(struct zcs_fec_rx *f, const uint8_t *dg, size_t len)
 {
-	const uint64_t seq = zcs_get_le64(dg + 8);
-	const size_t s = seq & (ZCS_FEC_RX_SLOTS - 1);
+	uint64_t seq;
+	size_t s;
 	struct zcs_fec_rx_block *b;
 
-	/* kept from the stream's first datagram, before any parity says the stream has some: a
-	 * block's parity comes after its datagrams, and the first block deserves it too */
-	if (!f->on && (!zcs_fec_available() || f->failed || allocate(f) < 0))
+	/* a stream without parity: no copy */
+	if (!f->armed)
+		return;
+	seq = zcs_get_le64(dg + 8);
+	s = seq & (ZCS_FEC_RX_SLOTS - 1);
+	if (zcs_seq_before(seq, f->from))
 		return;
 	if (len <= ZCS_FEC_SKIP || len - ZCS_FEC_SKIP > f->cap - ZCS_FEC_ALIGN)
 		return;
@@ -118,6 +135,7 @@ void zcs_fec_rx_data(struct zcs_fec_rx *f, const uint8_t *dg, size_t len)
 	memcpy(f->data + f->cap * s, dg, len);
 	f->seq[s] = seq;
 	f->len[s] = (uint16_t)len;
+	f->st.kept++;
 	b = block_of(f, seq);
 	if (b)
 		set_has(b, (unsigned)(seq - b->block_seq));
@@ -158,12 +176,13 @@ int zcs_fec_rx_parity(struct zcs_fec_rx *f, const struct zcs_parity_hdr *p, cons
 	struct zcs_fec_rx_block *b;
 
 	f->st.parity++;
-	if (!zcs_fec_available())
-		return 0;
-	if (!f->mem && (f->failed || allocate(f) < 0))
-		return -ENOMEM;
-	/* all of it released already, or larger than this receiver's datagrams: of no use */
-	if (!zcs_seq_before(next, p->block_seq + p->k) ||
+	f->k = p->k;
+	f->m = p->m;
+	if (!f->armed)
+		return f->failed ? -ENOMEM : 0;
+	/* all of it released already, begun before datagrams were kept, or larger than this
+	 * receiver's datagrams: of no use */
+	if (!zcs_seq_before(next, p->block_seq + p->k) || zcs_seq_before(p->block_seq, f->from) ||
 	    p->shard_len > f->cap - ZCS_FEC_ALIGN - ZCS_FEC_SKIP)
 		return 0;
 	b = open_block(f, p);
@@ -180,7 +199,7 @@ int zcs_fec_rx_parity(struct zcs_fec_rx *f, const struct zcs_parity_hdr *p, cons
 void zcs_fec_rx_restore(struct zcs_fec_rx *f, uint64_t at, uint64_t next, uint32_t stream_id,
 			bool (*put)(void *ctx, uint8_t *dg, size_t len), void *ctx)
 {
-	struct zcs_fec_rx_block *const b = f->on ? block_of(f, at) : NULL;
+	struct zcs_fec_rx_block *const b = f->armed ? block_of(f, at) : NULL;
 	uint8_t *data[ZCS_FEC_MAX_K], *par[ZCS_FEC_MAX_M], pidx[ZCS_FEC_MAX_M];
 	bool have[ZCS_FEC_MAX_K];
 	const size_t padded = b ? zcs_fec_padded(b->shard_len) : 0;

@@ -2,9 +2,10 @@
 /* The receiver's erasure decoding (docs/receiver.md, "Restoring lost datagrams"): the stream's
  * recent sample datagrams and the parity of its open blocks, kept so that a block that lost at
  * most m of its k sample datagrams has them rebuilt before the reorder window gives up on them.
- * Bounded: ZCS_FEC_RX_SLOTS datagrams and ZCS_FEC_RX_BLOCKS blocks, allocated once, at the
- * first sample datagram of a stream followed (a build without the code keeps nothing).  The engine (rx_dgram.c) feeds it and
- * places what it rebuilds. */
+ * Bounded: ZCS_FEC_RX_SLOTS datagrams and ZCS_FEC_RX_BLOCKS blocks, allocated once, when the
+ * first stream with parity is followed (its metadata announces K:M, or its first parity comes);
+ * a stream without parity costs neither memory nor a copy, and a build without the code keeps
+ * nothing.  The engine (rx_dgram.c) feeds it and places what it rebuilds. */
 #ifndef ZCS_FEC_RX_H
 #define ZCS_FEC_RX_H
 
@@ -38,12 +39,16 @@ struct zcs_fec_rx_stats {
 	uint64_t parity;          /* parity datagrams of the stream followed */
 	uint64_t restored;        /* sample datagrams rebuilt and put in their place */
 	uint64_t unrecoverable;   /* blocks that left the store with sample datagrams missing */
+	uint64_t kept;            /* sample datagrams copied into the store */
 };
 
 struct zcs_fec_rx {
-	bool on;                  /* the store is allocated (at the first sample datagram) */
-	bool failed;              /* ... and could not be: parity is only counted */
+	bool armed;               /* the stream followed has parity: its datagrams are kept */
+	bool failed;              /* the store could not be allocated: parity is only counted */
+	uint64_t from;            /* armed: the first seq kept (blocks before it are not opened) */
+	uint8_t k, m;             /* the K:M of the stream's latest parity (0: none yet) */
 	size_t cap;               /* bytes of each shard buffer */
+	size_t bytes;             /* allocated (0 until a stream with parity is followed) */
 	uint8_t *mem;
 	uint8_t *data;            /* ZCS_FEC_RX_SLOTS shards */
 	uint64_t seq[ZCS_FEC_RX_SLOTS];
@@ -56,16 +61,24 @@ struct zcs_fec_rx {
 /* Sets f up for datagrams of at most max_dgram bytes; nothing is allocated yet. */
 void zcs_fec_rx_init(struct zcs_fec_rx *f, size_t max_dgram);
 void zcs_fec_rx_free(struct zcs_fec_rx *f);
-/* Forgets every datagram and block (a new stream is followed); the counters stay. */
+/* Forgets every datagram and block, and disarms (a new stream is followed); the store's memory
+ * and the counters stay. */
 void zcs_fec_rx_reset(struct zcs_fec_rx *f);
 
+/* The stream followed has parity: sample datagrams from seq `from` on are kept (the store is
+ * allocated the first time).  Armed already: `from` is moved.  Returns 0, -ENOTSUP (a build
+ * without the code) or -ENOMEM (then parity is only counted, and arming is not tried again). */
+int zcs_fec_rx_arm(struct zcs_fec_rx *f, uint64_t from);
+
 /* A sample datagram of the stream followed (len bytes at dg, as received: keyed with its
- * trailer, compressed or not): kept, one copy, for parity that may follow. */
+ * trailer, compressed or not): kept, one copy, for parity that may follow, when armed and not
+ * before `from`; otherwise nothing is done. */
 void zcs_fec_rx_data(struct zcs_fec_rx *f, const uint8_t *dg, size_t len);
 
 /* A parity datagram of the stream followed (parsed into p, its parity at payload); next: the
  * lowest seq the reorder window has not released (a block entirely before it is of no use).
- * Returns 0, or -ENOMEM (the store could not be allocated: parity is then only counted). */
+ * f must be armed for it to be kept (zcs_fec_rx_arm); a block that begins before the arming's
+ * `from` is not opened: its datagrams before that were not kept.  Returns 0, or -ENOMEM. */
 int zcs_fec_rx_parity(struct zcs_fec_rx *f, const struct zcs_parity_hdr *p, const uint8_t *payload,
 		      bool keyed, uint64_t next);
 

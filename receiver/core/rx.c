@@ -263,6 +263,10 @@ void zcs_rx_snapshot(const struct zcs_rx *rx, struct zcs_rx_snapshot *s)
 	s->gf = rx->gf.st;
 	s->depth = zcs_reorder_depth(&rx->ro);
 	s->window = rx->ro.window;
+	s->fec_k = f->meta.fec_k ? f->meta.fec_k : rx->fec.k;
+	s->fec_m = f->meta.fec_k ? f->meta.fec_m : rx->fec.m;
+	s->fec_store_bytes = rx->fec.bytes;
+	s->fec_kept = rx->fec.st.kept;
 	s->locked = f->locked;
 	s->stream_id = f->stream_id;
 	s->have_meta = f->have_meta;

@@ -127,6 +127,12 @@ struct zcs_rx_snapshot {
 	struct zcs_reorder_stats ro;
 	struct zcs_gapfill_stats gf;
 	size_t depth, window;     /* datagrams held now; the window in use */
+	/* erasure coding: the stream's K:M as its metadata announces it, else as its parity says
+	 * (0: none); the bytes of the store for parity and the datagrams it may rebuild (0 until a
+	 * stream with parity is followed); the sample datagrams copied into it */
+	uint8_t fec_k, fec_m;
+	size_t fec_store_bytes;
+	uint64_t fec_kept;
 	bool locked;              /* a stream is followed: */
 	uint32_t stream_id;
 	bool have_meta;           /* ... and its settings, as believed: */

@@ -145,9 +145,16 @@ static const char *gain_mode_name(int m)
 	}
 }
 
-/* The window in datagrams: --window, or AUTO_WINDOW_NS of the stream within [64, 1024]; either
- * as the reorder window will really be (a power of two), so the start-up test and the zero-fill
- * bound reason with the window in use, not the figure asked for. */
+/* A block's parity comes after its datagrams and after the rest of the train that ended it (up
+ * to 64 KB more), so a hole early in a block must wait that long: the window holds
+ * FEC_WINDOW_BLOCKS blocks and their parity, within its capacity (--window, when given, is the
+ * user's). */
+#define FEC_WINDOW_BLOCKS 4
+
+/* The window in datagrams: --window, or AUTO_WINDOW_NS of the stream within [64, 1024] and, when
+ * its metadata announces parity, FEC_WINDOW_BLOCKS blocks with it; either as the reorder window
+ * will really be (a power of two), so the start-up test and the zero-fill bound reason with the
+ * window in use, not the figure asked for. */
 static size_t window_for(const struct zcs_rx *rx)
 {
 	const struct zcs_meta *m = &rx->fs.meta;
@@ -158,6 +165,8 @@ static size_t window_for(const struct zcs_rx *rx)
 		w = m->sample_rate * AUTO_WINDOW_NS / ZCS_NS_PER_SEC / spd;
 		if (w < AUTO_WINDOW_MIN)
 			w = AUTO_WINDOW_MIN;
+		if (m->fec_k && w < FEC_WINDOW_BLOCKS * ((uint64_t)m->fec_k + m->fec_m))
+			w = FEC_WINDOW_BLOCKS * ((uint64_t)m->fec_k + m->fec_m);
 		if (w > ZCS_RX_MAX_WINDOW)
 			w = ZCS_RX_MAX_WINDOW;
 	}
@@ -175,7 +184,7 @@ static void bound_fill(struct zcs_rx *rx)
 static void apply_meta(struct zcs_rx *rx, const struct zcs_meta *m)
 {
 	struct zcs_meta eff;
-	char from[48] = "";
+	char from[48] = "", fec[96] = "";
 	const int how = zcs_follow_meta(&rx->fs, m, rx->now_ns, &eff);
 	const bool first = how == 1;
 
@@ -199,13 +208,17 @@ static void apply_meta(struct zcs_rx *rx, const struct zcs_meta *m)
 		if (rx->opt.on_change)
 			rx->opt.on_change(rx->opt.on_change_ctx, &eff, since, exact);
 	}
+	if (m->fec_k)
+		snprintf(fec, sizeof(fec), ", erasure coding %u:%u%s", (unsigned)m->fec_k,
+			 (unsigned)m->fec_m, zcs_fec_available() ? "" : " (not in this build: "
+			 "parity only counted)");
 	zcs_log(&rx->opt.log, "stream 0x%08" PRIx32
 		"%s%s: rate %.6g MS/s, frequency %.6f MHz, gain %.3f dB (%s), "
-		"bandwidth %.6g MHz, format %s, %u samples/datagram, from %s (%s %s)",
+		"bandwidth %.6g MHz, format %s, %u samples/datagram%s, from %s (%s %s)",
 		rx->fs.stream_id, first ? "" : " changed", from, (double)m->sample_rate / 1e6,
 		(double)m->center_freq / 1e6, m->gain_mdb / 1000.0, gain_mode_name(m->gain_mode),
 		(double)m->bandwidth / 1e6, zcs_wire_name(m->format),
-		(unsigned int)m->samples_per_dgram, m->sender, m->source, m->version);
+		(unsigned int)m->samples_per_dgram, fec, m->sender, m->source, m->version);
 	/* docs/protocol.md: a receiver that cannot decode zstd says so with the stream's settings
 	 * (once, unless they change), rather than leaving the user to wonder why every compressed
 	 * datagram counts as invalid */
@@ -278,6 +291,10 @@ static void place_window(struct zcs_rx *rx, const struct zcs_sample_hdr *h, uint
 	const uint64_t start = zcs_follow_start(&rx->fs, h, w, &skip_to);
 
 	zcs_reorder_reset(&rx->ro, start, w);
+	/* parity announced: the store keeps the stream from its start (datagrams lost before the
+	 * first that came may be rebuilt too) */
+	if (rx->fec.armed)
+		zcs_fec_rx_arm(&rx->fec, start);
 	/* farther than a window beyond the window is a jump to confirm (place's jump()) */
 	zcs_reorder_set_jump(&rx->ro, rx->ro.window);
 	zcs_gapfill_restart(&rx->gf, rx->fs.meta.samples_per_dgram);
@@ -433,19 +450,16 @@ static void restore(struct zcs_rx *rx, uint64_t at, const struct sockaddr *from)
 {
 	struct rebuilt_ctx c = { rx, from };
 
-	if (!rx->fec.on || rx->fec_placing)
+	if (!rx->fec.armed || rx->fec_placing)
 		return;
 	rx->fec_placing = true;
 	zcs_fec_rx_restore(&rx->fec, at, rx->ro.next, rx->fs.stream_id, put_rebuilt, &c);
 	rx->fec_placing = false;
 }
 
-/* A block's parity comes after its datagrams and after the rest of the train that ended it (up
- * to 64 KB more), so a hole early in a block must wait that long: the window grows to hold
- * FEC_WINDOW_BLOCKS blocks and their parity, within its capacity (--window, when given, is the
- * user's).  Its slots are indexed by the window's size, so it grows only while empty. */
-#define FEC_WINDOW_BLOCKS 4
-
+/* Parity its metadata did not announce (a sender of revision 8): the window grows to hold
+ * FEC_WINDOW_BLOCKS blocks and their parity as window_for would have made it.  Its slots are
+ * indexed by the window's size, so it grows only while empty. */
 static void grow_window(struct zcs_rx *rx, const struct zcs_parity_hdr *p)
 {
 	const size_t need = FEC_WINDOW_BLOCKS * ((size_t)p->k + p->m);
@@ -489,6 +503,18 @@ static void parity(struct zcs_rx *rx, const struct zcs_dgram *dg, const struct s
 			rx->fs.stream_id, (unsigned)p->k, (unsigned)p->m, (unsigned)p->k,
 			(unsigned)p->m, zcs_fec_available() ? "" :
 			"; this build of zcs-recv has no erasure code: the parity is only counted");
+	}
+	/* parity the metadata did not announce: datagrams are kept from the next one that comes,
+	 * and only the blocks that begin there or later can be restored */
+	if (!rx->fec.armed && !rx->fec.failed && zcs_fec_available()) {
+		const uint64_t first = rx->ro.have_highest &&
+				      !zcs_seq_before(rx->ro.highest, rx->ro.next) ?
+				      rx->ro.highest + 1 : rx->ro.next;
+
+		if (zcs_fec_rx_arm(&rx->fec, first) == 0)
+			zcs_log(&rx->opt.log, "stream 0x%08" PRIx32 ": its metadata did not announce "
+				"the parity: blocks before datagram %" PRIu64 " cannot be restored",
+				rx->fs.stream_id, first);
 	}
 	grow_window(rx, p);
 	if (zcs_fec_rx_parity(&rx->fec, p, dg->payload, dg->keyed, rx->ro.next) < 0)
@@ -556,7 +582,10 @@ bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t bi, size_t len, const struct so
 	if (zcs_follow_pre_meta(&rx->fs, &dg.hdr))
 		return false;
 	zcs_follow_sample_format(&rx->fs, dg.hdr.format);
-	/* kept for parity that may come, as received (decompression below overwrites it) */
+	/* parity announced: kept from the stream's first datagram, as received (decompression
+	 * below overwrites it); a stream without parity is neither kept nor allocated for */
+	if (!rx->fec.armed && rx->fs.meta.fec_k && !rx->fec.failed && zcs_fec_available())
+		zcs_fec_rx_arm(&rx->fec, dg.hdr.seq);
 	zcs_fec_rx_data(&rx->fec, b->data, len);
 	payload = dg.payload;
 	if (dg.hdr.flags & ZCS_FLAG_ZSTD) {

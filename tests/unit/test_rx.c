@@ -4,8 +4,10 @@
  * --stream, foreign ones counted), a sender restart after silence, where the reorder window
  * starts (the metadata's next number when the first datagram is within the window really used:
  * regression window_rounded), that zcs-recv holds no zstd compression context (regression
- * recv_no_cctx), and that nothing of a stream reaches the outputs after its end (regression
- * eos_after_held). */
+ * recv_no_cctx), that nothing of a stream reaches the outputs after its end (regression
+ * eos_after_held), and what erasure coding costs and restores: nothing kept or allocated for a
+ * stream without parity (regression fec_no_parity_no_cost), an announced stream's first block
+ * restored, an unannounced one's restoring from the block after its first parity. */
 #include <arpa/inet.h>
 #include <check.h>
 #include <errno.h>
@@ -17,6 +19,7 @@
 
 #include "bytes.h"
 #include "codec.h"
+#include "fec.h"
 #include "output.h"
 #include "proto.h"
 #include "rx.h"
@@ -355,6 +358,200 @@ START_TEST(test_eos_after_held)
 }
 END_TEST
 
+/* Erasure coding: sample datagrams whose samples say where they belong, folded into enc. */
+#define FK 4
+#define FM 2
+
+static int16_t fec_value(uint64_t seq, size_t j)
+{
+	return (int16_t)((seq * 13 + j) % 2048) - 1024;
+}
+
+static void meta_fec(struct rig *r, uint32_t id, unsigned k, unsigned m)
+{
+	struct zcs_meta mt = {
+		.stream_id = id, .meta_version = 1, .next_seq = 0,
+		.sample_rate = 1000000, .format = ZCS_WIRE_I16, .samples_per_dgram = SPD,
+	};
+
+	snprintf(mt.sender, sizeof(mt.sender), "test");
+	snprintf(mt.source, sizeof(mt.source), "tone");
+	zcs_proto_meta_version(&mt, ZCS_VERSION, k, m);
+	hand(r, zcs_proto_write_meta(r->buf, &mt));
+}
+
+/* Parity datagram i of the block of FK ending at seq, well formed but of no use (a build
+ * without the erasure code cannot compute it, and its receiver must not look inside). */
+static size_t fec_blank_parity(uint8_t *buf, uint64_t seq, unsigned i, uint64_t number)
+{
+	const struct zcs_parity_hdr p = {
+		.stream_id = 0xa, .block_seq = seq + 1 - FK, .number = number, .k = FK, .m = FM,
+		.index = (uint8_t)i, .shard_len = SPD * 4 + ZCS_PROTO_SAMPLE_HDR_SIZE - ZCS_FEC_SKIP,
+	};
+
+	zcs_proto_write_parity_hdr(buf, &p);
+	memset(buf + ZCS_PROTO_PARITY_HDR_SIZE, 0x5a, p.shard_len);
+	return ZCS_PROTO_PARITY_HDR_SIZE + p.shard_len;
+}
+
+/* Sample datagram seq, folded into enc; handed to the engine unless dropped.  A full block has
+ * its parity handed after it, but for the indices in drop_par (bit i); without the code (enc->k
+ * 0) blank parity. */
+static void fec_sample(struct rig *r, struct zcs_fec_enc *enc, uint64_t seq, bool dropped,
+		       unsigned drop_par)
+{
+	const struct zcs_sample_hdr h = {
+		.stream_id = 0xa, .seq = seq, .first_sample = seq * SPD, .samples = SPD,
+		.payload_len = SPD * 4, .format = ZCS_WIRE_I16,
+	};
+	const size_t len = ZCS_PROTO_SAMPLE_HDR_SIZE + SPD * 4;
+	const bool code = enc->k != 0;
+
+	zcs_proto_write_sample_hdr(r->buf, &h);
+	for (size_t j = 0; j < 2 * SPD; j++)
+		zcs_put_le16(r->buf + ZCS_PROTO_SAMPLE_HDR_SIZE + 2 * j, (uint16_t)fec_value(seq, j));
+	if (code)
+		zcs_fec_enc_add(enc, r->buf, len);
+	if (!dropped)
+		hand(r, len);
+	if ((seq + 1) % FK != 0)
+		return;
+	for (unsigned i = 0; i < FM; i++) {
+		const size_t n = code ? zcs_fec_enc_parity(enc, i, 0xa, r->buf) :
+				 fec_blank_parity(r->buf, seq, i, seq / FK * FM + i);
+
+		if (!((drop_par >> i) & 1))
+			hand(r, n);
+	}
+	if (code)
+		zcs_fec_enc_close(enc);
+}
+
+/* Closes the rig and checks its cs16 output: datagrams 0..n-1, zeros where zero[seq]; and the
+ * blocks counted unrecoverable once the stream is over. */
+static void fec_close_check(struct rig *r, uint64_t n, const bool *zero, uint64_t unrecoverable)
+{
+	FILE *f;
+	int16_t v;
+	uint64_t lost = 0;
+
+	for (uint64_t seq = 0; seq < n; seq++)
+		lost += zero[seq];
+	zcs_rx_finish(r->rx);
+	ck_assert_uint_eq(snap(r).rx.unrecoverable, unrecoverable);
+	ck_assert_uint_eq(snap(r).ro.lost, lost);
+	zcs_outputs_drain(r->out, 10000);
+	zcs_outputs_destroy(r->out, 0);
+	r->out = NULL;
+	f = fopen(r->path, "rb");
+	ck_assert_ptr_nonnull(f);
+	for (uint64_t seq = 0; seq < n; seq++)
+		for (size_t j = 0; j < 2 * SPD; j++) {
+			ck_assert_uint_eq(fread(&v, sizeof(v), 1, f), 1);
+			ck_assert_msg(v == (zero[seq] ? 0 : (int16_t)(fec_value(seq, j) * 16)),
+				      "datagram %llu value %zu: %d", (unsigned long long)seq, j, v);
+		}
+	ck_assert_uint_eq(fread(&v, sizeof(v), 1, f), 0);
+	fclose(f);
+	zcs_rx_close(r->rx);
+	unlink(r->path);
+	rmdir(r->dir);
+}
+
+/* Regression fec_no_parity_no_cost: a stream without parity, with a hole, costs the store
+ * nothing (it was allocated, about 4.7 MB, at the first sample datagram of every stream, and each
+ * datagram copied into it). */
+START_TEST(test_fec_no_parity_no_cost)
+{
+	struct rig r;
+
+	rig_open(&r, 0, false, 0);
+	meta(&r, 0xa, 0);
+	for (uint64_t s = 0; s < 300; s++)
+		if (s != 40)
+			sample(&r, 0xa, s);
+	ck_assert_uint_eq(snap(&r).ro.delivered, 299);
+	ck_assert_uint_eq(snap(&r).ro.lost, 1);
+	ck_assert_uint_eq(snap(&r).fec_store_bytes, 0);
+	ck_assert_uint_eq(snap(&r).fec_kept, 0);
+	ck_assert_uint_eq(snap(&r).fec_k, 0);
+	rig_close(&r);
+}
+END_TEST
+
+/* Metadata that announces 4:2: datagrams are kept from the stream's first, so the first block
+ * is restored, its first datagram (lost before any came) included; the output is exact.  A build
+ * without the erasure code (an FEC-unaware receiver: the minimal build) counts the parity,
+ * ignores it, and zero-fills exactly what was lost. */
+START_TEST(test_fec_announced_first_block)
+{
+	struct rig r;
+	struct zcs_fec_enc enc = { 0 };
+	bool zero[12] = { false };
+	const bool fec = zcs_fec_available();
+
+	if (fec)
+		ck_assert_int_eq(zcs_fec_enc_init(&enc, FK, FM, ZCS_PROTO_SAMPLE_HDR_SIZE + SPD * 4),
+				 0);
+	rig_open(&r, 0, false, 0);
+	meta_fec(&r, 0xa, FK, FM);
+	ck_assert_uint_eq(snap(&r).fec_k, FK);
+	ck_assert_uint_eq(snap(&r).fec_m, FM);
+	/* block 0 loses datagrams 0 and 2; block 1 loses 5 and a parity; block 2 loses 3 */
+	for (uint64_t s = 0; s < 12; s++)
+		fec_sample(&r, &enc, s, s == 0 || s == 2 || s == 5 || s == 8 || s == 9 || s == 10,
+			   s == 7 ? 1 : 0);
+	if (fec) {
+		ck_assert_uint_eq(snap(&r).rx.parity, 3 * FM - 1);
+		ck_assert_uint_eq(snap(&r).rx.restored, 3);
+		ck_assert_uint_gt(snap(&r).fec_store_bytes, 0);
+		/* each that came, and each rebuilt (it is received like them) */
+		ck_assert_uint_eq(snap(&r).fec_kept, 12 - 6 + 3);
+		zero[8] = zero[9] = zero[10] = true;
+	} else {
+		ck_assert_uint_eq(snap(&r).rx.parity, 3 * FM - 1);
+		ck_assert_uint_eq(snap(&r).rx.restored, 0);
+		ck_assert_uint_eq(snap(&r).fec_store_bytes, 0);
+		ck_assert_uint_eq(snap(&r).fec_kept, 0);
+		zero[0] = zero[2] = zero[5] = zero[8] = zero[9] = zero[10] = true;
+	}
+	ck_assert_uint_eq(snap(&r).rx.invalid, 0);
+	fec_close_check(&r, 12, zero, fec ? 1 : 0);
+	zcs_fec_enc_free(&enc);
+}
+END_TEST
+
+/* Metadata that does not announce parity (a sender of revision 8): nothing is kept until the
+ * first parity comes; then datagrams are kept from the next one, so block 0 (whose parity armed
+ * the store) is not restored, nor counted unrecoverable, and block 1 is. */
+START_TEST(test_fec_unannounced_from_next_block)
+{
+	struct rig r;
+	struct zcs_fec_enc enc = { 0 };
+	bool zero[8] = { false };
+
+	if (!zcs_fec_available())
+		return;   /* the erasure code is not in this build: the test above covers it */
+	ck_assert_int_eq(zcs_fec_enc_init(&enc, FK, FM, ZCS_PROTO_SAMPLE_HDR_SIZE + SPD * 4), 0);
+	rig_open(&r, 0, false, 0);
+	meta(&r, 0xa, 0);
+	for (uint64_t s = 0; s < 3; s++)
+		fec_sample(&r, &enc, s, s == 1, 0);
+	ck_assert_uint_eq(snap(&r).fec_store_bytes, 0);
+	ck_assert_uint_eq(snap(&r).fec_kept, 0);
+	for (uint64_t s = 3; s < 8; s++)
+		fec_sample(&r, &enc, s, s == 1 || s == 6, 0);
+	ck_assert_uint_gt(snap(&r).fec_store_bytes, 0);
+	ck_assert_uint_eq(snap(&r).fec_k, FK);
+	ck_assert_uint_eq(snap(&r).rx.restored, 1);
+	ck_assert_uint_eq(snap(&r).rx.unrecoverable, 0);
+	zero[1] = true;
+	fec_close_check(&r, 8, zero, 0);
+	ck_assert_uint_eq(enc.k, FK);
+	zcs_fec_enc_free(&enc);
+}
+END_TEST
+
 static Suite *rx_suite(void)
 {
 	Suite *s = suite_create("rx");
@@ -369,6 +566,9 @@ static Suite *rx_suite(void)
 	tcase_add_test(tc, test_recv_no_cctx);
 	tcase_add_test(tc, test_eos_after_held);
 	tcase_add_test(tc, test_window_limit);
+	tcase_add_test(tc, test_fec_no_parity_no_cost);
+	tcase_add_test(tc, test_fec_announced_first_block);
+	tcase_add_test(tc, test_fec_unannounced_from_next_block);
 	suite_add_tcase(s, tc);
 	return s;
 }
