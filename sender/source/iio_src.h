@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The libiio source's private state, shared by its two files: source_iio.c (open, stream, read
- * back) and source_iio_tune.c (settings from the control channel, the radio's capabilities). */
+ * back) and source_iio_tune.c (settings from the control channel, the radio's capabilities).
+ * They are one object split by concern, and call each other: the stream applies its first
+ * settings through the tune path, and a tune reads the radio back and refits the stream's block. */
 #ifndef ZCS_IIO_SRC_H
 #define ZCS_IIO_SRC_H
 

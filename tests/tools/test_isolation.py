@@ -16,7 +16,7 @@ MARKERS = ('unshare', 'ip netns add', 'isolate()', 'fakeboard_enter', 'lab_up ')
 # kernel-header check, common/'s include order, this check.
 NO_NETWORK_SUITES = {'fuzz'}
 NO_NETWORK_TESTS = {'manpage_zcs_send', 'manpage_zcs_recv', 'manpage_zcs_ctl', 'board-kernel-compat',
-                    'common_layers', 'tests_isolated'}
+                    'common_layers', 'call_layers', 'tests_isolated'}
 
 
 def texts(cmd, build_dir, src_root):
