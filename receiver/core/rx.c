@@ -108,6 +108,12 @@ int zcs_rx_open(struct zcs_rx **rxp, const struct zcs_rx_opts *opt, struct zcs_o
 	zcs_gapfill_set_native_strict(&rx->gf, opt->type == ZCS_SAMPLE_NATIVE && !opt->native_follows);
 	zcs_rx_dgram_init(rx);
 	zcs_fec_rx_init(&rx->fec, rx->opt.max_dgram);
+	/* a run awaiting the board's word is kept meanwhile, so it is delivered from its start */
+	if (opt->key && opt->run_check.judge &&
+	    zcs_rx_hold_init(&rx->hold, opt->hold_bytes ? opt->hold_bytes : ZCS_RX_HOLD_BYTES) < 0) {
+		ret = zcs_err(err, errlen, -ENOMEM, "out of memory for the liveness check's hold");
+		goto out;
+	}
 	/* blocks go to the writers in bursts (hand_on), not one wake-up each */
 	zcs_outputs_defer_wakes(out, true);
 
@@ -155,6 +161,7 @@ void zcs_rx_close(struct zcs_rx *rx)
 	rx->codec = NULL;
 	zcs_reorder_free(&rx->ro);
 	zcs_fec_rx_free(&rx->fec);
+	zcs_rx_hold_free(&rx->hold);
 	free(rx->mem);
 	free(rx->bufs);
 	free(rx->free_list);

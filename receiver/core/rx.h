@@ -58,6 +58,9 @@ struct zcs_rx_opts {
 	/* keyed: the liveness check (zcs-recv --control, receiver/control/ctl_live.h); judge NULL:
 	 * none.  With one, a new keyed run is followed only once it says the board streams it */
 	struct zcs_run_check run_check;
+	/* with run_check: the bytes kept of a run awaiting the board's answer (rx_hold.h), 0:
+	 * ZCS_RX_HOLD_BYTES */
+	size_t hold_bytes;
 };
 
 #define ZCS_RX_DEFAULT_RCVBUF (32 * 1024 * 1024)

@@ -522,13 +522,125 @@ static void parity(struct zcs_rx *rx, const struct zcs_dgram *dg, const struct s
 	restore(rx, p->block_seq, from);
 }
 
+/* A sample datagram dg (len bytes in buffer bi) of the stream followed: through the window to
+ * the gap filler.  Returns whether buffer bi is kept. */
+static bool samples(struct zcs_rx *rx, uint32_t bi, size_t len, const struct zcs_dgram *dg,
+		    const struct sockaddr *from)
+{
+	struct zcs_rx_buf *b = &rx->bufs[bi];
+	const uint8_t *payload;
+	bool kept;
+
+	rx->st.sample_dgrams++;
+	/* nothing goes out before the rate and format are known */
+	if (zcs_follow_pre_meta(&rx->fs, &dg->hdr))
+		return false;
+	zcs_follow_sample_format(&rx->fs, dg->hdr.format);
+	/* parity announced: kept from the stream's first datagram, as received (decompression
+	 * below overwrites it); a stream without parity is neither kept nor allocated for */
+	if (!rx->fec.armed && rx->fs.meta.fec_k && !rx->fec.failed && zcs_fec_available())
+		zcs_fec_rx_arm(&rx->fec, dg->hdr.seq);
+	zcs_fec_rx_data(&rx->fec, b->data, len);
+	payload = dg->payload;
+	if (dg->hdr.flags & ZCS_FLAG_ZSTD) {
+		b->hdr = dg->hdr;
+		b->payload = dg->payload;
+		if (!decompress(rx, b)) {
+			invalid(rx, ZCS_PERR_DECOMPRESS);
+			return false;
+		}
+		payload = b->payload;
+	}
+	if (rx->fs.need_start)
+		place_window(rx, &dg->hdr, bi);
+	kept = place(rx, bi, &dg->hdr, payload);
+	/* a datagram that came after its block's parity may complete what a rebuild needs */
+	restore(rx, dg->hdr.seq, from);
+	return kept;
+}
+
+/* --- the datagrams of a run awaiting the board (rx_hold.h) --- */
+
+/* Gives up what the hold keeps: each datagram counted as dropped before its metadata. */
+static void hold_discard(struct zcs_rx *rx)
+{
+	struct zcs_rx_hold_rec rec;
+	const uint8_t *data;
+
+	while (zcs_rx_hold_pop(&rx->hold, &rec, &data))
+		zcs_follow_pend_drop(&rx->fs, rx->hold.gen, rec.seq, rec.samples);
+}
+
+/* Keeps sample datagram dg (len bytes at data) of the run awaiting the board, the oldest kept
+ * giving way when the hold is full (they count as dropped, and the run's start as lost). */
+static void hold_keep(struct zcs_rx *rx, const uint8_t *data, size_t len, const struct zcs_dgram *dg)
+{
+	const uint64_t gen = zcs_follow_pend_gen(&rx->fs);
+	const struct zcs_rx_hold_rec rec = { .seq = dg->hdr.seq, .samples = dg->hdr.samples,
+					     .len = (uint32_t)len };
+	struct zcs_rx_hold_rec old;
+	const uint8_t *od;
+
+	if (rx->hold.count && rx->hold.gen != gen)
+		hold_discard(rx);
+	rx->hold.gen = gen;
+	if (!zcs_rx_hold_can(&rx->hold, len)) {
+		zcs_follow_pend_drop(&rx->fs, gen, rec.seq, rec.samples);
+		return;
+	}
+	while (!zcs_rx_hold_fits(&rx->hold, len) && zcs_rx_hold_pop(&rx->hold, &old, &od))
+		zcs_follow_pend_drop(&rx->fs, gen, old.seq, old.samples);
+	zcs_rx_hold_put(&rx->hold, &rec, data);
+}
+
+/* The run awaiting the board has just been followed: the datagrams kept of it go through as if
+ * they came now, oldest first, each in a buffer of its own (the one being handled, cur, is left
+ * alone), before the datagram that found the board's answer. */
+static void hold_deliver(struct zcs_rx *rx, uint64_t gen, const struct sockaddr *from)
+{
+	struct zcs_rx_hold_rec rec;
+	const uint8_t *data;
+
+	if (rx->hold.gen != gen) {
+		hold_discard(rx);
+		return;
+	}
+	while (zcs_rx_hold_pop(&rx->hold, &rec, &data)) {
+		struct zcs_dgram dg;
+		uint32_t hb;
+
+		/* never short: the window holds at most its capacity, and the pool has more */
+		if (rx->nfree == 0 || rec.len > rx->opt.max_dgram) {
+			zcs_follow_pend_drop(&rx->fs, gen, rec.seq, rec.samples);
+			continue;
+		}
+		hb = rx->free_list[--rx->nfree];
+		rx->bufs[hb].data = rx->bufs[hb].own;
+		memcpy(rx->bufs[hb].own, data, rec.len);
+		/* verified and parsed when it came: parsed again only to point into this buffer */
+		if (zcs_proto_parse(rx->bufs[hb].own, rec.len, &dg) < 0 ||
+		    !samples(rx, hb, rec.len, &dg, from))
+			rx->free_list[rx->nfree++] = hb;
+	}
+}
+
+/* After the following unit judged a datagram: the run awaiting the board just followed gets what
+ * the hold kept of it; a run no longer awaiting (refused, replaced) loses it. */
+static void hold_settle(struct zcs_rx *rx, const struct sockaddr *from)
+{
+	uint64_t gen;
+
+	if (zcs_follow_took_pending(&rx->fs, &gen))
+		hold_deliver(rx, gen, from);
+	else if (rx->hold.count && !zcs_follow_awaits(&rx->fs, rx->hold.gen))
+		hold_discard(rx);
+}
+
 bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t bi, size_t len, const struct sockaddr *from)
 {
 	struct zcs_rx_buf *b = &rx->bufs[bi];
 	struct zcs_dgram dg;
 	struct zcs_meta held;
-	const uint8_t *payload;
-	bool kept;
 	int ret;
 
 	/* keyed: verified before anything else, so a datagram that fails touches nothing */
@@ -559,9 +671,14 @@ bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t bi, size_t len, const struct so
 			"unverified", dg.type == ZCS_DGRAM_META ? dg.meta.stream_id : dg.hdr.stream_id);
 	}
 	switch (zcs_follow_select(&rx->fs, &dg, from, rx->now_ns)) {
+	case ZCS_FOLLOW_PEND:
+		hold_keep(rx, b->data, len, &dg);
+		return false;
 	case ZCS_FOLLOW_FOREIGN:
 	case ZCS_FOLLOW_REPLAYED:
 	case ZCS_FOLLOW_HELD:
+		if (rx->hold.count)
+			hold_settle(rx, from);
 		return false;
 	case ZCS_FOLLOW_SWITCH:
 		end_followed(rx, bi);
@@ -570,39 +687,17 @@ bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t bi, size_t len, const struct so
 	case ZCS_FOLLOW_TAKE:
 		break;
 	}
-	/* a run the board just confirmed live: its metadata, held while it awaited the answer */
+	/* a run the board just confirmed live: its metadata, held while it awaited the answer,
+	 * then its datagrams kept meanwhile, before this one */
 	if (zcs_follow_held_meta(&rx->fs, &held))
 		apply_meta(rx, &held);
-	if (dg.type == ZCS_DGRAM_META) {
+	if (dg.type == ZCS_DGRAM_META)
 		apply_meta(rx, &dg.meta);
+	if (rx->fs.took_pend || rx->hold.count)
+		hold_settle(rx, from);
+	if (dg.type == ZCS_DGRAM_META)
 		return false;
-	}
-	rx->st.sample_dgrams++;
-	/* nothing goes out before the rate and format are known */
-	if (zcs_follow_pre_meta(&rx->fs, &dg.hdr))
-		return false;
-	zcs_follow_sample_format(&rx->fs, dg.hdr.format);
-	/* parity announced: kept from the stream's first datagram, as received (decompression
-	 * below overwrites it); a stream without parity is neither kept nor allocated for */
-	if (!rx->fec.armed && rx->fs.meta.fec_k && !rx->fec.failed && zcs_fec_available())
-		zcs_fec_rx_arm(&rx->fec, dg.hdr.seq);
-	zcs_fec_rx_data(&rx->fec, b->data, len);
-	payload = dg.payload;
-	if (dg.hdr.flags & ZCS_FLAG_ZSTD) {
-		b->hdr = dg.hdr;
-		b->payload = dg.payload;
-		if (!decompress(rx, b)) {
-			invalid(rx, ZCS_PERR_DECOMPRESS);
-			return false;
-		}
-		payload = b->payload;
-	}
-	if (rx->fs.need_start)
-		place_window(rx, &dg.hdr, bi);
-	kept = place(rx, bi, &dg.hdr, payload);
-	/* a datagram that came after its block's parity may complete what a rebuild needs */
-	restore(rx, dg.hdr.seq, from);
-	return kept;
+	return samples(rx, bi, len, &dg, from);
 }
 
 void zcs_rx_update_age(struct zcs_rx *rx)
@@ -647,6 +742,8 @@ void zcs_rx_idle(struct zcs_rx *rx)
 
 void zcs_rx_finish(struct zcs_rx *rx)
 {
+	/* a run still awaiting the board: what was kept of it is dropped, and counted */
+	hold_discard(rx);
 	free_buf(rx, zcs_follow_drop_cand(&rx->fs), ZCS_FOLLOW_NONE);
 	flush_window(rx, ZCS_FOLLOW_NONE);
 	zcs_fec_rx_close_all(&rx->fec);

@@ -184,6 +184,7 @@ static void pend_start(struct zcs_follow *f, const struct zcs_dgram *dg, const s
 		       uint64_t now)
 {
 	f->pend = true;
+	f->pend_gen++;
 	f->pend_claim = (struct zcs_run_claim){ .run = dg->run, .stream_id = id_of(dg),
 						.since_ns = now };
 	memset(&f->pend_from, 0, sizeof(f->pend_from));
@@ -218,6 +219,7 @@ static void take_pending(struct zcs_follow *f, uint64_t now)
 	}
 	f->pend = false;
 	f->pend_go = false;
+	f->took_pend = true;
 	zcs_log(&f->opt.log, "stream 0x%08" PRIx32 ": the board says its run %" PRIu64 " is live "
 		"(its control channel): followed", c->stream_id, c->run);
 }
@@ -264,19 +266,34 @@ static enum zcs_follow_sel pend_judge(struct zcs_follow *f, const struct zcs_dgr
 		take_pending(f, now);
 		return ZCS_FOLLOW_TAKE;
 	}
-	/* no answer yet: nothing of it is followed, all of it is counted */
-	if (dg->type == ZCS_DGRAM_META) {
-		f->st.unconfirmed++;
-	} else {
-		f->st.pre_meta++;
-		f->st.pre_meta_samples += dg->hdr.samples;
-		if (!f->pend_samples || zcs_seq_after(dg->hdr.seq, f->pend_high))
-			f->pend_high = dg->hdr.seq;
-		if (!f->pend_samples || zcs_seq_before(dg->hdr.seq, f->pend_low))
-			f->pend_low = dg->hdr.seq;
-		f->pend_samples = true;
-	}
+	/* no answer yet: nothing of it is followed; its metadata is counted, its samples are the
+	 * engine's to keep until there is one */
+	if (dg->type != ZCS_DGRAM_META)
+		return ZCS_FOLLOW_PEND;
+	f->st.unconfirmed++;
 	return ZCS_FOLLOW_HELD;
+}
+
+void zcs_follow_pend_drop(struct zcs_follow *f, uint64_t gen, uint64_t seq, uint32_t samples)
+{
+	f->st.pre_meta++;
+	f->st.pre_meta_samples += samples;
+	if (!zcs_follow_awaits(f, gen))
+		return;
+	if (!f->pend_samples || zcs_seq_after(seq, f->pend_high))
+		f->pend_high = seq;
+	if (!f->pend_samples || zcs_seq_before(seq, f->pend_low))
+		f->pend_low = seq;
+	f->pend_samples = true;
+}
+
+bool zcs_follow_took_pending(struct zcs_follow *f, uint64_t *gen)
+{
+	if (!f->took_pend)
+		return false;
+	f->took_pend = false;
+	*gen = f->pend_gen;
+	return true;
 }
 
 /* A datagram of the run awaiting the board: judged again at each, so the answer is acted on as

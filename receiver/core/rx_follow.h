@@ -59,6 +59,10 @@ enum zcs_follow_sel {
 	/* keyed with a liveness check: of a run awaiting the board's answer (counted, held back:
 	 * see "A run awaiting the board"), dropped */
 	ZCS_FOLLOW_HELD,
+	/* keyed with a liveness check: a sample datagram of the run awaiting the board's answer.
+	 * The engine keeps it for when the run is confirmed (zcs_follow_took_pending), tagged with
+	 * zcs_follow_pend_gen(); one it cannot keep, or gives up, it hands to zcs_follow_pend_drop */
+	ZCS_FOLLOW_PEND,
 };
 
 /* What zcs_follow_jump() makes of a sample datagram that claims a jump. */
@@ -127,11 +131,15 @@ struct zcs_follow {
 	/* A run awaiting the board (opt.check): a new run fresh against newest is held here, not
 	 * followed, until the check says it is live.  Its newest metadata is kept (given to the
 	 * engine when the run is followed: zcs_follow_held_meta), its sample datagrams meanwhile
-	 * are dropped as before metadata (counted pre_meta, and their lowest and highest number
-	 * kept so the run's start counts as lost and zero-filled: zcs_follow_start).  One at a
-	 * time: a later run (a higher number) takes the place, as does any once this one fell
-	 * silent; the live run is the board's newest, so no replay keeps it out */
+	 * are the engine's to keep (ZCS_FOLLOW_PEND, delivered once the run is followed); those it
+	 * could not keep are dropped as before metadata (zcs_follow_pend_drop: counted pre_meta,
+	 * their lowest and highest number kept so the run's start counts as lost and zero-filled:
+	 * zcs_follow_start).  One at a time: a later run (a higher number) takes the place, as does
+	 * any once this one fell silent; the live run is the board's newest, so no replay keeps it
+	 * out.  pend_gen names each run awaiting (the engine's datagrams of it carry it) */
 	bool pend;
+	uint64_t pend_gen;
+	bool took_pend;           /* the run awaiting was just followed: its datagrams are due */
 	struct zcs_run_claim pend_claim;
 	struct sockaddr_storage pend_from;
 	uint8_t pend_salt[8];
@@ -167,6 +175,25 @@ void zcs_follow_switch(struct zcs_follow *f, const struct zcs_dgram *dg, const s
  * confirmation of a run awaiting it known, and was not that run's metadata itself, the run's
  * newest metadata goes to *m once (true): the engine applies it before the datagram. */
 bool zcs_follow_held_meta(struct zcs_follow *f, struct zcs_meta *m);
+
+/* Which run awaiting the board the engine keeps ZCS_FOLLOW_PEND datagrams for (a tag). */
+static inline uint64_t zcs_follow_pend_gen(const struct zcs_follow *f)
+{
+	return f->pend_gen;
+}
+/* Whether the datagrams kept under tag gen are still of the run awaiting the board. */
+static inline bool zcs_follow_awaits(const struct zcs_follow *f, uint64_t gen)
+{
+	return f->pend && f->pend_gen == gen;
+}
+/* A sample datagram (seq, samples) of the run tagged gen that the engine did not keep or gave
+ * up: counted as dropped before metadata (pre_meta), and, when that run still awaits the board,
+ * remembered so its start counts as lost if it was among them. */
+void zcs_follow_pend_drop(struct zcs_follow *f, uint64_t gen, uint64_t seq, uint32_t samples);
+/* After ZCS_FOLLOW_TAKE or zcs_follow_switch() (and the held metadata applied): true once when
+ * the run awaiting the board has just been followed; the engine then delivers the datagrams it
+ * kept under *gen, oldest first, before the datagram being handled. */
+bool zcs_follow_took_pending(struct zcs_follow *f, uint64_t *gen);
 
 /* Whether the end of stream delivered is believed at now: the stream fell silent after it. */
 bool zcs_follow_eos_believed(const struct zcs_follow *f, uint64_t now);

@@ -16,6 +16,7 @@
 #include "reorder.h"
 #include "rx.h"
 #include "rx_follow.h"
+#include "rx_hold.h"
 
 /* One receive buffer; the reorder window holds them by index. */
 struct zcs_rx_buf {
@@ -70,6 +71,8 @@ struct zcs_rx {
 	struct zcs_reorder ro;
 	struct zcs_gapfill gf;    /* the one door to the outputs */
 	struct zcs_fec_rx fec;    /* parity, and the datagrams it may rebuild */
+	/* keyed with a liveness check: the datagrams of a run awaiting the board (else empty) */
+	struct zcs_rx_hold hold;
 	bool fec_placing;         /* a rebuilt datagram is being placed (no rebuild within) */
 	bool said_fec, said_fec_window;
 	bool done;                /* --count reached, or end of stream with --exit-on-eos */

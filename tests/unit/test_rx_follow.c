@@ -489,17 +489,19 @@ static struct zcs_dgram keyed_sample(uint32_t id, uint64_t seq, int salt)
 	return d;
 }
 
-/* With a liveness check a new run waits for the board: its metadata and samples are held back
- * and counted while no answer is in; once the board says it is live it is followed at the
- * datagram that found the answer, its held metadata given to the engine, its datagram 0 among
- * those held so the window starts at 0 with what came lost (zero-filled and counted). */
+/* With a liveness check a new run waits for the board: its metadata is held back and counted,
+ * its samples are the engine's to keep (PEND) while no answer is in; once the board says it is
+ * live it is followed at the datagram that found the answer, its held metadata given to the
+ * engine and the engine told to deliver what it kept (took_pending, with the run's tag).  What
+ * the engine could not keep (pend_drop) counts as dropped before metadata: when datagram 0 was
+ * among it, the window starts at 0 with what was dropped lost (zero-filled and counted). */
 START_TEST(checked_run_waits_then_followed)
 {
 	struct zcs_dgram m = keyed_meta(0xa, 7, 1, 1), s0 = keyed_sample(0xa, 0, 1);
 	struct zcs_dgram s1 = keyed_sample(0xa, 1, 1), s2 = keyed_sample(0xa, 2, 1);
 	struct zcs_meta held, eff;
 	struct zcs_run_seen now;
-	uint64_t skip;
+	uint64_t skip, gen;
 
 	open_checked();
 	ck_assert_int_eq(sel(&m, 10), ZCS_FOLLOW_HELD);
@@ -509,12 +511,20 @@ START_TEST(checked_run_waits_then_followed)
 	ck_assert_int_eq(LAST_CLAIM.from->sa_family, AF_INET);
 	ck_assert(!F.locked && !zcs_follow_newest(&F, &now));
 	ck_assert(zcs_follow_wants_sender(&F, 11));
-	ck_assert_int_eq(sel(&s0, 11), ZCS_FOLLOW_HELD);
-	ck_assert_int_eq(sel(&s1, 12), ZCS_FOLLOW_HELD);
+	ck_assert_int_eq(sel(&s0, 11), ZCS_FOLLOW_PEND);
+	ck_assert_int_eq(sel(&s1, 12), ZCS_FOLLOW_PEND);
 	ck_assert_uint_eq(F.st.unconfirmed, 1);
-	ck_assert_uint_eq(F.st.pre_meta, 2);
+	ck_assert_uint_eq(F.st.pre_meta, 0);
 	ck_assert_uint_eq(JUDGED, 3);
 	ck_assert(!zcs_follow_held_meta(&F, &held));
+	ck_assert(!zcs_follow_took_pending(&F, &gen));
+	/* an engine with no room for them: dropped, and remembered for the run's start */
+	zcs_follow_pend_drop(&F, zcs_follow_pend_gen(&F), 0, SPD);
+	zcs_follow_pend_drop(&F, zcs_follow_pend_gen(&F), 1, SPD);
+	/* ... not so those of a run no longer awaiting (another tag): counted only */
+	zcs_follow_pend_drop(&F, zcs_follow_pend_gen(&F) + 1, 40, SPD);
+	ck_assert_uint_eq(F.st.pre_meta, 3);
+	ck_assert_uint_eq(F.pend_high, 1);
 	/* the board's answer is in: followed at the next datagram, its metadata first */
 	VERDICT = ZCS_RUN_LIVE;
 	ck_assert_int_eq(sel(&s2, 13), ZCS_FOLLOW_TAKE);
@@ -523,6 +533,9 @@ START_TEST(checked_run_waits_then_followed)
 	ck_assert(zcs_follow_held_meta(&F, &held));
 	ck_assert(!zcs_follow_held_meta(&F, &held));     /* once */
 	ck_assert_uint_eq(held.stream_id, 0xa);
+	ck_assert(zcs_follow_took_pending(&F, &gen));
+	ck_assert_uint_eq(gen, 1);
+	ck_assert(!zcs_follow_took_pending(&F, &gen));    /* once */
 	ck_assert_int_eq(zcs_follow_meta(&F, &held, 13, &eff), 1);
 	ck_assert(!zcs_follow_pre_meta(&F, &s2.hdr));
 	ck_assert_uint_eq(zcs_follow_start(&F, &s2.hdr, 64, &skip), 0);
@@ -549,9 +562,12 @@ START_TEST(checked_run_denied)
 
 	open_checked();
 	ck_assert_int_eq(sel(&old, 1), ZCS_FOLLOW_HELD);
+	ck_assert_uint_eq(zcs_follow_pend_gen(&F), 1);
+	ck_assert(zcs_follow_awaits(&F, 1));
 	VERDICT = ZCS_RUN_NOT_LIVE;
 	ck_assert_int_eq(sel(&olds, 2), ZCS_FOLLOW_FOREIGN);
 	ck_assert(!F.pend);
+	ck_assert(!zcs_follow_awaits(&F, 1));       /* what the engine kept of it is given up */
 	old.meta_seq = 6;
 	ck_assert_int_eq(sel(&old, 3), ZCS_FOLLOW_REPLAYED);
 	ck_assert_uint_eq(F.st.replayed_by[ZCS_REPLAY_NOT_LIVE], 1);
@@ -561,8 +577,11 @@ START_TEST(checked_run_denied)
 	VERDICT = ZCS_RUN_UNKNOWN;
 	old.meta_seq = 7;
 	ck_assert_int_eq(sel(&old, 4), ZCS_FOLLOW_HELD);
+	ck_assert(zcs_follow_awaits(&F, zcs_follow_pend_gen(&F)));
 	ck_assert_int_eq(sel(&live, 5), ZCS_FOLLOW_HELD);
 	ck_assert_uint_eq(F.pend_claim.run, 4);
+	/* another tag: what the engine kept of the replay is given up */
+	ck_assert(!zcs_follow_awaits(&F, zcs_follow_pend_gen(&F) - 1));
 	/* an earlier run meanwhile waits, unjudged */
 	JUDGED = 0;
 	ck_assert_int_eq(sel(&older, 6), ZCS_FOLLOW_HELD);

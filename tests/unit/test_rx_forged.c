@@ -6,7 +6,10 @@
  * a forged end of stream with no samples a few numbers ahead (regression forged_eos_ahead), and a
  * forged restart.  Whatever the datagram claims, every sample of the live stream comes out, in
  * place (the output's n-th pair is the stream's n-th), or is zero-filled and counted in
- * gap_samples; the output holds exactly as many pairs as the stream. */
+ * gap_samples; the output holds exactly as many pairs as the stream.  And with a liveness check
+ * (zcs-recv --control, a fake board here), a new run awaiting the board's answer is kept, not
+ * zero-filled (regression checked_run_zero_start), within a bounded hold that no run the board
+ * refuses gets past. */
 #include <check.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -17,6 +20,7 @@
 #include "output.h"
 #include "proto.h"
 #include "rx.h"
+#include "rx_impl.h"
 
 #define MS (1000ULL * 1000)
 #define RATE 2000000ULL
@@ -54,7 +58,20 @@ static void pattern(uint8_t *p, uint64_t n)
 	p[3] = (uint8_t)(q >> 8);
 }
 
-static void open_fix(bool keyed)
+/* The fake board of a liveness check: answers what the test says. */
+static enum zcs_run_verdict VERDICT;
+
+static enum zcs_run_verdict fake_board(void *ctx, const struct zcs_run_claim *c, uint64_t now)
+{
+	(void)ctx;
+	(void)c;
+	(void)now;
+	return VERDICT;
+}
+
+/* hold: with a liveness check (the fake board), keeping that many bytes of a run awaiting it;
+ * 0: no check. */
+static void open_fix_checked(bool keyed, size_t hold)
 {
 	struct zcs_rx_opts o = {
 		.listen = "127.0.0.1:22522", .rcvbuf = 1 << 20, .max_dgram = 4096, .batch = 4,
@@ -63,6 +80,11 @@ static void open_fix(bool keyed)
 	char err[256];
 
 	memset(&F, 0, sizeof(F));
+	if (hold) {
+		o.run_check = (struct zcs_run_check){ fake_board, NULL };
+		o.hold_bytes = hold;
+		VERDICT = ZCS_RUN_UNKNOWN;
+	}
 	if (keyed) {
 		F.keyed = true;
 		memset(F.key.bytes, 0x22, sizeof(F.key.bytes));
@@ -77,6 +99,12 @@ static void open_fix(bool keyed)
 	ck_assert_int_eq(zcs_outputs_start(F.out), 0);
 	ck_assert_msg(zcs_rx_open(&F.rx, &o, F.out, &F.k, err, sizeof(err)) == 0, "%s", err);
 	F.t0 = 1000 * MS;
+	F.auth.run = 7;
+}
+
+static void open_fix(bool keyed)
+{
+	open_fix_checked(keyed, 0);
 }
 
 static void close_fix(void)
@@ -337,6 +365,78 @@ START_TEST(forged_restart)
 }
 END_TEST
 
+/* A datagram of this fixture in the hold: its bytes, header and padding (rx_hold.c). */
+#define HOLD_REC ((16 + ZCS_PROTO_SAMPLE_HDR_SIZE + SPD * 4 + ZCS_AUTH_SAMPLE_TRAILER + 7) / 8 * 8)
+
+/* Regression checked_run_zero_start: with --control every new keyed run's start was zero-filled
+ * (and counted) for as long as the board took to answer, 44 ms quiet, up to 0.6 s loaded; a
+ * SoapySDR reader with from_start=1 read those zeros.  Its datagrams are now kept meanwhile and
+ * delivered once the board confirms the run: byte-exact from its first sample, no gap. */
+START_TEST(checked_run_exact)
+{
+	open_fix_checked(true, 1 << 20);
+	live(0, 199);                                 /* 48 ms awaiting the board */
+	ck_assert_uint_eq(snap().rx.streams, 0);
+	ck_assert_uint_eq(F.rx->hold.count, 200);
+	VERDICT = ZCS_RUN_LIVE;
+	live(200, 1999);
+	ck_assert_uint_eq(F.rx->hold.count, 0);
+	read_output();
+	check_exact(2000 * SPD, 0);
+	ck_assert_uint_eq(snap().gf.gap_samples, 0);
+	ck_assert_uint_eq(snap().ro.lost, 0);
+	ck_assert_uint_eq(snap().rx.pre_meta, 0);
+	ck_assert_uint_eq(snap().rx.streams, 1);
+	close_fix();
+}
+END_TEST
+
+/* The hold is bounded: an answer slower than it holds loses the oldest, which count as dropped
+ * (pre_meta) and are zero-filled from the run's sample 0, the rest delivered in place. */
+START_TEST(checked_run_hold_overflows)
+{
+	const size_t keep = 40;
+
+	open_fix_checked(true, keep * HOLD_REC);
+	live(0, 499);
+	ck_assert_uint_eq(F.rx->hold.count, keep);
+	ck_assert_uint_le(F.rx->hold.max_used, keep * HOLD_REC);
+	VERDICT = ZCS_RUN_LIVE;
+	live(500, 1999);
+	read_output();
+	check_exact(2000 * SPD, (500 - keep) * SPD);
+	ck_assert_uint_eq(F.zeros, (500 - keep) * SPD);
+	ck_assert_uint_eq(snap().rx.pre_meta, 500 - keep);
+	close_fix();
+}
+END_TEST
+
+/* A run the board refuses, however long and however fast it floods: the hold never passes its
+ * size (the oldest give way), and nothing of it reaches the outputs, every datagram counted
+ * (dropped before metadata while awaiting, foreign after). */
+START_TEST(checked_run_refused_bounded)
+{
+	const size_t keep = 64;
+	struct zcs_rx_snapshot s;
+
+	open_fix_checked(true, keep * HOLD_REC);
+	live(0, 2999);
+	ck_assert_uint_eq(F.rx->hold.count, keep);
+	ck_assert_uint_le(F.rx->hold.max_used, keep * HOLD_REC);
+	VERDICT = ZCS_RUN_NOT_LIVE;
+	live(3000, 3999);                             /* refused at its next datagram */
+	ck_assert_uint_eq(F.rx->hold.count, 0);
+	read_output();
+	s = snap();
+	ck_assert_uint_eq(F.out_pairs, 0);
+	ck_assert_uint_eq(s.rx.streams, 0);
+	ck_assert_uint_eq(s.rx.pre_meta + s.rx.foreign, 4000);
+	ck_assert_uint_eq(s.rx.pre_meta, 3000);
+	ck_assert_uint_ge(s.rx.replayed_by[ZCS_REPLAY_NOT_LIVE], 1);
+	close_fix();
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("rx_forged");
@@ -350,6 +450,9 @@ static Suite *suite(void)
 	tcase_add_test(t, forged_eos_ahead);
 	tcase_add_test(t, forged_restart);
 	tcase_add_test(t, keyed_last_after_loss);
+	tcase_add_test(t, checked_run_exact);
+	tcase_add_test(t, checked_run_hold_overflows);
+	tcase_add_test(t, checked_run_refused_bounded);
 	suite_add_tcase(s, t);
 	return s;
 }
