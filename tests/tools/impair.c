@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,6 +28,16 @@
 #define SLOT_BYTES 65536   /* any UDP payload fits */
 #define MAX_HELD 64        /* reordered datagrams held back at once */
 #define DRAIN_MAX 256      /* datagrams read in a row before anything else is looked at */
+/* The receive buffer asked for by default (SO_RCVBUFFORCE as root: the kernel doubles it for its
+ * bookkeeping).  A relay starved of CPU on a loaded machine must not lose what it is told to
+ * relay in its own socket: everything it did not see is outside its ground truth. */
+#define RCVBUF_DEFAULT (64 << 20)
+/* SO_MEMINFO (Linux 4.12) and its drop counter's index, for older headers */
+#ifndef SO_MEMINFO
+#define SO_MEMINFO 55
+#endif
+#define MEMINFO_DROPS 8    /* SK_MEMINFO_DROPS */
+#define MEMINFO_VARS 9
 
 enum garbage_kind { G_TRUNCATED, G_BAD_MAGIC, G_BAD_VERSION, G_BAD_LENGTH, G_RANDOM, G_KINDS };
 static const char *const garbage_names[G_KINDS] = {
@@ -35,7 +46,7 @@ static const char *const garbage_names[G_KINDS] = {
 
 struct opts {
 	const char *listen, *to, *in_iface, *out_iface, *log_path, *ready_path;
-	uint64_t seed, count, idle_ms, delay_ms, reorder_depth, burst_len, slots, ttl;
+	uint64_t seed, count, idle_ms, delay_ms, reorder_depth, burst_len, slots, ttl, rcvbuf;
 	bool spare_ends;
 	double p_drop, p_dup, p_reorder, p_burst, p_garbage;
 };
@@ -356,9 +367,25 @@ static void handle(struct relay *r, size_t slot)
 	emit(r, slot);
 }
 
+/* What the relay's own socket dropped (its buffer full: the relay starved of CPU), from the
+ * kernel's count for this socket, which sees every datagram that reached it, metadata included.
+ * -1 when the kernel cannot say (before 4.12). */
+static int64_t socket_drops(const struct relay *r)
+{
+	uint32_t mi[MEMINFO_VARS] = { 0 };
+	socklen_t len = sizeof(mi);
+
+	if (getsockopt(r->in_fd, SOL_SOCKET, SO_MEMINFO, mi, &len) < 0 ||
+	    len < (MEMINFO_DROPS + 1) * sizeof(uint32_t))
+		return -1;
+	return mi[MEMINFO_DROPS];
+}
+
 static void print_summary(const struct relay *r, FILE *f)
 {
 	const struct stats *s = &r->st;
+	const int64_t drops = socket_drops(r);
+	char dtext[24] = "null";
 
 	fprintf(f, "{\"summary\":{\"seed\":%" PRIu64 ",\"received\":%" PRIu64
 		",\"sample_dgrams\":%" PRIu64 ",\"samples\":%" PRIu64 ",\"other\":%" PRIu64 ",\"forwarded\":%" PRIu64
@@ -370,8 +397,11 @@ static void print_summary(const struct relay *r, FILE *f)
 		s->garbage, s->spared);
 	for (int k = 0; k < G_KINDS; k++)
 		fprintf(f, "%s\"%s\":%" PRIu64, k ? "," : "", garbage_names[k], s->garbage_by_kind[k]);
+	if (drops >= 0)
+		snprintf(dtext, sizeof(dtext), "%" PRId64, drops);
 	fprintf(f, "},\"sent\":%" PRIu64 ",\"send_errors\":%" PRIu64 ",\"delay_overflow\":%" PRIu64
-		"}}\n", s->sent, s->send_errors, s->delay_overflow);
+		",\"rcvbuf\":%d,\"socket_drops\":%s}}\n", s->sent, s->send_errors, s->delay_overflow,
+		zcs_net_rcvbuf(r->in_fd), dtext);
 }
 
 static void usage(FILE *f)
@@ -396,6 +426,9 @@ static void usage(FILE *f)
 "      --spare-ends         never impair a stream's datagram 0 nor its end of stream (EOS),\n"
 "                           and release held datagrams before an end of stream\n"
 "      --slots N            buffers for delayed/held datagrams (default 1024)\n"
+"      --rcvbuf BYTES       receive buffer asked for (default 64 MiB; SO_RCVBUFFORCE as root);\n"
+"                           the summary says what was granted (rcvbuf) and what the socket\n"
+"                           dropped when the relay fell behind (socket_drops, from the kernel)\n"
 "  -c, --count N            stop after receiving N datagrams\n"
 "      --idle-exit MS       stop when nothing arrived for MS milliseconds\n"
 "      --log FILE           ground truth as JSON lines, then a {\"summary\":...} line\n"
@@ -422,13 +455,14 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "delay-ms", required_argument, NULL, 9 }, { "garbage", required_argument, NULL, 10 },
 		{ "idle-exit", required_argument, NULL, 11 }, { "log", required_argument, NULL, 12 },
 		{ "ready", required_argument, NULL, 13 }, { "slots", required_argument, NULL, 14 },
-		{ "spare-ends", no_argument, NULL, 15 },
+		{ "spare-ends", no_argument, NULL, 15 }, { "rcvbuf", required_argument, NULL, 16 },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
 	};
 	char buf[64], *colon;
 	int c, ret = 0;
 
-	*o = (struct opts){ .seed = 1, .reorder_depth = 3, .slots = 1024, .ttl = 1 };
+	*o = (struct opts){ .seed = 1, .reorder_depth = 3, .slots = 1024, .ttl = 1,
+			    .rcvbuf = RCVBUF_DEFAULT };
 	while ((c = getopt_long(argc, argv, "l:t:s:c:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'l': o->listen = optarg; break;
@@ -461,6 +495,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 13: o->ready_path = optarg; break;
 		case 14: ret = zcs_cli_parse_u64(optarg, 16, 1 << 16, &o->slots); break;
 		case 15: o->spare_ends = true; break;
+		/* the kernel takes at most INT_MAX / 2 (and doubles it) */
+		case 16: ret = zcs_cli_parse_u64(optarg, 4096, 1u << 30, &o->rcvbuf); break;
 		case 'h': usage(stdout); exit(0);
 		default: return -EINVAL;
 		}
@@ -489,7 +525,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 static int setup(struct relay *r, char *err, size_t errlen)
 {
 	struct zcs_addr in, out;
-	const struct zcs_net_rx_opts rx = { .iface = r->o.in_iface, .rcvbuf = 64 << 20 };
+	const struct zcs_net_rx_opts rx = { .iface = r->o.in_iface, .rcvbuf = (int)r->o.rcvbuf };
 	const struct zcs_net_tx_opts tx = { .iface = r->o.out_iface, .ttl = (int)r->o.ttl,
 					    .sndbuf = 4 << 20 };
 	int ret;

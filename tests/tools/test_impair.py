@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: MIT
 # Integration test of zcs-impair over loopback (ports 24100-24119): sends a known sequence of zcs
-# sample datagrams through it and checks its ground-truth log against what really arrived.
+# sample datagrams through it and checks its ground-truth log against what really arrived, and
+# that what its own socket dropped (a relay fallen behind) is counted exactly.
 # usage: /usr/bin/python3 test_impair.py ZCS-IMPAIR ZCS-UDPTOOL
 import collections
 import json
 import os
 import select
+import signal
 import socket
 import struct
 import subprocess
@@ -150,6 +152,36 @@ def sample_dgram(seq, samples, flags=0):
                        samples, 2 * samples, 0) + bytes(2 * samples)
 
 
+def case_socket_drops(tmp, port):
+    """A relay that falls behind (stopped while a burst arrives) says exactly what its own socket
+    dropped: received + socket_drops = what was sent to it, so its truth stays whole."""
+    listen, dest = f"127.0.0.1:{port}", f"127.0.0.1:{port + 1}"
+    log, ready = os.path.join(tmp, "drops.log"), os.path.join(tmp, "drops.ready")
+    sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sink.bind(("127.0.0.1", port + 1))
+    relay = subprocess.Popen([IMPAIR, "-l", listen, "-t", dest, "--rcvbuf", "65536",
+                              "--idle-exit", "1500", "--log", log, "--ready", ready])
+    wait_file(ready, relay, "zcs-impair")
+    n = 3000
+    relay.send_signal(signal.SIGSTOP)
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as tx:
+        for i in range(n):
+            tx.sendto(b"x" * 1000, ("127.0.0.1", port))
+    relay.send_signal(signal.SIGCONT)
+    if relay.wait(timeout=60) != 0:
+        sys.exit(f"zcs-impair exited with {relay.returncode}")
+    sink.close()
+    with open(log) as f:
+        summary = json.loads(f.read().splitlines()[-1])["summary"]
+    print(f"socket drops: received {summary['received']}, socket_drops {summary['socket_drops']}, "
+          f"rcvbuf {summary['rcvbuf']}")
+    check(summary["rcvbuf"] > 0, f"drops: rcvbuf {summary['rcvbuf']}")
+    check(summary["socket_drops"] is not None and summary["socket_drops"] > 0,
+          f"drops: a 64 KiB buffer took all {n} datagrams of a stopped relay?")
+    check(summary["received"] + (summary["socket_drops"] or 0) == n,
+          f"drops: received {summary['received']} + socket_drops {summary['socket_drops']} != {n}")
+
+
 def main():
     n, samples = 3000, 100
     mixed = ["--seed", "42", "--drop", "0.03", "--dup", "0.03", "--reorder", "0.03",
@@ -214,6 +246,9 @@ def main():
                                     [["gen", "--count", "500", "--format", "i8"]])
         check_truth("clean", evt, sumt, dect, 500, 100)
         check(sumt["forwarded"] == 500, "clean: relay changed something")
+        check(sumt["socket_drops"] == 0, f"clean: its socket dropped {sumt['socket_drops']}")
+
+        case_socket_drops(tmp, 24116)
 
     if FAILURES:
         print(f"{len(FAILURES)} check(s) failed")
