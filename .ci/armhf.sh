@@ -63,7 +63,7 @@ fi
 
 step "armhf sysroot in $cache"
 roots=(libc6-dev libiio-dev liburing-dev libzstd-dev check libsodium-dev libjansson-dev libssl-dev
-	libgf-complete-dev libjerasure-dev)
+	libgf-complete-dev libjerasure-dev libad9361-dev)
 # Alternatives apt-cache lists beside the one actually needed, and tools that are not libraries.
 skip='^(mawk|libc-dev-bin|rpcsvc-proto|libelogind0|libsystemd-shared)$'
 mkdir -p "$cache/apt/lists/partial" "$cache/apt/cache/archives/partial" "$cache/debs"
@@ -100,7 +100,7 @@ step "configure $build (cross/armhf-debian.ini + cross/pluto-sysroot.ini.in on t
 mkdir -p "$cache/cross"
 sed "s|@SYSROOT@|$sysroot|g" cross/pluto-sysroot.ini.in >"$cache/cross/debian-sysroot.ini"
 cross=(--cross-file cross/armhf-debian.ini --cross-file "$cache/cross/debian-sysroot.ini")
-opts=(-Diio=enabled -During=enabled -Dzstd=enabled -Davahi=disabled -Dtests=enabled -Dfuzz=false -Dwerror=true)
+opts=(-Diio=enabled -Dad9361=enabled -During=enabled -Dzstd=enabled -Davahi=disabled -Dtests=enabled -Dfuzz=false -Dwerror=true)
 # A build dir made some other way (native, other cross files, no -Werror) is made anew: the
 # options are part of what this leg proves.  The stamp records how this script set it up.
 stamp="${cross[*]} ${opts[*]}"

@@ -12,7 +12,8 @@
 #   5. with ZCS_NATIVE_BUILD set to a native build directory of this tree (for its emulated-board
 #      helpers, tests/board/README.md): the board binary, under qemu-arm with the sysroot's glibc
 #      and libiio, streams from the emulated board through libiio's local backend in the
-#      send_local, send_settings, send_disable and send_errors scenarios.  (send_iiod needs the
+#      send_local, send_settings, send_disable and send_errors scenarios, and send_low_rates when
+#      the sysroot has libad9361 (rtl_433's rates through its FIR).  (send_iiod needs the
 #      network backend, which a sysroot's libiio may lack; on the board zcs-send uses local:.)
 #      Needs check in the sysroot too: the armhf shim the emulated board preloads is built with
 #      the tests; without it this step is skipped, and the summary says so.
