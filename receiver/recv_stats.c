@@ -98,6 +98,9 @@ int zcs_recv_stats_line(char *buf, size_t len, const struct zcs_recv_snapshot *c
 	if (c->rx.parity)
 		put(&b, "  restored %" PRIu64 "  unrecoverable %" PRIu64 "  parity %" PRIu64,
 		    c->rx.restored, c->rx.unrecoverable, c->rx.parity);
+	/* parity that was not the sender's: news whenever there is any */
+	if (c->rx.rebuilt_refused)
+		put(&b, "  rebuilt_refused %" PRIu64, c->rx.rebuilt_refused);
 	if (c->rx.have_age)
 		put(&b, "  age %.1f ms", (double)c->rx.age_ns / 1e6);
 	if (!c->locked)
@@ -174,6 +177,7 @@ static json_t *stats_doc(const struct zcs_recv_snapshot *c, const struct zcs_rec
 	U("parity", c->rx.parity);
 	U("restored", c->rx.restored);
 	U("unrecoverable", c->rx.unrecoverable);
+	U("rebuilt_refused", c->rx.rebuilt_refused);
 	U("unconfirmed", c->rx.unconfirmed);
 	U("replayed", c->rx.replayed);
 	{

@@ -197,7 +197,7 @@ int zcs_fec_rx_parity(struct zcs_fec_rx *f, const struct zcs_parity_hdr *p, cons
 }
 
 void zcs_fec_rx_restore(struct zcs_fec_rx *f, uint64_t at, uint64_t next, uint32_t stream_id,
-			bool (*put)(void *ctx, uint8_t *dg, size_t len), void *ctx)
+			int (*put)(void *ctx, uint8_t *dg, size_t len), void *ctx)
 {
 	struct zcs_fec_rx_block *const b = f->armed ? block_of(f, at) : NULL;
 	uint8_t *data[ZCS_FEC_MAX_K], *par[ZCS_FEC_MAX_M], pidx[ZCS_FEC_MAX_M];
@@ -205,6 +205,7 @@ void zcs_fec_rx_restore(struct zcs_fec_rx *f, uint64_t at, uint64_t next, uint32
 	const size_t padded = b ? zcs_fec_padded(b->shard_len) : 0;
 	unsigned np = 0, missing;
 	size_t len;
+	int ret;
 
 	if (!b || b->given_up)
 		return;
@@ -263,6 +264,7 @@ void zcs_fec_rx_restore(struct zcs_fec_rx *f, uint64_t at, uint64_t next, uint32
 			/* not a datagram of this block: the parity was not the sender's */
 			b->given_up = true;
 			b->have_data[j / 64] &= ~(1ull << (j % 64));
+			f->st.refused++;
 			continue;
 		}
 		f->len[seq & (ZCS_FEC_RX_SLOTS - 1)] = (uint16_t)dlen;
@@ -271,9 +273,17 @@ void zcs_fec_rx_restore(struct zcs_fec_rx *f, uint64_t at, uint64_t next, uint32
 			b->have_data[j / 64] &= ~(1ull << (j % 64));
 			continue;
 		}
-		if (put(ctx, dg, dlen))
+		ret = put(ctx, dg, dlen);
+		if (ret > 0) {
 			f->st.restored++;
-		else
-			b->have_data[j / 64] &= ~(1ull << (j % 64));
+			continue;
+		}
+		b->have_data[j / 64] &= ~(1ull << (j % 64));
+		if (ret < 0) {
+			/* it failed its own tag: some parity was not the sender's, and every
+			 * other rebuild from it would fail the same way */
+			f->st.refused++;
+			b->given_up = true;
+		}
 	}
 }

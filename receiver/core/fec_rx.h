@@ -40,6 +40,9 @@ struct zcs_fec_rx_stats {
 	uint64_t restored;        /* sample datagrams rebuilt and put in their place */
 	uint64_t unrecoverable;   /* blocks that left the store with sample datagrams missing */
 	uint64_t kept;            /* sample datagrams copied into the store */
+	/* rebuilt datagrams not believed: they failed their own tag, or were no datagram of their
+	 * block (parity that was not the sender's); their block is given up */
+	uint64_t refused;
 };
 
 struct zcs_fec_rx {
@@ -83,11 +86,13 @@ int zcs_fec_rx_parity(struct zcs_fec_rx *f, const struct zcs_parity_hdr *p, cons
 		      bool keyed, uint64_t next);
 
 /* Rebuilds what can be of the block holding seq `at` (a datagram just came to it).  For each
- * datagram rebuilt whose seq is not before next, calls put(ctx, dg, len), which returns whether
- * it was placed (verified and taken: counted restored).  dg is the store's, valid during the
- * call; stream_id completes its prefix. */
+ * datagram rebuilt whose seq is not before next, calls put(ctx, dg, len), which returns 1 when
+ * it was placed (verified and taken: counted restored), 0 when not (no room, or its place taken
+ * meanwhile), or a negative errno when it is not to be believed (keyed: its own tag failed;
+ * counted refused, and the block given up).  dg is the store's, valid during the call;
+ * stream_id completes its prefix. */
 void zcs_fec_rx_restore(struct zcs_fec_rx *f, uint64_t at, uint64_t next, uint32_t stream_id,
-			bool (*put)(void *ctx, uint8_t *dg, size_t len), void *ctx);
+			int (*put)(void *ctx, uint8_t *dg, size_t len), void *ctx);
 
 /* Every block leaves the store (the stream ended or is being replaced): those still missing
  * datagrams are counted unrecoverable. */

@@ -253,6 +253,7 @@ void zcs_rx_snapshot(const struct zcs_rx *rx, struct zcs_rx_snapshot *s)
 	s->rx.parity = rx->fec.st.parity;
 	s->rx.restored = rx->fec.st.restored;
 	s->rx.unrecoverable = rx->fec.st.unrecoverable;
+	s->rx.rebuilt_refused = rx->fec.st.refused;
 	s->rx.age_ns = rx->st.age_ns;
 	s->rx.have_age = rx->st.have_age;
 	s->rx.foreign = f->st.foreign;

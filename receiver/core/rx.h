@@ -122,6 +122,7 @@ struct zcs_rx_stats {
 	uint64_t parity;          /* parity datagrams of the stream followed */
 	uint64_t restored;        /* sample datagrams rebuilt from parity and put in place */
 	uint64_t unrecoverable;   /* blocks left with sample datagrams missing (zero-filled) */
+	uint64_t rebuilt_refused; /* rebuilt datagrams not believed (their own tag failed) */
 };
 
 /* Everything the counters say at one moment (zcs_rx_snapshot), for statistics and embedders. */

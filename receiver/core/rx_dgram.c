@@ -3,6 +3,7 @@
  * stream-following unit (rx_follow.h) for which stream and what is believed, decompressed, placed
  * in the reorder window, and what the window releases handed to the gap filler, the one door to
  * the outputs.  rx.c calls in here; nothing here calls rx.c. */
+#include <errno.h>
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -423,8 +424,9 @@ struct rebuilt_ctx {
 
 /* A datagram the parity rebuilt (fec_rx.c) goes through everything a received one does, in a
  * buffer of its own; keyed, it must verify first: parity that was not the sender's can then at
- * worst fail to help.  Returns whether it took its place in the stream. */
-static bool put_rebuilt(void *arg, uint8_t *dg, size_t len)
+ * worst fail to help.  Returns 1 when it took its place in the stream, 0 when not, -EBADMSG
+ * when it failed its own tag. */
+static int put_rebuilt(void *arg, uint8_t *dg, size_t len)
 {
 	const struct rebuilt_ctx *const c = arg;
 	struct zcs_rx *const rx = c->rx;
@@ -433,16 +435,16 @@ static bool put_rebuilt(void *arg, uint8_t *dg, size_t len)
 	bool kept;
 
 	if (rx->opt.key && zcs_auth_verify(rx->opt.key, dg, len) != ZCS_AUTH_OK)
-		return false;
+		return -EBADMSG;
 	if (rx->nfree == 0 || len > rx->opt.max_dgram)
-		return false;
+		return 0;
 	bi = rx->free_list[--rx->nfree];
 	rx->bufs[bi].data = rx->bufs[bi].own;
 	memcpy(rx->bufs[bi].own, dg, len);
 	kept = zcs_rx_datagram(rx, bi, len, c->from);
 	if (!kept)
 		rx->free_list[rx->nfree++] = bi;
-	return kept || zcs_seq_before(seq, rx->ro.next);
+	return kept || zcs_seq_before(seq, rx->ro.next) ? 1 : 0;
 }
 
 /* Rebuilds what it can of the block holding seq `at`, before the window gives up on it. */

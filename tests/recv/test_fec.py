@@ -3,7 +3,9 @@
 # sample and parity datagrams, into zcs-recv, exact to the byte.  Every block that kept 32 of its
 # 36 gives the lossless output with no gap; a block that lost more is zero-filled exactly where
 # its datagrams were, and the counters (restored, unrecoverable, parity) equal the relay's truth.
-# Keyed, the same; and forged parity (a wrong tag) is refused and leaves the output exact.
+# Keyed, the same; forged parity (a wrong tag) is refused and leaves the output exact; and a
+# parity datagram with wrong samples but a correct tag (made with the key) rebuilds datagrams that
+# fail their own tags: not believed, their places zero-filled exactly, counted rebuilt_refused.
 # Ports 21800-21819.
 # Usage: test_fec.py ZCS_RECV ZCS_SEND ZCS_TONE_EXPECT
 import os
@@ -14,7 +16,9 @@ import sys
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'security'))
 from recvlib import Checker, Recv, finish_suite, isolate, read, workdir  # noqa: E402
+import zcs_auth_ref  # noqa: E402
 
 isolate()
 
@@ -34,10 +38,11 @@ def expected(first=0, count=N):
 
 class Relay:
     """Forwards UDP from port to port + 1, dropping the sample datagrams whose seq is in
-    drop_seq, the parity datagrams whose (block, index) is in drop_par, and sending forge(dg)'s
-    datagram before each parity datagram forge picks.  Counts what it passed."""
+    drop_seq, the parity datagrams whose (block, index) is in drop_par, sending forge(dg)'s
+    datagram before each parity datagram forge picks, and replace(dg)'s instead of each one
+    replace picks.  Counts what it passed."""
 
-    def __init__(self, port, drop_seq=(), drop_par=(), forge=None):
+    def __init__(self, port, drop_seq=(), drop_par=(), forge=None, replace=None):
         self.rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         # a burst of the sender's must wait here, not be dropped: the truth is what we drop
         self.rx.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16 << 20)
@@ -46,7 +51,8 @@ class Relay:
         self.tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.to = ('127.0.0.1', port + 1)
         self.drop_seq, self.drop_par, self.forge = set(drop_seq), set(drop_par), forge
-        self.parity = self.dropped = self.forged = 0
+        self.replace = replace
+        self.parity = self.dropped = self.forged = self.replaced = 0
         self.stop = False
         self.thread = threading.Thread(target=self.run, daemon=True)
         self.thread.start()
@@ -70,6 +76,11 @@ class Relay:
                     if f:
                         self.tx.sendto(f, self.to)
                         self.forged += 1
+                if self.replace:
+                    f = self.replace(d)
+                    if f:
+                        d = f
+                        self.replaced += 1
                 self.parity += 1
             self.tx.sendto(d, self.to)
 
@@ -80,15 +91,17 @@ class Relay:
         self.tx.close()
 
 
-def run_case(name, port, drop_seq, drop_par=(), keyed=None, forge=None, lost=()):
-    """lost: the seqs whose samples must come out as zeros (their block lost more than M)."""
+def run_case(name, port, drop_seq, drop_par=(), keyed=None, forge=None, lost=(), replace=None,
+             refused=0, replaced=0):
+    """lost: the seqs whose samples must come out as zeros (their block lost more than M, or
+    its parity was replaced); refused: the rebuilt datagrams that must fail their tags."""
     c = Checker(f'fec {name}')
     d = workdir('fec')
     path = os.path.join(d, f'out.{port}')
     key = ['--key', keyed] if keyed else ['--no-key']
     r = Recv(RECV, ['-F', 'cs16', '-o', 'file:' + path, '--exit-on-eos', *key,
                     f'127.0.0.1:{port + 1}'])
-    relay = Relay(port, drop_seq, drop_par, forge)
+    relay = Relay(port, drop_seq, drop_par, forge, replace)
     subprocess.run([SEND, '-q', '-s', 'tone', '-f', 'p12', '-r', str(RATE), '--tone', str(TONE),
                     '--amplitude', str(AMP), '--seed', str(SEED), '-n', str(N),
                     '--fec', f'{K}:{M}'] + (['--key', keyed] if keyed else []) +
@@ -108,8 +121,9 @@ def run_case(name, port, drop_seq, drop_par=(), keyed=None, forge=None, lost=())
     c.counters(s, {'samples': N, 'gap_samples': gap, 'lost': len(lost), 'invalid': 0 if not forge
                    else relay.forged, 'late': 0, 'socket_drops': 0,
                    'restored': len(set(drop_seq)) - len(lost), 'unrecoverable': blocks_lost,
-                   'parity': relay.parity})
+                   'parity': relay.parity, 'rebuilt_refused': refused})
     c.eq('relay dropped', relay.dropped, len(set(drop_seq)))
+    c.eq('relay replaced', relay.replaced, replaced)
     c.same_bytes('output', read(path), bytes(want))
     if c.failures:
         print(r.news())
@@ -155,6 +169,35 @@ def main():
     checks.append(run_case('keyed, forged parity', BASE_PORT + 4, within_m(SPD_KEYED), (),
                            keyed=keyfile,
                            forge=forge))
+    # keyed, parity 0 of blocks 1 and 6 replaced by one with other samples and a correct tag
+    # (made with the key, as only a holder of it can): the block's rebuilt datagrams parse, fail
+    # their own tags and are refused; those blocks' losses (5, 6 and 192) are zero-filled
+    key = zcs_auth_ref.load_key(keyfile)
+    wrong_blocks = {K * 1, K * 6}
+    ref_failed = []
+
+    def replace(dg):
+        # zcs-send's parity verifies with the reference written from docs/protocol.md
+        if not zcs_auth_ref.verify(key, dg):
+            ref_failed.append(dg)
+        if struct.unpack_from('<Q', dg, 8)[0] not in wrong_blocks or dg[26] != 0:
+            return None
+        f = bytearray(dg)
+        # the shards' samples only: parity header 32, shard offset 16; not the sample
+        # datagrams' trailer (its last 24) nor the parity's own (24)
+        for i in range(32 + 16, len(f) - 24 - 24):
+            f[i] ^= 0x5a
+        nonce = bytes(f[-24:-16]) + bytes(f[4:8]) + bytes([f[3]]) + b'\0\0\0' + bytes(f[16:24])
+        f[-16:] = zcs_auth_ref.xchacha20poly1305_tag(key, nonce, bytes(f[:-16]))
+        return bytes(f)
+    within = within_m(SPD_KEYED)
+    wrong_lost = sorted(s for s in within if s // K * K in wrong_blocks)
+    checks.append(run_case('keyed, tagged parity with wrong samples', BASE_PORT + 6, within, (),
+                           keyed=keyfile, replace=replace, lost=wrong_lost,
+                           refused=len(wrong_lost), replaced=len(wrong_blocks)))
+    c = Checker('fec parity tags')
+    c.eq('parity datagrams failing zcs_auth_ref.verify', len(ref_failed), 0)
+    checks.append(c)
     finish_suite(checks)
 
 

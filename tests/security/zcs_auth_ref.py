@@ -77,6 +77,11 @@ def verify(key, d):
         if len(d) != 128 + 48:
             return False
         number = d[136:144]
+    elif base == 2:
+        # parity (revision 8): a sample datagram's trailer, numbered by the parity's `number`
+        if len(d) < 32 + 24:
+            return False
+        number = d[16:24]
     else:
         return False
     salt, tag = d[-24:-16], d[-16:]
