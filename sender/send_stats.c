@@ -76,6 +76,7 @@ void zcs_send_stats_json(char *buf, size_t len, const struct zcs_pipeline_stats 
 	U("refused", n->path.refused);
 	U("discontinuities", n->discontinuities);
 	U("samples_per_dgram", n->samples_per_dgram);
+	U("parity", n->parity_sent);
 	U("dgrams_per_train", n->dgrams_per_train);
 	R("src_cpu_s", (double)n->src_cpu_ns / 1e9, 4);
 	R("send_cpu_s", (double)n->send_cpu_ns / 1e9, 4);

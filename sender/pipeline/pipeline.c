@@ -215,6 +215,7 @@ void zcs_pipeline_stats(struct zcs_pipeline *p, struct zcs_pipeline_stats *o)
 	o->bytes = ZCS_GET(s->bytes);
 	o->trains = ZCS_GET(s->trains);
 	o->meta_sent = ZCS_GET(s->meta_sent);
+	o->parity_sent = ZCS_GET(s->parity_sent);
 	o->discontinuities = ZCS_GET(s->discontinuities);
 	zcs_sendpath_stats_copy(&o->path, &s->path);
 	o->start_ns = ZCS_GET(s->start_ns);
