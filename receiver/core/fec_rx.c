@@ -230,6 +230,13 @@ void zcs_fec_rx_restore(struct zcs_fec_rx *f, uint64_t at, uint64_t next, uint32
 			b->given_up = true;   /* overwritten in the ring: too late for this block */
 			return;
 		}
+		if (have[j] && len > ZCS_FEC_SKIP + (size_t)b->shard_len) {
+			/* longer than the block's parity says its datagrams are: that parity was
+			 * not the sender's (regression fuzz_rx_fec short_shard: the padding's
+			 * length went negative and wrote over the heap) */
+			b->given_up = true;
+			return;
+		}
 		if (have[j]) {
 			/* the shard: from byte ZCS_FEC_SKIP, zero-padded in place */
 			memset(slot + len, 0, ZCS_FEC_SKIP + padded - len);

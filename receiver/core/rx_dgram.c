@@ -160,14 +160,17 @@ static size_t window_for(const struct zcs_rx *rx)
 {
 	const struct zcs_meta *m = &rx->fs.meta;
 	const uint64_t spd = m->samples_per_dgram ? m->samples_per_dgram : 1;
+	/* K:M announced, or seen in parity before the window is placed */
+	const uint64_t km = m->fec_k ? (uint64_t)m->fec_k + m->fec_m :
+			    (uint64_t)rx->fec.k + rx->fec.m;
 	uint64_t w = rx->opt.window;
 
 	if (!w) {
 		w = m->sample_rate * AUTO_WINDOW_NS / ZCS_NS_PER_SEC / spd;
 		if (w < AUTO_WINDOW_MIN)
 			w = AUTO_WINDOW_MIN;
-		if (m->fec_k && w < FEC_WINDOW_BLOCKS * ((uint64_t)m->fec_k + m->fec_m))
-			w = FEC_WINDOW_BLOCKS * ((uint64_t)m->fec_k + m->fec_m);
+		if (w < FEC_WINDOW_BLOCKS * km)
+			w = FEC_WINDOW_BLOCKS * km;
 		if (w > ZCS_RX_MAX_WINDOW)
 			w = ZCS_RX_MAX_WINDOW;
 	}
@@ -447,6 +450,14 @@ static int put_rebuilt(void *arg, uint8_t *dg, size_t len)
 	return kept || zcs_seq_before(seq, rx->ro.next) ? 1 : 0;
 }
 
+/* The lowest seq the window has not released, for the parity of a block beginning at `at`:
+ * before the stream's first sample datagram places the window nothing of it was released (the
+ * window's own figure is then another stream's). */
+static uint64_t fec_next(const struct zcs_rx *rx, uint64_t at)
+{
+	return rx->fs.need_start ? at : rx->ro.next;
+}
+
 /* Rebuilds what it can of the block holding seq `at`, before the window gives up on it. */
 static void restore(struct zcs_rx *rx, uint64_t at, const struct sockaddr *from)
 {
@@ -455,7 +466,7 @@ static void restore(struct zcs_rx *rx, uint64_t at, const struct sockaddr *from)
 	if (!rx->fec.armed || rx->fec_placing)
 		return;
 	rx->fec_placing = true;
-	zcs_fec_rx_restore(&rx->fec, at, rx->ro.next, rx->fs.stream_id, put_rebuilt, &c);
+	zcs_fec_rx_restore(&rx->fec, at, fec_next(rx, at), rx->fs.stream_id, put_rebuilt, &c);
 	rx->fec_placing = false;
 }
 
@@ -489,13 +500,14 @@ check:
 	}
 }
 
-/* A parity datagram: kept for the stream followed once its window is placed (keyed: of the run
- * followed), ignored otherwise. */
+/* A parity datagram: kept for the stream followed (keyed: of the run followed), also before its
+ * first sample datagram (a block of one, or one whose datagrams were all lost, has its parity
+ * first); ignored otherwise. */
 static void parity(struct zcs_rx *rx, const struct zcs_dgram *dg, const struct sockaddr *from)
 {
 	const struct zcs_parity_hdr *const p = &dg->parity;
 
-	if (!rx->fs.locked || rx->fs.need_start || p->stream_id != rx->fs.stream_id ||
+	if (!rx->fs.locked || p->stream_id != rx->fs.stream_id ||
 	    (rx->opt.key && memcmp(dg->salt, rx->fs.salt, sizeof(rx->fs.salt)) != 0))
 		return;
 	if (!rx->said_fec) {
@@ -506,20 +518,24 @@ static void parity(struct zcs_rx *rx, const struct zcs_dgram *dg, const struct s
 			(unsigned)p->m, zcs_fec_available() ? "" :
 			"; this build of zcs-recv has no erasure code: the parity is only counted");
 	}
-	/* parity the metadata did not announce: datagrams are kept from the next one that comes,
-	 * and only the blocks that begin there or later can be restored */
+	/* parity before any sample datagram (the window not placed yet, nothing received): kept
+	 * from its block on, and the window places itself as window_for says.  Parity the metadata
+	 * did not announce, after sample datagrams: kept from the next one that comes, and only
+	 * the blocks that begin there or later can be restored */
 	if (!rx->fec.armed && !rx->fec.failed && zcs_fec_available()) {
-		const uint64_t first = rx->ro.have_highest &&
-				      !zcs_seq_before(rx->ro.highest, rx->ro.next) ?
-				      rx->ro.highest + 1 : rx->ro.next;
+		const uint64_t first = rx->fs.need_start ? p->block_seq :
+				       rx->ro.have_highest &&
+				       !zcs_seq_before(rx->ro.highest, rx->ro.next) ?
+				       rx->ro.highest + 1 : rx->ro.next;
 
-		if (zcs_fec_rx_arm(&rx->fec, first) == 0)
+		if (zcs_fec_rx_arm(&rx->fec, first) == 0 && !rx->fs.need_start)
 			zcs_log(&rx->opt.log, "stream 0x%08" PRIx32 ": its metadata did not announce "
 				"the parity: blocks before datagram %" PRIu64 " cannot be restored",
 				rx->fs.stream_id, first);
 	}
-	grow_window(rx, p);
-	if (zcs_fec_rx_parity(&rx->fec, p, dg->payload, dg->keyed, rx->ro.next) < 0)
+	if (!rx->fs.need_start)
+		grow_window(rx, p);
+	if (zcs_fec_rx_parity(&rx->fec, p, dg->payload, dg->keyed, fec_next(rx, p->block_seq)) < 0)
 		return;
 	restore(rx, p->block_seq, from);
 }

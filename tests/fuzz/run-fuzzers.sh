@@ -8,7 +8,7 @@ set -euo pipefail
 build=${1:?usage: $0 BUILD_DIR [RUNS]}
 runs=${2:-200000}
 src=$(cd "$(dirname "$0")" && pwd)
-targets=(parse reorder sigmf ctl auth rx)
+targets=(parse reorder sigmf ctl auth rx rx_fec)
 missing=()
 for target in "${targets[@]}"; do
 	[ -x "$build/tests/fuzz/fuzz_$target" ] || missing+=("fuzz_$target")
@@ -27,7 +27,7 @@ for target in "${targets[@]}"; do
 	mkdir -p "$scratch"
 	n=$runs
 	wrap=()
-	if [ "$target" = rx ]; then
+	if [ "$target" = rx ] || [ "$target" = rx_fec ]; then
 		# the whole receive engine per input, with its outputs' thread and a socket: about 60
 		# inputs a second, so a thousandth of the runs (at least 200); its fixed loopback port
 		# in a network namespace of its own
