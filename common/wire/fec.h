@@ -2,9 +2,9 @@
 /* Erasure coding across datagrams (docs/protocol.md, "Parity datagrams"): the systematic Cauchy
  * code over GF(2^8) that parity datagrams carry, an encoder that folds each sample datagram into
  * its block's parity as it is made, and a decoder that rebuilds a block's lost datagrams from any
- * k of its k + m.  The region arithmetic is gf-complete's (through jerasure's galois.h: NEON on
- * the board's Cortex-A9, SIMD on x86); a build without it has the layout (proto.h) but neither
- * coder: zcs_fec_available() says so. */
+ * k of its k + m.  The region arithmetic is gf-complete's (through jerasure's galois.h: SIMD on
+ * x86, a scalar table on Debian's armhf build, docs/performance.md "Erasure coding"); a build
+ * without it has the layout (proto.h) but neither coder: zcs_fec_available() says so. */
 #ifndef ZCS_FEC_H
 #define ZCS_FEC_H
 

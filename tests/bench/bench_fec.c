@@ -15,12 +15,17 @@
 #ifdef BENCH_FEC_JERASURE
 #include <jerasure.h>
 #include <cauchy.h>
+
+#include "fec.h"
 #endif
 #ifdef BENCH_FEC_ISAL
 #include <isa-l/erasure_code.h>
 #endif
 
 #define SHARD 1472      /* a full datagram at MTU 1500, IPv4 */
+/* zcs-send --fec's p12 sample datagram at MTU 1500: 474 pairs (sender.md) behind the 32-byte
+ * header, 16 bytes short of SHARD so that its parity fits */
+#define ZCS_DGRAM (ZCS_PROTO_SAMPLE_HDR_SIZE + 474 * 3)
 #define MAXK 128
 #define MAXM 32
 #define REPS 15         /* best of REPS short runs: other jobs only ever add time */
@@ -40,6 +45,8 @@ struct ctx {
 	uint8_t *pcont;         /* cm256: parity end to end */
 #ifdef BENCH_FEC_JERASURE
 	int *jmatrix;
+	struct zcs_fec_enc enc;
+	uint8_t *pbuf;          /* a parity datagram, as the sender queues it */
 #endif
 #ifdef BENCH_FEC_ISAL
 	uint8_t enc_matrix[(MAXK + MAXM) * MAXK];
@@ -47,13 +54,15 @@ struct ctx {
 #endif
 };
 
-enum op { OP_MEMCPY, OP_JER_ENC, OP_JER_DEC, OP_ISAL_ENC, OP_ISAL_DEC, OP_ISAL_UPD, OP_CM_ENC,
-	  OP_CM_DEC, OP_COUNT };
+enum op { OP_MEMCPY, OP_JER_ENC, OP_JER_DEC, OP_ZCS_ENC, OP_ISAL_ENC, OP_ISAL_DEC, OP_ISAL_UPD,
+	  OP_CM_ENC, OP_CM_DEC, OP_COUNT };
 static const char *const op_names[OP_COUNT] = {
-	"memcpy", "jer_enc", "jer_dec", "isal_enc", "isal_dec", "isal_upd", "cm_enc", "cm_dec",
+	"memcpy", "jer_enc", "jer_dec", "zcs_enc", "isal_enc", "isal_dec", "isal_upd", "cm_enc",
+	"cm_dec",
 };
 static const char *const op_text[OP_COUNT] = {
 	"memcpy of the K datagrams", "jerasure 2 + gf-complete: encode", "jerasure: decode M lost",
+	"zcs-send's encoder (fec.c: gf-complete, a datagram at a time, p12 474 pairs)",
 	"ISA-L: encode", "ISA-L: decode M lost", "ISA-L: encode, one datagram at a time",
 	"cm256cc: encode", "cm256cc: decode M lost",
 };
@@ -63,7 +72,7 @@ static bool op_built(enum op op)
 	switch (op) {
 	case OP_MEMCPY: return true;
 #ifdef BENCH_FEC_JERASURE
-	case OP_JER_ENC: case OP_JER_DEC: return true;
+	case OP_JER_ENC: case OP_JER_DEC: case OP_ZCS_ENC: return true;
 #endif
 #ifdef BENCH_FEC_ISAL
 	case OP_ISAL_ENC: case OP_ISAL_DEC: case OP_ISAL_UPD: return true;
@@ -112,8 +121,12 @@ static void setup(struct ctx *c, int k, int m, unsigned libs)
 	if (!c->copy || !c->pcont)
 		abort();
 #ifdef BENCH_FEC_JERASURE
-	if (libs & 1)
+	if (libs & 1) {
 		c->jmatrix = cauchy_good_general_coding_matrix(k, m, 8);
+		c->pbuf = shard();
+		if (zcs_fec_enc_init(&c->enc, (unsigned)k, (unsigned)m, SHARD) < 0)
+			abort();
+	}
 #endif
 #ifdef BENCH_FEC_ISAL
 	if (libs & 2) {
@@ -219,6 +232,16 @@ static void run_once(struct ctx *c, enum op op)
 				       SHARD);
 		break;
 	case OP_JER_DEC: jer_decode(c); break;
+	case OP_ZCS_ENC:
+		/* as zcs-send's send thread does: each datagram folded in as it goes out (its
+		 * datagrams lie in a train, here in the K shards), then the M parity datagrams
+		 * written out and the block closed */
+		for (int i = 0; i < c->k; i++)
+			zcs_fec_enc_add(&c->enc, c->data[i], ZCS_DGRAM);
+		for (int i = 0; i < c->m; i++)
+			zcs_fec_enc_parity(&c->enc, (unsigned)i, 1, c->pbuf);
+		zcs_fec_enc_close(&c->enc);
+		break;
 #endif
 #ifdef BENCH_FEC_ISAL
 	case OP_ISAL_ENC:
@@ -339,7 +362,7 @@ int main(int argc, char **argv)
 	if (atoi(argv[2]) < 1 || atoi(argv[2]) > MAXK || atoi(argv[3]) < 1 || atoi(argv[3]) > MAXM)
 		return 2;
 	setup(&c, atoi(argv[2]), atoi(argv[3]),
-	      op == OP_MEMCPY ? 0 : op <= OP_JER_DEC ? 1 : op <= OP_ISAL_UPD ? 2 : 4);
+	      op == OP_MEMCPY ? 0 : op <= OP_ZCS_ENC ? 1 : op <= OP_ISAL_UPD ? 2 : 4);
 	n = atol(argv[4]);
 	if (op == OP_JER_DEC || op == OP_ISAL_DEC || op == OP_CM_DEC)
 		run_once(&c, op - 1);

@@ -10,12 +10,15 @@
 # for profiling, ZCS_BENCH_PATHS picks zcs-send's paths (default all four) and ZCS_BENCH_WRAP is a
 # command put before each zcs-send, e.g. "perf record -g -o /tmp/p.data --"; ZCS_BENCH_BASE is
 # another zcs-send (a build of the commit before a change): its "before" rows run it on the same
-# paths, in the same passes)
+# paths, in the same passes; ZCS_BENCH_ARGS are options for the zcs-send rows only, e.g.
+# "--fec 32:4" with ZCS_BENCH_BASE the same binary: an option's cost side by side;
+# ZCS_BENCH_RATE paces every zcs-send row, default max)
 set -euo pipefail
 send=$1
 tool=$2
 mb=${ZCS_BENCH_MB:-1000}
 reps=${ZCS_BENCH_REPS:-3}
+rate=${ZCS_BENCH_RATE:-max}
 bytes=$((mb * 1000000))
 samples=$((bytes / 3))
 tx=zcsb-tx-$$
@@ -135,10 +138,11 @@ for ((pass = 0; pass < reps; pass++)); do
 	measure "convert only (no send)" "$tool" convert "$bytes"
 	for path in ${ZCS_BENCH_PATHS:-uring-zc msg-zc gso plain}; do
 		# shellcheck disable=SC2086 # the wrapper is words
-		measure "zcs-send $path" ${ZCS_BENCH_WRAP:-} "$send" -s tone -f p12 -r max -n "$samples" \
-			--send-path "$path" -q --json --cpus "$scpu,$scpu" 198.18.1.2:21000
+		measure "zcs-send $path" ${ZCS_BENCH_WRAP:-} "$send" -s tone -f p12 -r "$rate" \
+			-n "$samples" --send-path "$path" -q --json --cpus "$scpu,$scpu" \
+			${ZCS_BENCH_ARGS:-} 198.18.1.2:21000
 		if [[ -n ${ZCS_BENCH_BASE:-} ]]; then
-			measure "before: $path" "$ZCS_BENCH_BASE" -s tone -f p12 -r max -n "$samples" \
+			measure "before: $path" "$ZCS_BENCH_BASE" -s tone -f p12 -r "$rate" -n "$samples" \
 				--send-path "$path" -q --json --cpus "$scpu,$scpu" 198.18.1.2:21000
 		fi
 	done
@@ -160,6 +164,8 @@ printf '\nSender cost, %d MB of p12 samples over veth (MTU 1500, TSO/GSO/GRO off
 	"$mb" "$(uname -r)"
 printf 'Sender pinned to CPU%d, receiving work on CPU%d (RPS); UDP counted and dropped at ingress.\n' \
 	"$scpu" "$rcpu"
+[[ -z ${ZCS_BENCH_ARGS:-} ]] || printf 'zcs-send rows with %s; "before" rows without.\n' "$ZCS_BENCH_ARGS"
+printf 'zcs-send paced at %s.  ' "$rate"
 printf 'Each row: the cheapest of %d passes.  Background load (other jobs) when idle: CPU%d %s, CPU%d %s.\n\n' \
 	"$reps" "$rcpu" "$(pct "$bg0")" "$scpu" "$(pct "$bg1")"
 printf '| %-23s | %6s | %7s | %5s | %9s | %11s | %6s | %8s | %6s | %9s | %9s |\n' method \
