@@ -52,6 +52,7 @@ void zcs_gapfill_restart(struct zcs_gapfill *g, uint64_t spd)
 {
 	g->have_pos = false;
 	g->have_line = false;
+	g->began_ns = 0;
 	g->lost_dgrams = 0;
 	g->have_contest = false;
 	g->spd = spd;
@@ -87,7 +88,12 @@ static void begin_line(struct zcs_gapfill *g, uint64_t pos)
 {
 	g->have_line = true;
 	g->line_pos = pos;
-	g->line_ns = g->now_ns;
+	g->line_ns = g->began_ns && g->began_ns < g->now_ns ? g->began_ns : g->now_ns;
+}
+
+void zcs_gapfill_began(struct zcs_gapfill *g, uint64_t ns)
+{
+	g->began_ns = ns;
 }
 
 void zcs_gapfill_observe(struct zcs_gapfill *g)

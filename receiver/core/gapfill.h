@@ -81,6 +81,7 @@ struct zcs_gapfill {
 	bool have_line;           /* the stream began here (the line, above): */
 	uint64_t line_pos;        /* ... at this stream index */
 	uint64_t line_ns;         /* ... at this monotonic time */
+	uint64_t began_ns;        /* 0, or: the stream began no later than this (zcs_gapfill_began) */
 	uint64_t obs_gaps;        /* st.gaps and st.jumps at the last zcs_gapfill_observe() */
 	uint64_t obs_jumps;
 };
@@ -94,6 +95,10 @@ void zcs_gapfill_set_native_strict(struct zcs_gapfill *g, bool on);
 
 /* A new stream (or a resync): forget the position; spd is the metadata's samples per datagram. */
 void zcs_gapfill_restart(struct zcs_gapfill *g, uint64_t spd);
+/* After a restart: the stream began no later than monotonic time ns, though its first datagram
+ * is delivered later (a run kept while the board was asked whether it is live), so the line
+ * above starts there, not at the delivery: real time since ns bounds its zero fill. */
+void zcs_gapfill_began(struct zcs_gapfill *g, uint64_t ns);
 
 /* The stream's samples per full datagram changed (a change of wire format): the estimates for
  * lost datagrams use the size in force. */

@@ -302,6 +302,9 @@ static void place_window(struct zcs_rx *rx, const struct zcs_sample_hdr *h, uint
 	/* farther than a window beyond the window is a jump to confirm (place's jump()) */
 	zcs_reorder_set_jump(&rx->ro, rx->ro.window);
 	zcs_gapfill_restart(&rx->gf, rx->fs.meta.samples_per_dgram);
+	/* a run that awaited the board began when its metadata came, not at the answer */
+	if (rx->fs.taken_since_ns)
+		zcs_gapfill_began(&rx->gf, rx->fs.taken_since_ns);
 	bound_fill(rx);
 	if (skip_to) {
 		zcs_reorder_skip(&rx->ro, skip_to);

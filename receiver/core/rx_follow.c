@@ -80,6 +80,8 @@ static void follow(struct zcs_follow *f, uint32_t id, const struct sockaddr *fro
 	f->have_pre_meta = false;
 	f->ended = false;
 	f->last_rx_ns = now;
+	f->taken_since_ns = 0;
+	f->taken_seen = false;
 	forget_position(f);
 	f->st.streams++;
 	zcs_log(&f->opt.log, "stream 0x%08" PRIx32 " from %s: waiting for its metadata", id, a);
@@ -193,6 +195,7 @@ static void pend_start(struct zcs_follow *f, const struct zcs_dgram *dg, const s
 	f->pend_meta_seq = dg->meta_seq;
 	f->pend_meta = dg->meta;
 	f->pend_samples = false;
+	f->pend_seen = false;
 	f->pend_go = false;
 }
 
@@ -203,6 +206,9 @@ static void take_pending(struct zcs_follow *f, uint64_t now)
 	const struct zcs_run_claim *c = &f->pend_claim;
 
 	follow(f, c->stream_id, (const struct sockaddr *)&f->pend_from, now);
+	f->taken_since_ns = c->since_ns;
+	f->taken_seen = f->pend_seen;
+	f->taken_low = f->pend_seen_low;
 	memcpy(f->salt, f->pend_salt, sizeof(f->salt));
 	f->have_run = true;
 	f->meta_seq = f->pend_meta_seq;
@@ -268,8 +274,12 @@ static enum zcs_follow_sel pend_judge(struct zcs_follow *f, const struct zcs_dgr
 	}
 	/* no answer yet: nothing of it is followed; its metadata is counted, its samples are the
 	 * engine's to keep until there is one */
-	if (dg->type != ZCS_DGRAM_META)
+	if (dg->type != ZCS_DGRAM_META) {
+		if (!f->pend_seen || zcs_seq_before(dg->hdr.seq, f->pend_seen_low))
+			f->pend_seen_low = dg->hdr.seq;
+		f->pend_seen = true;
 		return ZCS_FOLLOW_PEND;
+	}
 	f->st.unconfirmed++;
 	return ZCS_FOLLOW_HELD;
 }
@@ -538,14 +548,22 @@ uint64_t zcs_follow_start(struct zcs_follow *f, const struct zcs_sample_hdr *h, 
 	/* the stream's start (its datagram 0) came before its metadata: those datagrams were sent
 	 * to us and could not be used, so they are lost like any other, at once (they will not
 	 * come again), and zero-filled from sample 0.  Only datagram 0 itself tells: a receiver
-	 * that joined a few datagrams late must not zero-fill what it never had */
-	const bool start_lost = f->have_pre_meta && f->pre_meta_low == 0 &&
-				!zcs_seq_after(f->pre_meta_high + 1, h->seq);
+	 * that joined a few datagrams late must not zero-fill what it never had.  Up to h at
+	 * most: one dropped after h (reordered, or a run awaiting the board whose hold gave up
+	 * its oldest) is lost when the window passes it */
+	const bool start_lost = f->have_pre_meta && f->pre_meta_low == 0;
 
 	*skip_to = 0;
 	if (start_lost) {
 		start = 0;
-		*skip_to = f->pre_meta_high + 1;
+		*skip_to = zcs_seq_after(f->pre_meta_high + 1, h->seq) ? h->seq : f->pre_meta_high + 1;
+	} else if (f->taken_seen && zcs_seq_before(f->taken_low, start) &&
+		   !zcs_seq_after(f->taken_low, h->seq) &&
+		   (uint64_t)zcs_seq_diff(h->seq, f->taken_low) < window) {
+		/* a run kept while the board was asked is delivered in the order it came: its
+		 * lowest number, not its first to arrive, is where it starts (within a window,
+		 * as the metadata's next number is) */
+		start = f->taken_low;
 	} else if (f->have_pre_meta && zcs_seq_after(f->pre_meta_high + 1, start) &&
 		   !zcs_seq_after(f->pre_meta_high + 1, h->seq)) {
 		/* joined mid-stream: what came before the metadata was seen, not lost */

@@ -140,14 +140,20 @@ struct zcs_follow {
 	bool pend;
 	uint64_t pend_gen;
 	bool took_pend;           /* the run awaiting was just followed: its datagrams are due */
+	uint64_t taken_since_ns;  /* the run followed awaited the board since then (0: it did not):
+				   * it began no later, though delivered from the answer on */
+	bool taken_seen;          /* ... and showed sample datagrams from this number on */
+	uint64_t taken_low;
 	struct zcs_run_claim pend_claim;
 	struct sockaddr_storage pend_from;
 	uint8_t pend_salt[8];
 	uint64_t pend_meta_seq;
 	struct zcs_meta pend_meta;
 	uint64_t pend_last_ns;    /* monotonic time of its newest datagram */
-	bool pend_samples;        /* sample datagrams of it came: */
+	bool pend_samples;        /* sample datagrams of it dropped (zcs_follow_pend_drop): */
 	uint64_t pend_low, pend_high;
+	bool pend_seen;           /* sample datagrams of it came, kept or not: */
+	uint64_t pend_seen_low;   /* ... the lowest number */
 	bool pend_go;             /* confirmed at the datagram being handled: it is followed */
 	bool meta_held;           /* pend_meta is for the engine (zcs_follow_held_meta) */
 	bool said_not_live;

@@ -7,7 +7,10 @@
  *   run (sample or metadata) at any time and forges others (which fail their tag).  Invariant:
  *   every sample of the live stream comes out, in place, or is zero-filled and counted: the
  *   output holds exactly the stream's pairs, each the stream's own at its place or zero, and the
- *   zeros are exactly gap_samples.
+ *   zeros are exactly gap_samples.  With bit 1 set too, the receiver has a liveness check (a
+ *   fake board that answers "live" from a datagram the input picks) and a hold of a size the
+ *   input picks (none to about 34 datagrams): the run awaits the answer, kept or dropped in
+ *   part, replays among it, and the same invariant holds once it is followed.
  * - unkeyed: the input forges datagrams with any number, sample index, size and flags.  What a
  *   forger gets is bounded by what it sent (docs/security.md): every pair of the output is the
  *   stream's own in place, or zero and counted, or one of at most 65535 per forged datagram, and
@@ -60,6 +63,16 @@ struct fuzz {
 };
 
 static struct fuzz F;
+/* the fake board's answer, for every claim */
+static enum zcs_run_verdict VERDICT;
+
+static enum zcs_run_verdict fake_board(void *ctx, const struct zcs_run_claim *c, uint64_t now)
+{
+	(void)ctx;
+	(void)c;
+	(void)now;
+	return VERDICT;
+}
 static const struct sockaddr_in FROM = { .sin_family = AF_INET };
 
 static void value(uint8_t *p, uint64_t n)
@@ -188,13 +201,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct zcs_rx_snapshot snap;
 	struct zcs_reader_item it;
 	struct sent *held = NULL;
-	uint64_t out = 0, zeros = 0, other = 0;
+	uint64_t out = 0, zeros = 0, other = 0, answer_at = 0;
+	unsigned int first;
+	bool checked;
 	char err[256];
 
 	memset(&F, 0, sizeof(F));
 	F.in = data;
 	F.left = size;
-	F.keyed = byte() & 1;
+	first = byte();
+	F.keyed = first & 1;
+	checked = F.keyed && (first & 2);
+	if (checked) {
+		VERDICT = ZCS_RUN_UNKNOWN;
+		o.run_check = (struct zcs_run_check){ fake_board, NULL };
+		o.hold_bytes = 8 + (size_t)byte() * 64;
+		/* before the last datagram, which always arrives and then finds the answer */
+		answer_at = bytes(2) % (LIVE - 1);
+	}
 	if (F.keyed) {
 		memset(F.key.bytes, 0x5a, sizeof(F.key.bytes));
 		o.key = &F.key;
@@ -216,6 +240,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct sent *d;
 
 		F.now = 1000000000ULL + s * DGRAM_NS;
+		if (checked && s == answer_at)
+			VERDICT = ZCS_RUN_LIVE;
 		if (s % 100 == 0)
 			send_meta(s);
 		d = live(s);
