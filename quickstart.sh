@@ -9,14 +9,14 @@ ROOT=$PWD
 
 # Debian packages: build, tests, the emulated board, the lab, the SDR applications, armhf.
 BUILD_PKGS=(build-essential meson ninja-build pkg-config libiio-dev libad9361-dev liburing-dev libzstd-dev check
-            libsodium-dev libjansson-dev libavahi-client-dev libssl-dev
-            libgf-complete-dev libjerasure-dev)
+            libsodium-dev libjansson-dev libavahi-client-dev libssl-dev)
 TEST_PKGS=(clang llvm libclang-rt-14-dev libiio-utils iiod iproute2 nftables ethtool
            python3 python3-numpy python3-jsonschema busybox groff-base procps
            gnuradio gr-osmosdr rtl-433 strace
            qemu-system-arm cpio libsoapysdr-dev soapysdr-tools python3-soapysdr
            soapyremote-server soapysdr0.8-module-remote avahi-daemon dbus
            gqrx-sdr xvfb pulseaudio pulseaudio-utils xdotool
+           libgf-complete-dev libjerasure-dev
            debhelper lintian dpkg-dev)
 
 need_root() {

@@ -63,7 +63,8 @@ fi
 
 step "armhf sysroot in $cache"
 roots=(libc6-dev libiio-dev liburing-dev libzstd-dev check libsodium-dev libjansson-dev libssl-dev
-	libgf-complete-dev libjerasure-dev libad9361-dev)
+	libad9361-dev libgf-complete-dev libjerasure-dev)
+# (gf-complete and jerasure only for bench_fec's comparison: zcs's erasure code needs no library)
 # Alternatives apt-cache lists beside the one actually needed, and tools that are not libraries.
 skip='^(mawk|libc-dev-bin|rpcsvc-proto|libelogind0|libsystemd-shared)$'
 mkdir -p "$cache/apt/lists/partial" "$cache/apt/cache/archives/partial" "$cache/debs"

@@ -1,63 +1,16 @@
 // SPDX-License-Identifier: MIT
 /* The erasure code of parity datagrams: coefficients, the sender's incremental encoder and the
- * receiver's decoder (fec.h).  GF(2^8) arithmetic on regions is gf-complete's, reached through
- * jerasure's galois.h (docs/performance.md, "Erasure coding", says why this library); the small
- * matrix algebra of a decode is done here, a scalar multiply per element. */
+ * receiver's decoder (fec.h).  GF(2^8) arithmetic on regions is gf256.c's (our own kernels:
+ * docs/performance.md, "Erasure coding", says why no library's); the small matrix algebra of a
+ * decode is done here, a scalar multiply per element. */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bytes.h"
 #include "fec.h"
+#include "gf256.h"
 #include "zcs_config.h"
-
-#if ZCS_HAVE_FEC
-#include <jerasure/galois.h>
-#endif
-
-/* GF(2^8) modulo 0x11d, by log tables: the coefficients and the decoder's small matrices only
- * (regions go to gf-complete, whose default field for w = 8 is the same polynomial). */
-struct gf_tables {
-	uint8_t exp[512];
-	uint8_t log[256];
-};
-
-static struct gf_tables gf;
-static pthread_once_t gf_once = PTHREAD_ONCE_INIT;
-
-static void gf_setup(void)
-{
-	unsigned x = 1;
-
-	for (unsigned i = 0; i < 255; i++) {
-		gf.exp[i] = (uint8_t)x;
-		gf.exp[i + 255] = (uint8_t)x;
-		gf.log[x] = (uint8_t)i;
-		x <<= 1;
-		if (x & 0x100)
-			x ^= 0x11d;
-	}
-#if ZCS_HAVE_FEC
-	/* jerasure builds its field on first use, unguarded: built here, once, for every thread */
-	galois_init_default_field(8);
-#endif
-}
-
-#if ZCS_HAVE_FEC
-/* the decoder's matrix inversion only: without the code there is none */
-static uint8_t gf_mul(uint8_t a, uint8_t b)
-{
-	if (a == 0 || b == 0)
-		return 0;
-	return gf.exp[gf.log[a] + gf.log[b]];
-}
-#endif
-
-static uint8_t gf_inv(uint8_t a)
-{
-	return gf.exp[255 - gf.log[a]]; /* a != 0 */
-}
 
 bool zcs_fec_available(void)
 {
@@ -66,21 +19,13 @@ bool zcs_fec_available(void)
 
 uint8_t zcs_fec_coef(unsigned i, unsigned j)
 {
-	pthread_once(&gf_once, gf_setup);
 	/* i < 32 <= 32 + j < 160: never equal, so the XOR is never 0; a Cauchy matrix's square
 	 * submatrices are all invertible, which makes [I; C] an MDS code */
-	return gf_inv((uint8_t)(i ^ (32 + j)));
+	return zcs_gf256_inv((uint8_t)(i ^ (32 + j)));
 }
 
-#if ZCS_HAVE_FEC
-/* dst ^= c * src over len bytes (both aligned, len a multiple of ZCS_FEC_ALIGN). */
-static void region_muladd(uint8_t *dst, const uint8_t *src, uint8_t c, size_t len)
-{
-	if (c == 0)
-		return;
-	galois_w08_region_multiply((char *)(uintptr_t)src, c, (int)len, (char *)dst, 1);
-}
-#endif
+/* shards are padded to ZCS_FEC_ALIGN, so every region is whole steps of the widest kernel */
+_Static_assert(ZCS_FEC_ALIGN % ZCS_GF256_STEP == 0, "shards must be whole kernel steps");
 
 int zcs_fec_enc_init(struct zcs_fec_enc *e, unsigned k, unsigned m, size_t max_dgram)
 {
@@ -89,7 +34,6 @@ int zcs_fec_enc_init(struct zcs_fec_enc *e, unsigned k, unsigned m, size_t max_d
 		return -EINVAL;
 	if (!ZCS_HAVE_FEC)
 		return -ENOTSUP;
-	pthread_once(&gf_once, gf_setup);
 	e->k = k;
 	e->m = m;
 	e->cap = zcs_fec_padded(max_dgram - ZCS_FEC_SKIP);
@@ -122,7 +66,7 @@ unsigned zcs_fec_enc_add(struct zcs_fec_enc *e, const uint8_t *dg, size_t len)
 	memcpy(e->scratch, dg + ZCS_FEC_SKIP, slen);
 	memset(e->scratch + slen, 0, plen - slen);
 	for (unsigned i = 0; i < e->m; i++)
-		region_muladd(e->mem + e->cap * i, e->scratch, zcs_fec_coef(i, e->count), plen);
+		zcs_gf256_muladd(e->mem + e->cap * i, e->scratch, zcs_fec_coef(i, e->count), plen);
 	if (slen > e->shard_len)
 		e->shard_len = slen;
 	return ++e->count;
@@ -176,10 +120,10 @@ static bool invert(uint8_t *a, uint8_t *inv, unsigned n)
 				inv[c * n + j] = inv[p * n + j];
 				inv[p * n + j] = t;
 			}
-		f = gf_inv(a[c * n + c]);
+		f = zcs_gf256_inv(a[c * n + c]);
 		for (unsigned j = 0; j < n; j++) {
-			a[c * n + j] = gf_mul(a[c * n + j], f);
-			inv[c * n + j] = gf_mul(inv[c * n + j], f);
+			a[c * n + j] = zcs_gf256_mul(a[c * n + j], f);
+			inv[c * n + j] = zcs_gf256_mul(inv[c * n + j], f);
 		}
 		for (unsigned r = 0; r < n; r++) {
 			const uint8_t g = a[r * n + c];
@@ -187,8 +131,8 @@ static bool invert(uint8_t *a, uint8_t *inv, unsigned n)
 			if (r == c || g == 0)
 				continue;
 			for (unsigned j = 0; j < n; j++) {
-				a[r * n + j] ^= gf_mul(g, a[c * n + j]);
-				inv[r * n + j] ^= gf_mul(g, inv[c * n + j]);
+				a[r * n + j] ^= zcs_gf256_mul(g, a[c * n + j]);
+				inv[r * n + j] ^= zcs_gf256_mul(g, inv[c * n + j]);
 			}
 		}
 	}
@@ -205,7 +149,6 @@ int zcs_fec_decode(unsigned k, uint8_t *const *data, const bool *have_data, uint
 	const size_t len = zcs_fec_padded(shard_len);
 	unsigned e = 0;
 
-	pthread_once(&gf_once, gf_setup);
 	if (k < 1 || k > ZCS_FEC_MAX_K)
 		return -EINVAL;
 	for (unsigned j = 0; j < k; j++)
@@ -221,7 +164,7 @@ int zcs_fec_decode(unsigned k, uint8_t *const *data, const bool *have_data, uint
 	for (unsigned r = 0; r < e; r++) {
 		for (unsigned j = 0; j < k; j++)
 			if (have_data[j])
-				region_muladd(parity[r], data[j], zcs_fec_coef(pidx[r], j), len);
+				zcs_gf256_muladd(parity[r], data[j], zcs_fec_coef(pidx[r], j), len);
 		for (unsigned c = 0; c < e; c++)
 			a[r * e + c] = zcs_fec_coef(pidx[r], lost[c]);
 	}
@@ -233,7 +176,7 @@ int zcs_fec_decode(unsigned k, uint8_t *const *data, const bool *have_data, uint
 
 		memset(out, 0, len);
 		for (unsigned r = 0; r < e; r++)
-			region_muladd(out, parity[r], inv[c * e + r], len);
+			zcs_gf256_muladd(out, parity[r], inv[c * e + r], len);
 	}
 	return (int)e;
 #else

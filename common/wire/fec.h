@@ -2,9 +2,9 @@
 /* Erasure coding across datagrams (docs/protocol.md, "Parity datagrams"): the systematic Cauchy
  * code over GF(2^8) that parity datagrams carry, an encoder that folds each sample datagram into
  * its block's parity as it is made, and a decoder that rebuilds a block's lost datagrams from any
- * k of its k + m.  The region arithmetic is gf-complete's (through jerasure's galois.h: SIMD on
- * x86, a scalar table on Debian's armhf build, docs/performance.md "Erasure coding"); a build
- * without it has the layout (proto.h) but neither coder: zcs_fec_available() says so. */
+ * k of its k + m.  The region arithmetic is gf256.c's (NEON on the board, SSSE3 or AVX2 on
+ * x86, scalar elsewhere: docs/performance.md, "Erasure coding"); a build without the code
+ * (-Dfec=disabled) has the layout (proto.h) but neither coder: zcs_fec_available() says so. */
 #ifndef ZCS_FEC_H
 #define ZCS_FEC_H
 
@@ -22,7 +22,7 @@ extern "C" {
  * region arithmetic wants whole, aligned words. */
 #define ZCS_FEC_ALIGN 64
 
-/* Whether this build has the erasure code (the fec feature, gf-complete and jerasure). */
+/* Whether this build has the erasure code (the fec feature). */
 bool zcs_fec_available(void);
 
 /* The code's coefficient of data datagram j (0..ZCS_FEC_MAX_K-1) in parity datagram i

@@ -2,14 +2,17 @@
 /* Unit tests for common/wire/fec.c and the parity datagram of proto.c: the coefficients against a
  * bitwise GF(2^8) written here from docs/protocol.md, the spec's parity example byte for byte,
  * every way a block can lose up to m of its k + m (rebuilt exactly) and more (refused), parity
- * headers' round trip and every rejection. */
+ * headers' round trip and every rejection; the GF(2^8) region kernels (gf256.c), each one this
+ * CPU runs (under qemu-arm: NEON), against the bitwise product for every coefficient. */
 #include <check.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bytes.h"
 #include "fec.h"
+#include "gf256.h"
 #include "proto.h"
 
 #define HDR ZCS_PROTO_SAMPLE_HDR_SIZE
@@ -305,6 +308,53 @@ START_TEST(test_parity_keyed)
 }
 END_TEST
 
+START_TEST(test_gf256_field)
+{
+	for (unsigned a = 0; a < 256; a++) {
+		for (unsigned b = 0; b < 256; b++)
+			ck_assert_uint_eq(zcs_gf256_mul((uint8_t)a, (uint8_t)b),
+					  ref_mul((uint8_t)a, (uint8_t)b));
+		if (a)
+			ck_assert_uint_eq(zcs_gf256_inv((uint8_t)a), ref_inv((uint8_t)a));
+	}
+}
+END_TEST
+
+/* Every kernel, every coefficient, lengths of 1 to 47 steps, buffers at odd offsets (datagrams
+ * lie anywhere in a train): dst ^= c * src byte for byte as the bitwise product says. */
+START_TEST(test_gf256_kernels)
+{
+	enum { MAX = 47 * ZCS_GF256_STEP };
+	static uint8_t src[MAX + 1], dst[MAX + 3], want[MAX];
+	uint32_t x = 2463534242u;
+	unsigned tested = 0;
+
+	for (unsigned i = 0; zcs_gf256_kernel_name(i); i++) {
+		if (!zcs_gf256_kernel_usable(i))
+			continue;
+		tested++;
+		for (unsigned c = 0; c < 256; c++) {
+			const size_t len = (size_t)(1 + c % 47) * ZCS_GF256_STEP;
+			uint8_t *const s = src + (c & 1), *const d = dst + (c % 3);
+
+			for (size_t n = 0; n < len; n++) {
+				x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+				s[n] = (uint8_t)x;
+				d[n] = (uint8_t)(x >> 8);
+				want[n] = d[n] ^ ref_mul((uint8_t)c, s[n]);
+			}
+			zcs_gf256_muladd_with(i, d, s, (uint8_t)c, len);
+			if (memcmp(d, want, len) != 0)
+				ck_abort_msg("kernel %s, c %u, %zu bytes: wrong product",
+					     zcs_gf256_kernel_name(i), c, len);
+		}
+		printf("gf256: kernel %s checked\n", zcs_gf256_kernel_name(i));
+	}
+	ck_assert_uint_ge(tested, 1);
+	printf("gf256: zcs_gf256_muladd uses %s\n", zcs_gf256_kernel());
+}
+END_TEST
+
 static Suite *fec_suite(void)
 {
 	Suite *s = suite_create("fec");
@@ -312,6 +362,8 @@ static Suite *fec_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_coefficients);
+	tcase_add_test(tc, test_gf256_field);
+	tcase_add_test(tc, test_gf256_kernels);
 	tcase_add_test(tc, test_spec_example);
 	tcase_add_test(tc, test_round_trips);
 	tcase_add_test(tc, test_encoder_limits);
