@@ -41,13 +41,23 @@ int zcs_fec_enc_init(struct zcs_fec_enc *e, unsigned k, unsigned m, size_t max_d
 	if (!e->mem)
 		return -ENOMEM;
 	e->scratch = e->mem + e->cap * m;
+	e->tab = malloc(sizeof(*e->tab) * k * m);
+	if (!e->tab) {
+		zcs_fec_enc_free(e);
+		return -ENOMEM;
+	}
+	for (unsigned j = 0; j < k; j++)
+		for (unsigned i = 0; i < m; i++)
+			zcs_gf256_tab_init(&e->tab[j * m + i], zcs_fec_coef(i, j));
 	return 0;
 }
 
 void zcs_fec_enc_free(struct zcs_fec_enc *e)
 {
 	free(e->mem);
+	free(e->tab);
 	e->mem = NULL;
+	e->tab = NULL;
 }
 
 unsigned zcs_fec_enc_add(struct zcs_fec_enc *e, const uint8_t *dg, size_t len)
@@ -66,7 +76,8 @@ unsigned zcs_fec_enc_add(struct zcs_fec_enc *e, const uint8_t *dg, size_t len)
 	memcpy(e->scratch, dg + ZCS_FEC_SKIP, slen);
 	memset(e->scratch + slen, 0, plen - slen);
 	for (unsigned i = 0; i < e->m; i++)
-		zcs_gf256_muladd(e->mem + e->cap * i, e->scratch, zcs_fec_coef(i, e->count), plen);
+		zcs_gf256_muladd_tab(e->mem + e->cap * i, e->scratch, &e->tab[e->count * e->m + i],
+				     plen);
 	if (slen > e->shard_len)
 		e->shard_len = slen;
 	return ++e->count;

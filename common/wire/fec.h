@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gf256.h"
 #include "proto.h"
 
 #ifdef __cplusplus
@@ -43,6 +44,8 @@ struct zcs_fec_enc {
 	size_t cap;               /* bytes of each shard buffer (the largest datagram, padded) */
 	uint8_t *mem;             /* m parity shards of cap bytes, then the scratch shard */
 	uint8_t *scratch;
+	struct zcs_gf256_tab *tab;/* the coefficients' nibble tables, made once: datagram j's
+				   * into parity shard i is tab[j * m + i] */
 	unsigned count;           /* datagrams of the open block so far */
 	uint64_t block_seq;       /* seq of its first */
 	size_t shard_len;         /* its longest shard */

@@ -148,29 +148,35 @@ const char *zcs_gf256_kernel(void)
 	return kernels[chosen_index].name;
 }
 
-static void nibble_tables(uint8_t c, uint8_t lo[16], uint8_t hi[16])
+void zcs_gf256_tab_init(struct zcs_gf256_tab *t, uint8_t c)
 {
 	for (unsigned n = 0; n < 16; n++) {
-		lo[n] = zcs_gf256_mul(c, (uint8_t)n);
-		hi[n] = zcs_gf256_mul(c, (uint8_t)(n << 4));
+		t->lo[n] = zcs_gf256_mul(c, (uint8_t)n);
+		t->hi[n] = zcs_gf256_mul(c, (uint8_t)(n << 4));
 	}
 }
 
 void zcs_gf256_muladd_with(unsigned i, uint8_t *dst, const uint8_t *src, uint8_t c, size_t len)
 {
-	uint8_t lo[16], hi[16];
+	struct zcs_gf256_tab t;
 
-	nibble_tables(c, lo, hi);
-	kernels[i].fn(dst, src, lo, hi, len);
+	zcs_gf256_tab_init(&t, c);
+	kernels[i].fn(dst, src, t.lo, t.hi, len);
+}
+
+void zcs_gf256_muladd_tab(uint8_t *dst, const uint8_t *src, const struct zcs_gf256_tab *t,
+			  size_t len)
+{
+	pthread_once(&tables_once, setup);
+	chosen(dst, src, t->lo, t->hi, len);
 }
 
 void zcs_gf256_muladd(uint8_t *dst, const uint8_t *src, uint8_t c, size_t len)
 {
-	uint8_t lo[16], hi[16];
+	struct zcs_gf256_tab t;
 
 	if (c == 0)
 		return;
-	pthread_once(&tables_once, setup);
-	nibble_tables(c, lo, hi);
-	chosen(dst, src, lo, hi, len);
+	zcs_gf256_tab_init(&t, c);
+	chosen(dst, src, t.lo, t.hi, len);
 }

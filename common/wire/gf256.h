@@ -25,6 +25,17 @@ uint8_t zcs_gf256_inv(uint8_t a);
 /* dst ^= c * src over len bytes, len a multiple of ZCS_GF256_STEP; dst and src do not overlap. */
 void zcs_gf256_muladd(uint8_t *dst, const uint8_t *src, uint8_t c, size_t len);
 
+/* c's products with every low nibble (lo[n] = c * n) and every high one (hi[n] = c * (n << 4)):
+ * c * x = lo[x & 15] ^ hi[x >> 4].  What a kernel looks up; made once for a coefficient used on
+ * many regions (the encoder's, per block position). */
+struct zcs_gf256_tab {
+	uint8_t lo[16], hi[16];
+};
+void zcs_gf256_tab_init(struct zcs_gf256_tab *t, uint8_t c);
+/* zcs_gf256_muladd with t made for c (c != 0 or not: a zero table adds nothing). */
+void zcs_gf256_muladd_tab(uint8_t *dst, const uint8_t *src, const struct zcs_gf256_tab *t,
+			  size_t len);
+
 /* The kernels this build has, for tests and benchmarks: kernel i's name (NULL past the last),
  * and whether this CPU runs it. */
 const char *zcs_gf256_kernel_name(unsigned i);
@@ -34,8 +45,7 @@ void zcs_gf256_muladd_with(unsigned i, uint8_t *dst, const uint8_t *src, uint8_t
 /* The kernel zcs_gf256_muladd uses. */
 const char *zcs_gf256_kernel(void);
 
-/* What a kernel gets: the products of c with every low nibble (lo[n] = c * n) and every high
- * nibble (hi[n] = c * (n << 4)); c * x = lo[x & 15] ^ hi[x >> 4]. */
+/* What a kernel gets: c's nibble tables (struct zcs_gf256_tab). */
 typedef void (*zcs_gf256_kernel_fn)(uint8_t *dst, const uint8_t *src, const uint8_t lo[16],
 				    const uint8_t hi[16], size_t len);
 void zcs_gf256_neon(uint8_t *dst, const uint8_t *src, const uint8_t lo[16], const uint8_t hi[16],
