@@ -49,9 +49,10 @@ struct zcs_block *zcs_out_queue_pop(struct zcs_sink *s, struct zcs_out_pool *poo
 	return NULL;
 }
 
-void zcs_out_queue_reset(struct zcs_sink *s, bool catch_up)
+void zcs_out_queue_reset(struct zcs_sink *s, bool catch_up, uint64_t now_ns)
 {
 	s->catching_up = catch_up;
+	s->attached_ns = now_ns;
 	s->pushed = 0;
 	s->popped = 0;
 	s->given = 0;
@@ -59,7 +60,7 @@ void zcs_out_queue_reset(struct zcs_sink *s, bool catch_up)
 	atomic_store(&s->skipped, 0);
 }
 
-bool zcs_out_queue_caught_up(struct zcs_sink *s, size_t held, size_t room)
+bool zcs_out_queue_caught_up(struct zcs_sink *s, size_t held, size_t room, uint64_t now_ns)
 {
 	/* A consumer that reads nothing fills the kernel's room for it; one that keeps up leaves
 	 * what is in flight to it, which on a fast link with some delay is more than a block but
@@ -69,7 +70,7 @@ bool zcs_out_queue_caught_up(struct zcs_sink *s, size_t held, size_t room)
 	/* given alone could all sit unread in the kernel; held alone is small right after attach,
 	 * when the client's receive buffer takes what comes whether or not the client reads */
 	return s->catching_up && s->given >= ZCS_OUT_CATCHUP_BYTES && held < most &&
-	       zcs_ring_count(&s->q) == 0;
+	       zcs_ring_count(&s->q) == 0 && now_ns - s->attached_ns >= ZCS_OUT_CATCHUP_NS;
 }
 
 void zcs_out_queue_caught_up_end(struct zcs_sink *s)

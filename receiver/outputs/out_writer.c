@@ -35,7 +35,7 @@ void zcs_out_attach(struct zcs_sink *s, int fd, bool is_socket)
 	s->fd = fd;
 	s->is_socket = is_socket;
 	s->rd_closed = false;
-	zcs_out_queue_reset(s, out->ops->catch_up);
+	zcs_out_queue_reset(s, out->ops->catch_up, zcs_mono_ns());
 	atomic_store(&s->state, ZCS_SINK_ATTACHED);
 	pthread_mutex_unlock(&out->mu);
 	atomic_fetch_add(&out->connects, 1);
@@ -217,7 +217,7 @@ static void check_caught_up(struct zcs_sink *s)
 	uint64_t skipped;
 
 	if (!s->catching_up || atomic_load(&s->state) != ZCS_SINK_ATTACHED ||
-	    !zcs_out_queue_caught_up(s, kernel_held(s), kernel_room(s)))
+	    !zcs_out_queue_caught_up(s, kernel_held(s), kernel_room(s), zcs_mono_ns()))
 		return;
 	zcs_out_queue_caught_up_end(s);
 	skipped = atomic_load(&s->skipped);

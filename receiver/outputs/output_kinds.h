@@ -32,6 +32,10 @@
  * for one that asks for more), so some of it was read.  What waits in our send queue (SIOCOUTQ)
  * and in a pipe (FIONREAD) the kernel tells; the peer's receive buffer it does not. */
 #define ZCS_OUT_CATCHUP_BYTES (4u * 1024 * 1024)
+/* ... and not before this long after it came: SDR++ reads a burst when it connects, emptying the
+ * queue, then reads slowly for 0.3-1.8 s while it starts (measured: docs/performance.md, "The
+ * first second after connect"); what it cannot take then is its start, skipped, not overruns. */
+#define ZCS_OUT_CATCHUP_NS (3ull * 1000000000)
 /* Writer threads look at their consumer (reconnect, commands, departures) this often. */
 #define ZCS_OUT_TICK_MS 100
 
@@ -91,6 +95,7 @@ struct zcs_sink {
 	_Atomic uint64_t mark;
 	uint64_t popped;         /* sink's thread: data blocks taken from the queue since attach */
 	uint64_t given;          /* sink's thread: bytes written to the consumer since attach */
+	uint64_t attached_ns;    /* sink's thread: monotonic time of the attach */
 	_Atomic uint64_t skipped; /* this consumer's skipped blocks, for its news */
 };
 
@@ -199,8 +204,8 @@ void zcs_out_pool_free(struct zcs_out_pool *p);
  * sink's thread then discards every data block up to that mark (events are still delivered).
  * So the consumer's stream jumps once, to the live stream, where it starts, and what follows is
  * whole.  Catching up ends when the sink's thread finds its queue empty, has given the consumer
- * ZCS_OUT_CATCHUP_BYTES, and the kernel holds less than half what it may hold for it (a block at
- * least): from then on a full queue is an overrun, a hole the consumer's slowness made. */
+ * ZCS_OUT_CATCHUP_BYTES, the kernel holds less than half what it may hold for it (a block at
+ * least), and ZCS_OUT_CATCHUP_NS have passed since it came: from then on a full queue is an overrun, a hole the consumer's slowness made. */
 
 enum zcs_out_push {
 	ZCS_OUT_PUSHED = 0,
@@ -215,14 +220,15 @@ enum zcs_out_push zcs_out_queue_push(struct zcs_sink *s, struct zcs_block *b);
  * the mark of a catching-up consumer are returned to pool and counted in *skipped. */
 struct zcs_block *zcs_out_queue_pop(struct zcs_sink *s, struct zcs_out_pool *pool,
 				    uint64_t *skipped);
-/* Sink's thread, at attach (under s->out->mu, the queue empty): counts start again, and the
- * consumer catches up if catch_up. */
-void zcs_out_queue_reset(struct zcs_sink *s, bool catch_up);
+/* Sink's thread, at attach (under s->out->mu, the queue empty) at monotonic time now_ns: counts
+ * start again, and the consumer catches up if catch_up. */
+void zcs_out_queue_reset(struct zcs_sink *s, bool catch_up, uint64_t now_ns);
 /* Sink's thread, its queue found empty: true when a catching-up consumer has now caught up,
  * held being the bytes the kernel still holds for it, of room it may hold (a socket's send
- * buffer, a pipe's size): less than half of it, or less than a block, must be held.  The caller
- * ends catching up (zcs_out_queue_caught_up_end). */
-bool zcs_out_queue_caught_up(struct zcs_sink *s, size_t held, size_t room);
+ * buffer, a pipe's size): less than half of it, or less than a block, must be held, and
+ * ZCS_OUT_CATCHUP_NS must have passed since the attach at now_ns.  The caller ends catching up
+ * (zcs_out_queue_caught_up_end). */
+bool zcs_out_queue_caught_up(struct zcs_sink *s, size_t held, size_t room, uint64_t now_ns);
 /* Sink's thread: catching up is over; full queues are overruns from now on. */
 void zcs_out_queue_caught_up_end(struct zcs_sink *s);
 

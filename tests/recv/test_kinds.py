@@ -568,7 +568,9 @@ def case_leave_return(port):
 
 def case_slow(port):
     c = Checker('a tcp client that turns slow once it caught up, beside a fast one and a file')
-    n = 8000000               # 4 s at 2 MS/s, cs16: 32 MB
+    # 8 s at 2 MS/s, cs16: 64 MB; a consumer catches up 3 s after it came at the earliest
+    # (ZCS_OUT_CATCHUP_NS), which leaves the slow one seconds of stream to overrun in
+    n = 16000000
     d = workdir('kinds')
     fpath = os.path.join(d, 'slow.cs16')
     nt, nfile = f'tcp:127.0.0.1:{port + 1}', 'file:' + fpath
