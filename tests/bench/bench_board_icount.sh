@@ -8,7 +8,7 @@
 # guest (tests/board/fakeboard.sh's IIO tree, feed_iq as the ADC): a self-check loop of a known
 # instruction count; iiod serving iio_readdev on the host (i16); the libiio read alone (the
 # supply); zcs-send -s iio p12, i8 and i16, unkeyed and keyed, on every send path the kernel
-# offers.  Every cell twice, the passes interleaved.  A benchmark: prints tables, never judges.
+# offers, and p12 with --fec 32:4 on the Ethernet's zero-copy and gso paths.  Every cell twice, the passes interleaved.  A benchmark: prints tables, never judges.
 #
 #   tests/bench/bench_board_icount.sh [ARMHF_BUILD]      (root; default build-armhf)
 #   ZCS_ICOUNT_KERNELS   "6.1 5.10" (default) or one of them
@@ -118,6 +118,11 @@ cells() { # KV
 						echo "$name $rep:$n zcs $net $a"
 					done
 				done
+				# the erasure code's cost (issue 21): p12 with --fec 32:4, on the paths the
+				# board's Ethernet takes
+				local name=p12-$path-fec
+				[ "$path" != plain ] && [[ $name =~ $only ]] &&
+					echo "$name $rep:$n zcs eth0 -f p12 --send-path $path --fec 32:4"
 			done
 		done
 	done

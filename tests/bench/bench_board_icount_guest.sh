@@ -7,8 +7,9 @@
 #   @kernel RELEASE | @iiod NAME REP (the host reads from iiod now, then connects to port 5100) |
 #   @cell NAME REP key=value... | @log NAME LINE | @done
 # Per cell: the program's own CPU (user + system, all threads: the rusage of bench_send_tool cpu),
-# the whole system's busy time over the cell (elapsed less the idle task's time), the feeder's CPU
-# (the emulated ADC, never charged to anyone), the ticks /proc/stat gave to irq and softirq.
+# the whole system's busy time over the cell (every task's run time, /proc/schedstat), the
+# feeder's CPU (the emulated ADC, never charged to anyone), the ticks /proc/stat gave to irq and
+# softirq, and the idle time as the nohz code keeps it (which does not hold under -icount).
 set -u
 export PATH=/zcs:/bin:/sbin
 out=/dev/ttyAMA1
@@ -18,6 +19,7 @@ say() { printf '%s\n' "$*" >"$out"; }
 . /zcs/icount.conf
 
 say "@kernel $(uname -r)"
+say "@log schedstat $(head -n 3 /proc/schedstat 2>&1 | tr '\n' '|')"
 # shellcheck source=../../.ci/kernels/guest_lib.sh
 . /zcs/guest_lib.sh
 guest_nics
@@ -25,21 +27,45 @@ guest_board
 fb_attr "$FB_PHY/in_voltage_sampling_frequency" "$RATE"
 fb_attr "$FB_LPC/in_voltage_sampling_frequency" "$RATE"
 
+# The whole system's busy time in ns: /proc/schedstat's rq_cpu_time of every CPU, the scheduler's
+# sum of the run time of every task but the idle task (the 7th number of a cpu line).  Exact, in
+# the guest's clock: every task's instructions, the irq and softirq work that ran on top of a
+# task; not the irq work that ran on top of idle.  A task's current stretch enters it when the
+# task is switched out: the script reading it is the one running, on both sides of a cell.
+# Sums are printed with %.0f: busybox awk's %d stops at 2^31 - 1 (2.1 s of ns), which is what
+# made the idle time below look as if it stopped growing in earlier runs.
+busy_ns() {
+	awk '$1 ~ /^cpu[0-9]/ { s += $8 } END { printf "%.0f", s }' /proc/schedstat 2>/dev/null
+}
+# The run time of every task alive now, summed (each thread's /proc/PID/task/TID/schedstat, the
+# scheduler's exact figure, in ns): kernel threads (ksoftirqd, kworkers), the feeder, this
+# script.  Over a cell, its difference plus the rusage of the cell's program (which exits inside
+# the window) is the system's busy time but for the irq work on top of idle and the script's
+# short-lived helpers (the same in every cell, so cancelled by the two sample counts): a second
+# reading of busy_ns, by other bookkeeping.
+tasks_ns() {
+	local t a s=0
+	for t in /proc/[0-9]*/task/*/schedstat; do
+		read -r a _ 2>/dev/null <"$t" && s=$((s + a))
+	done
+	echo "$s"
+}
+# /proc/stat's idle of the cpu line in USER_HZ ticks (too coarse for a cell's figure: shown beside it)
+stat_idle() { awk '$1 == "cpu" { print $5 + $6 }' /proc/stat; }
 # The idle task's time in ns: /proc/timer_list's idle_sleeptime + iowait_sleeptime (the nohz
 # idle code's, in ns; the kernel files an idle stretch under iowait while a task of the CPU sleeps
-# in io_schedule()), else /proc/uptime's idle (10 ms steps).  Not reliable on these kernels under
-# -icount: for whole cells the two stop growing while no task runs and few interrupts fire
-# (docs/performance.md); the pause after each cell and the self-check after the cells show it.
+# in io_schedule()), else /proc/uptime's idle (10 ms steps); an idle stretch still open at the
+# reading is not in it (the reader runs, so there is none on one CPU).  Beside busy_ns, as a check.
 idle_ns() {
 	local v
-	v=$(awk '/idle_sleeptime|iowait_sleeptime/ { s += $(NF - 1); n++ } END { if (n) printf "%d", s }' \
+	v=$(awk '/idle_sleeptime|iowait_sleeptime/ { s += $(NF - 1); n++ } END { if (n) printf "%.0f", s }' \
 		/proc/timer_list 2>/dev/null)
-	[ -n "$v" ] || v=$(awk '{ printf "%d", $2 * 1e9 }' /proc/uptime)
+	[ -n "$v" ] || v=$(awk '{ printf "%.0f", $2 * 1e9 }' /proc/uptime)
 	echo "$v"
 }
 # the iowait part alone, to show where the idle time was filed
 iowait_ns() {
-	awk '/iowait_sleeptime/ { sub(/.*: */, ""); s += $1 } END { printf "%d", s }' /proc/timer_list 2>/dev/null
+	awk '/iowait_sleeptime/ { sub(/.*: */, ""); s += $1 } END { printf "%.0f", s }' /proc/timer_list 2>/dev/null
 }
 # tasks in uninterruptible sleep now (procs_blocked) and their names
 blocked() {
@@ -92,10 +118,16 @@ window_open() {
 	read -r irq0 si0 <<<"$(irq_ticks)"
 	idle0=$(idle_ns)
 	iow0=$(iowait_ns)
+	sidle0=$(stat_idle)
+	busy0=$(busy_ns)
+	tasks0=$(tasks_ns)
 	t0=$(now_ns)
 }
 window_close() {
 	t1=$(now_ns)
+	tasks1=$(tasks_ns)
+	busy1=$(busy_ns)
+	sidle1=$(stat_idle)
 	idle1=$(idle_ns)
 	iow1=$(iowait_ns)
 	feeder_ns=0
@@ -108,7 +140,7 @@ task_ns() {
 	for p in /proc/[0-9]*; do
 		s=0
 		for t in "$p"/task/*/schedstat; do
-			read -r a _ <"$t" 2>/dev/null && s=$((s + a))
+			read -r a _ 2>/dev/null <"$t" && s=$((s + a))
 		done
 		read -r c <"$p/comm" 2>/dev/null
 		echo "$s ${p#/proc/} $c"
@@ -123,9 +155,11 @@ pause() {
 	cat /proc/interrupts >/tmp/irq0
 	cat /proc/softirqs >/tmp/si0
 	i0=$(idle_ns)
+	b0=$(busy_ns)
 	w0=$(now_ns)
 	sleep 1
 	quiet=$(($(idle_ns) - i0))
+	pause_busy=$(($(busy_ns) - b0))
 	pause_wall=$(($(now_ns) - w0))
 	task_ns >/tmp/tasks1
 	cat /proc/interrupts >/tmp/irq1
@@ -162,7 +196,7 @@ while read -r name rep kind net args; do
 		window_close
 		read -r _ instr cpu_ns <<<"$(sed -n 's/iterations=\([0-9]*\) instructions=\([0-9]*\) cpu_ns=\([0-9]*\)/\1 \2 \3/p' /tmp/cpu.out)"
 		say "@cell $name $rep rc=$rc instructions=${instr:-0} cpu_ns=${cpu_ns:-0} wall_ns=$((t1 - t0))" \
-			"idle_ns=$((idle1 - idle0)) iowait_ns=$((iow1 - iow0)) feeder_ns=0 irq_ticks=$((irq1 - irq0)) softirq_ticks=$((si1 - si0))"
+			"busy_ns=$((busy1 - busy0)) tasks_ns=$((tasks1 - tasks0)) stat_idle_ticks=$((sidle1 - sidle0)) idle_ns=$((idle1 - idle0)) iowait_ns=$((iow1 - iow0)) feeder_ns=0 irq_ticks=$((irq1 - irq0)) softirq_ticks=$((si1 - si0))"
 		continue
 		;;
 	floor)
@@ -203,12 +237,13 @@ while read -r name rep kind net args; do
 	read -r cpu_s rc <<<"$(cpu_of /tmp/cpu.out)"
 	[ "${rc:-1}" = 0 ] || [ "$kind" = iiod ] ||
 		while IFS= read -r line; do say "@log $name $line"; done </tmp/prog.log
-	say "@cell $name $rep rc=${rc:-none} cpu_s=${cpu_s:-0} wall_ns=$((t1 - t0)) idle_ns=$((idle1 - idle0))" \
+	say "@cell $name $rep rc=${rc:-none} cpu_s=${cpu_s:-0} wall_ns=$((t1 - t0)) busy_ns=$((busy1 - busy0))" \
+		"tasks_ns=$((tasks1 - tasks0)) stat_idle_ticks=$((sidle1 - sidle0)) idle_ns=$((idle1 - idle0))" \
 		"iowait_ns=$((iow1 - iow0)) blocked_after=$(blocked)" \
 		"feeder_ns=$feeder_ns overrun=$overrun irq_ticks=$((irq1 - irq0)) softirq_ticks=$((si1 - si0))" \
 		"json=$json"
 	# a pause the host reads its packet counters in: nothing of this cell is in flight after it
 	pause
-	say "@pause $name $rep quiet_ns=$quiet wall_ns=$pause_wall busiest=$busiest irqs=$irqs softirqs=$softirqs tl=$tl stat=$st"
+	say "@pause $name $rep quiet_ns=$quiet busy_ns=$pause_busy wall_ns=$pause_wall busiest=$busiest irqs=$irqs softirqs=$softirqs tl=$tl stat=$st"
 done </zcs/cells.txt
 say "@done"

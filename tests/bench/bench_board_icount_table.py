@@ -12,12 +12,18 @@ difference of the two runs over the difference of their counts, so every program
 (libiio's context alone is about 14 M instructions) cancels.
 
 Charging (one guest CPU; its clock is an instruction count):
-  system  the guest's busy time over the cell (elapsed less the idle task's time) less the
-          feeder's CPU within it: the program, the kernel's softirq and irq work wherever it ran
-          (on top of the program or of idle), kernel threads, and the few instructions of the
-          guest script around the cell.  Only as good as the guest's idle time, which these
-          kernels under -icount do not keep reliably: the pause line and the self-check after the
-          cells say whether it held in a run.
+  system  the guest's busy time over the cell less the feeder's CPU within it: the program,
+          kernel threads (ksoftirqd among them), the irq and softirq work that ran on top of any
+          task, and the few instructions of the guest script around the cell; not the irq and
+          softirq work that ran on top of idle.  Every task's run time by the scheduler: the
+          tasks alive across the cell (tasks_ns, each thread's schedstat) plus the program's
+          rusage; else /proc/schedstat's rq_cpu_time (busy_ns: a task's stretch enters it only
+          when the task is switched out, so the script's own stretch at each end shifts it);
+          reports of earlier runs, with neither, fall back to elapsed less the idle time.
+  not idle elapsed less the nohz idle time (timer_list's sleeptimes), less the feeder: system
+          plus the irq and softirq work on top of idle.  (Earlier runs summed the sleeptimes
+          with busybox awk's %d, which stops at 2^31 - 1 ns: their idle time stopped growing
+          after 2.1 s and this figure was void.)
   process the program's own user + system time (rusage, all threads); it includes the softirq
           and irq work that happened to run while one of its threads was current; the figure
           of the tables (BASIS) and of the shares.
@@ -61,6 +67,7 @@ def parse(d):
             w = head.split()
             c = dict(kv.split("=", 1) for kv in w[3:] if "=" in kv)
             c["json"] = json.loads(js) if js.strip().startswith("{") else {}
+            c["name"] = w[1]
             c.update(host.get((w[1], w[2]), {}))
             run, _, n = w[2].partition(":")
             c["n"] = int(n) if n else 0
@@ -75,12 +82,22 @@ def num(c, k):
         return float("nan")
 
 
+def busy(c, proc):
+    """The system's busy ns over a cell (see system above); proc: the program's own."""
+    if "tasks_ns" in c:
+        return num(c, "tasks_ns") + proc
+    if num(c, "busy_ns") > 0:
+        return num(c, "busy_ns")
+    return num(c, "wall_ns") - num(c, "idle_ns")
+
+
 def totals(c):
     """A run's instructions: system, process, outside, per thread (zcs-send)."""
-    busy = num(c, "wall_ns") - num(c, "idle_ns") - num(c, "feeder_ns")
     proc = num(c, "cpu_s") * 1e9
+    busy_ = busy(c, proc) - num(c, "feeder_ns")
     j = c["json"]
-    return {"system": busy, "process": proc, "outside": busy - proc,
+    return {"system": busy_, "process": proc, "outside": busy_ - proc,
+            "notidle": num(c, "wall_ns") - num(c, "idle_ns") - num(c, "feeder_ns"),
             "src": j.get("src_cpu_s", float("nan")) * 1e9 if j else float("nan"),
             "send": j.get("send_cpu_s", float("nan")) * 1e9 if j else float("nan")}
 
@@ -102,6 +119,9 @@ def checks(c, n):
         problems.append(f"feeder overrun {c['overrun']}")
     if j:
         sent = j.get("datagrams", 0) + j.get("meta_sent", 0) + 1
+        if c.get("name", "").endswith("-fec"):
+            # 32:4's parity: every block of 32 (the end of stream folded into the last) has 4
+            sent += 4 * -(-(j.get("datagrams", 0) + 1) // 32)
         if j.get("dropped_datagrams", 0) or j.get("send_errors", 0):
             problems.append(f"dropped {j.get('dropped_datagrams')} errors {j.get('send_errors')}")
         if "got" in c and int(c["got"]) != sent:
@@ -129,10 +149,12 @@ def table(d):
     for k, when in (("selfcheck", "before the cells"), ("selfcheck-end", "after them")):
         for c in [c for cs in cells.get(k, {}).values() for c in cs]:
             i, ns = num(c, "instructions"), num(c, "cpu_ns")
-            busy = num(c, "wall_ns") - num(c, "idle_ns")
+            busy_ = busy(c, ns)
+            notidle = num(c, "wall_ns") - num(c, "idle_ns")
             out.append(f"Self-check ({when}): a loop of {i:.0f} instructions read {ns:.0f} ns of its own CPU "
-                       f"({(ns / i - 1) * 100:+.2f}%) and {busy:.0f} ns of system busy time "
-                       f"({(busy / i - 1) * 100:+.2f}%).")
+                       f"({(ns / i - 1) * 100:+.2f}%) and {busy_:.0f} ns of system busy time "
+                       f"({(busy_ / i - 1) * 100:+.2f}%), {notidle:.0f} ns not idle "
+                       f"({(notidle / i - 1) * 100:+.2f}%).")
     if pauses:
         q = [num(p, "quiet_ns") / num(p, "wall_ns") * 100 for p in pauses]
         worst = min(range(len(q)), key=q.__getitem__)
@@ -165,11 +187,11 @@ def table(d):
     out.append(f"\nCalibration: one A9 core at 100% = iiod's {iiod:.1f} instructions per sample x "
                f"{SEED_MSPS} MS/s = {core:.0f} M instructions/s ({core_net:.0f} M/s from iiod less "
                f"the supply, {iiod_net:.1f} per sample: the calibration of the shares).\n")
-    out.append(f"| cell | send path | {BASIS} (run 1, run 2; spread) | process | outside "
+    out.append(f"| cell | send path | {BASIS} (run 1, run 2; spread) | system | outside | not idle "
                "| src thread | send thread | less supply | vs iiod "
                "| core at 20 MS/s | at 30.72 | src thread at 30.72 | send thread at 30.72 "
                "| ceiling, one core | problems |")
-    out.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    out.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     order = ["iiod", "supply"] + sorted((k for k in runs if k not in ("iiod", "supply")),
                                        key=lambda k: (re.sub(r"-keyed$", "", k).split("-", 1)[1],
                                                       k.split("-")[0], k.endswith("keyed")))
@@ -194,7 +216,8 @@ def table(d):
         ceil = core_net / net if name != "supply" and net > 0 else float("nan")
         probs = sorted({p for r in rs for p in r["problems"]})
         out.append(f"| {name} | {rs[0].get('path', '-')} | {fmt(m)} ({', '.join(fmt(v) for v in vals)}; "
-                   f"{fmt(spread)}%) | {fmt(med(name, 'process'))} | {fmt(med(name, 'outside'))} | "
+                   f"{fmt(spread)}%) | {fmt(med(name, 'system'))} | {fmt(med(name, 'outside'))} | "
+                   f"{fmt(med(name, 'notidle'))} | "
                    f"{fmt(med(name, 'src'))} | {fmt(med(name, 'send'))} | {fmt(net)} | {fmt(ratio, 2)} | "
                    f"{fmt(share[0], 0)}% | {fmt(share[1], 0)}% | {fmt(tshare[0], 0)}% | {fmt(tshare[1], 0)}% | "
                    f"{fmt(ceil)} MS/s | {'; '.join(probs) or 'none'} |")
