@@ -30,21 +30,42 @@ static void scalar(uint8_t *dst, const uint8_t *src, const uint8_t lo[16], const
 }
 
 #if ZCS_SIMD_X86
+/* through void *: the loads and stores are unaligned ones, whatever the pointer's type says */
+static inline __m128i ld16(const void *p)
+{
+	return _mm_loadu_si128((const __m128i *)p);
+}
+
+static inline void st16(void *p, __m128i v)
+{
+	_mm_storeu_si128((__m128i *)p, v);
+}
+
+__attribute__((target("avx2"))) static inline __m256i ld32(const void *p)
+{
+	return _mm256_loadu_si256((const __m256i *)p);
+}
+
+__attribute__((target("avx2"))) static inline void st32(void *p, __m256i v)
+{
+	_mm256_storeu_si256((__m256i *)p, v);
+}
+
 /* pshufb looks each byte of the index up in a 16-byte table: one nibble of 16 bytes at once */
 __attribute__((target("ssse3"))) static void ssse3(uint8_t *dst, const uint8_t *src,
 						  const uint8_t lo[16], const uint8_t hi[16], size_t len)
 {
-	const __m128i tlo = _mm_loadu_si128((const __m128i *)lo);
-	const __m128i thi = _mm_loadu_si128((const __m128i *)hi);
+	const __m128i tlo = ld16(lo);
+	const __m128i thi = ld16(hi);
 	const __m128i mask = _mm_set1_epi8(15);
 
 	for (size_t n = 0; n < len; n += 16) {
-		const __m128i x = _mm_loadu_si128((const __m128i *)(src + n));
+		const __m128i x = ld16(src + n);
 		const __m128i l = _mm_shuffle_epi8(tlo, _mm_and_si128(x, mask));
 		const __m128i h = _mm_shuffle_epi8(thi, _mm_and_si128(_mm_srli_epi64(x, 4), mask));
-		const __m128i d = _mm_loadu_si128((const __m128i *)(dst + n));
+		const __m128i d = ld16(dst + n);
 
-		_mm_storeu_si128((__m128i *)(dst + n), _mm_xor_si128(d, _mm_xor_si128(l, h)));
+		st16(dst + n, _mm_xor_si128(d, _mm_xor_si128(l, h)));
 	}
 }
 
@@ -52,18 +73,18 @@ __attribute__((target("ssse3"))) static void ssse3(uint8_t *dst, const uint8_t *
 __attribute__((target("avx2"))) static void avx2(uint8_t *dst, const uint8_t *src,
 						const uint8_t lo[16], const uint8_t hi[16], size_t len)
 {
-	const __m256i tlo = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)lo));
-	const __m256i thi = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)hi));
+	const __m256i tlo = _mm256_broadcastsi128_si256(ld16(lo));
+	const __m256i thi = _mm256_broadcastsi128_si256(ld16(hi));
 	const __m256i mask = _mm256_set1_epi8(15);
 
 	for (size_t n = 0; n < len; n += 32) {
-		const __m256i x = _mm256_loadu_si256((const __m256i *)(src + n));
+		const __m256i x = ld32(src + n);
 		const __m256i l = _mm256_shuffle_epi8(tlo, _mm256_and_si256(x, mask));
 		const __m256i h = _mm256_shuffle_epi8(thi,
 						      _mm256_and_si256(_mm256_srli_epi64(x, 4), mask));
-		const __m256i d = _mm256_loadu_si256((const __m256i *)(dst + n));
+		const __m256i d = ld32(dst + n);
 
-		_mm256_storeu_si256((__m256i *)(dst + n), _mm256_xor_si256(d, _mm256_xor_si256(l, h)));
+		st32(dst + n, _mm256_xor_si256(d, _mm256_xor_si256(l, h)));
 	}
 }
 #endif
