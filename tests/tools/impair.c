@@ -47,7 +47,7 @@ static const char *const garbage_names[G_KINDS] = {
 struct opts {
 	const char *listen, *to, *in_iface, *out_iface, *log_path, *ready_path;
 	uint64_t seed, count, idle_ms, delay_ms, reorder_depth, burst_len, slots, ttl, rcvbuf;
-	bool spare_ends;
+	bool spare_ends, parity;
 	double p_drop, p_dup, p_reorder, p_burst, p_garbage;
 };
 
@@ -55,6 +55,7 @@ struct stats {
 	uint64_t received, sample_dgrams, samples, other, forwarded, dropped, dropped_samples, burst_dropped;
 	uint64_t bursts, duplicated, reordered, garbage, garbage_by_kind[G_KINDS], sent, send_errors;
 	uint64_t delay_overflow, spared;
+	uint64_t parity, parity_dropped;    /* --parity: parity datagrams, and those dropped */
 };
 
 struct held {
@@ -349,14 +350,46 @@ static void impair_sample(struct relay *r, size_t slot, const struct zcs_sample_
 	tick_held(r);
 }
 
+/* --parity: a parity datagram (zcs-send --fec) is lost as a sample datagram would be, at --drop
+ * and in the bursts of --burst-drop (one burst runs over both kinds, as on a link); it is never
+ * duplicated, held or delayed.  Two draws each, from the stream of draws the sample datagrams
+ * use. */
+static void impair_parity(struct relay *r, size_t slot)
+{
+	const double u_burst = rng_u01(&r->rng), u_drop = rng_u01(&r->rng);
+
+	r->st.parity++;
+	if (!r->burst_left && u_burst < r->o.p_burst) {
+		r->burst_left = r->o.burst_len;
+		r->st.bursts++;
+	}
+	if (r->burst_left || u_drop < r->o.p_drop) {
+		if (r->burst_left)
+			r->burst_left--;
+		r->st.parity_dropped++;
+		if (r->log)
+			fprintf(r->log, "{\"parity\":true,\"action\":\"dropped\"}\n");
+		slot_free(r, slot);
+		return;
+	}
+	if (r->log)
+		fprintf(r->log, "{\"parity\":true,\"action\":\"forwarded\"}\n");
+	emit(r, slot);
+}
+
 static void handle(struct relay *r, size_t slot)
 {
 	struct zcs_dgram d;
 
+	const bool valid = zcs_proto_parse(slot_buf(r, slot), r->lens[slot], &d) == 0;
+
 	r->st.received++;
-	if (zcs_proto_parse(slot_buf(r, slot), r->lens[slot], &d) == 0 &&
-	    d.type == ZCS_DGRAM_SAMPLES) {
+	if (valid && d.type == ZCS_DGRAM_SAMPLES) {
 		impair_sample(r, slot, &d.hdr);
+		return;
+	}
+	if (valid && r->o.parity && d.type == ZCS_DGRAM_PARITY) {
+		impair_parity(r, slot);
 		return;
 	}
 	/* metadata and foreign datagrams pass untouched: the truth is about sample datagrams */
@@ -391,10 +424,11 @@ static void print_summary(const struct relay *r, FILE *f)
 		",\"sample_dgrams\":%" PRIu64 ",\"samples\":%" PRIu64 ",\"other\":%" PRIu64 ",\"forwarded\":%" PRIu64
 		",\"dropped\":%" PRIu64 ",\"dropped_samples\":%" PRIu64 ",\"burst_dropped\":%" PRIu64
 		",\"bursts\":%" PRIu64 ",\"duplicated\":%" PRIu64 ",\"reordered\":%" PRIu64
-		",\"garbage\":%" PRIu64 ",\"spared\":%" PRIu64 ",\"garbage_by_kind\":{",
+		",\"garbage\":%" PRIu64 ",\"spared\":%" PRIu64 ",\"parity\":%" PRIu64
+		",\"parity_dropped\":%" PRIu64 ",\"garbage_by_kind\":{",
 		r->o.seed, s->received, s->sample_dgrams, s->samples, s->other, s->forwarded, s->dropped,
 		s->dropped_samples, s->burst_dropped, s->bursts, s->duplicated, s->reordered,
-		s->garbage, s->spared);
+		s->garbage, s->spared, s->parity, s->parity_dropped);
 	for (int k = 0; k < G_KINDS; k++)
 		fprintf(f, "%s\"%s\":%" PRIu64, k ? "," : "", garbage_names[k], s->garbage_by_kind[k]);
 	if (drops >= 0)
@@ -423,6 +457,8 @@ static void usage(FILE *f)
 "      --delay-ms MS        delay every datagram by MS milliseconds\n"
 "      --garbage P          before a sample datagram, inject with probability P one malformed\n"
 "                           datagram (truncated, bad_magic, bad_version, bad_length, random)\n"
+"      --parity             lose parity datagrams (zcs-send --fec) too, at --drop and in the\n"
+"                           bursts of --burst-drop (the summary counts parity, parity_dropped)\n"
 "      --spare-ends         never impair a stream's datagram 0 nor its end of stream (EOS),\n"
 "                           and release held datagrams before an end of stream\n"
 "      --slots N            buffers for delayed/held datagrams (default 1024)\n"
@@ -456,6 +492,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "idle-exit", required_argument, NULL, 11 }, { "log", required_argument, NULL, 12 },
 		{ "ready", required_argument, NULL, 13 }, { "slots", required_argument, NULL, 14 },
 		{ "spare-ends", no_argument, NULL, 15 }, { "rcvbuf", required_argument, NULL, 16 },
+		{ "parity", no_argument, NULL, 17 },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
 	};
 	char buf[64], *colon;
@@ -497,6 +534,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 15: o->spare_ends = true; break;
 		/* the kernel takes at most INT_MAX / 2 (and doubles it) */
 		case 16: ret = zcs_cli_parse_u64(optarg, 4096, 1u << 30, &o->rcvbuf); break;
+		case 17: o->parity = true; break;
 		case 'h': usage(stdout); exit(0);
 		default: return -EINVAL;
 		}

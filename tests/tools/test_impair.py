@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
-# Integration test of zcs-impair over loopback (ports 24100-24119): sends a known sequence of zcs
+# Integration test of zcs-impair over loopback (ports 24100-24121): sends a known sequence of zcs
 # sample datagrams through it and checks its ground-truth log against what really arrived, and
-# that what its own socket dropped (a relay fallen behind) is counted exactly.
+# that what its own socket dropped (a relay fallen behind) is counted exactly, and that --parity
+# loses parity datagrams too.
 # usage: /usr/bin/python3 test_impair.py ZCS-IMPAIR ZCS-UDPTOOL
 import collections
 import json
@@ -152,6 +153,33 @@ def sample_dgram(seq, samples, flags=0):
                        samples, 2 * samples, 0) + bytes(2 * samples)
 
 
+def parity_dgram(block, index, number, shard=40):
+    """A zcs parity datagram (docs/protocol.md, revision 8): k 4, m 2."""
+    return struct.pack("<2sBBIQQBBBBHH", b"ZS", 1, 2, 0x5EED, block, number, 4, 2, index, 0,
+                       shard, 0) + bytes(shard)
+
+
+def case_parity(tmp, port):
+    """--parity: parity datagrams are lost at --drop as sample datagrams are; without it they
+    pass untouched (counted as other)."""
+    raw = []
+    for b in range(100):
+        raw += [sample_dgram(4 * b + j, 10) for j in range(4)]
+        raw += [parity_dgram(4 * b, i, 2 * b + i) for i in range(2)]
+    _, sp, dp = run_relay(tmp, "parity", port, ["--seed", "3", "--parity", "--drop", "0.3"],
+                          [["raw"] + raw])
+    print("parity:", json.dumps(sp))
+    check(sp["parity"] == 200, f"parity: counted {sp['parity']} of 200")
+    check(0 < sp["parity_dropped"] < 200, f"parity: dropped {sp['parity_dropped']} of 200")
+    check(sp["sent"] == 600 - sp["dropped"] - sp["parity_dropped"] and len(dp) == sp["sent"],
+          f"parity: sent {sp['sent']}, arrived {len(dp)}, dropped {sp['dropped']} + "
+          f"{sp['parity_dropped']}")
+    _, sn, _ = run_relay(tmp, "noparity", port + 2, ["--seed", "3", "--drop", "0.3"],
+                         [["raw"] + raw])
+    check(sn["parity"] == 0 and sn["parity_dropped"] == 0 and sn["other"] == 200,
+          f"noparity: parity {sn['parity']}, dropped {sn['parity_dropped']}, other {sn['other']}")
+
+
 def case_socket_drops(tmp, port):
     """A relay that falls behind (stopped while a burst arrives) says exactly what its own socket
     dropped: received + socket_drops = what was sent to it, so its truth stays whole."""
@@ -249,6 +277,7 @@ def main():
         check(sumt["socket_drops"] == 0, f"clean: its socket dropped {sumt['socket_drops']}")
 
         case_socket_drops(tmp, 24116)
+        case_parity(tmp, 24118)
 
     if FAILURES:
         print(f"{len(FAILURES)} check(s) failed")
