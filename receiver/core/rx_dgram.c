@@ -436,7 +436,7 @@ static int put_rebuilt(void *arg, uint8_t *dg, size_t len)
 {
 	const struct rebuilt_ctx *const c = arg;
 	struct zcs_rx *const rx = c->rx;
-	const uint64_t seq = zcs_get_le64(dg + 8);
+	const uint64_t delivered = rx->ro.st.delivered;
 	uint32_t bi;
 	bool kept;
 
@@ -450,7 +450,11 @@ static int put_rebuilt(void *arg, uint8_t *dg, size_t len)
 	kept = zcs_rx_datagram(rx, bi, len, c->from);
 	if (!kept)
 		rx->free_list[rx->nfree++] = bi;
-	return kept || zcs_seq_before(seq, rx->ro.next) ? 1 : 0;
+	/* placed: held in the window, or released at once (it was the one the window waited
+	 * for).  Not a datagram whose seq is merely behind the window: one the receive path
+	 * refused (invalid, a duplicate) was counted restored when it was (fuzz_rx_fec
+	 * made_up_before_first) */
+	return kept || rx->ro.st.delivered != delivered ? 1 : 0;
 }
 
 /* The lowest seq the window has not released, for the parity of a block beginning at `at`:
