@@ -89,106 +89,27 @@ for f in "$build/sender/zcs-send" "$build/receiver/zcs-recv" "$build/tests/board
 done
 
 # --- the kernels and busybox, as .debs through apt: a private index per suite (as .ci/armhf.sh
-# does for the sysroot), so the machine's own apt state is never touched
-fetch_suite() { # SUITE -> $cache/SUITE/root holds the unpacked .debs
-	local s=$1 d=$cache/$1
-	mkdir -p "$d/lists/partial" "$d/cache/archives/partial" "$d/debs"
-	[ -f "$d/status" ] || : >"$d/status"
-	printf 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian %s main\n' \
-		"$s" >"$d/sources.list"
-	local opts=(-o "Dir::State::Lists=$d/lists" -o "Dir::Cache=$d/cache" -o "Dir::State::status=$d/status"
-		-o "Dir::Etc::sourcelist=$d/sources.list" -o Dir::Etc::sourceparts=/nonexistent
-		-o APT::Architecture=armhf -o APT::Architectures::=armhf -o Debug::NoLocking=1 -q)
-	apt-get "${opts[@]}" update >"$d/apt-update.log" 2>&1 ||
-		echo "kernels: apt index update of $s reported errors (tolerated, see $d/apt-update.log)"
-	local kernel
-	kernel=$(apt-cache "${opts[@]}" depends linux-image-armmp 2>/dev/null |
-		awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
-	[ -n "$kernel" ] || die "no linux-image-*-armmp in $s's index"
-	local pkgs=("$kernel" busybox-static bash-static) want
-	want=$(apt-get "${opts[@]}" --print-uris download "${pkgs[@]}" | awk '{ print $2 }' | sort)
-	[ -n "$want" ] || die "apt cannot download ${pkgs[*]} from $s"
-	if [ "$(cat "$d/root.stamp" 2>/dev/null)" != "$want" ] || [ ! -d "$d/root/boot" ]; then
-		rm -rf "$d/debs" "$d/root"
-		mkdir -p "$d/debs" "$d/root"
-		(cd "$d/debs" && apt-get "${opts[@]}" download "${pkgs[@]}" >"$d/apt-download.log" 2>&1) ||
-			{ cat "$d/apt-download.log"; die "download from $s failed"; }
-		for f in "$d"/debs/*.deb; do dpkg-deb -x "$f" "$d/root"; done
-		printf '%s\n' "$want" >"$d/root.stamp"
-	fi
-	echo "kernels: $s: $(tr '\n' ' ' <<<"$want")"
-}
+# does for the sysroot), so the machine's own apt state is never touched (.ci/kernels/lib.sh)
+# shellcheck source=kernels/lib.sh
+. .ci/kernels/lib.sh
 step "Debian armhf kernels, busybox-static, bash-static in $cache"
-fetch_suite bookworm
-fetch_suite bullseye
+kernels_fetch_suite bookworm
+kernels_fetch_suite bullseye
 
 work=$(mktemp -d /tmp/zcs-kernels.XXXXXX)
 
 # --- the initramfs: what the armhf programs load, found by their DT_NEEDED in the sysroot
 step "initramfs"
-readelf=arm-linux-gnueabihf-readelf
-libdirs=("$sysroot/lib/arm-linux-gnueabihf" "$sysroot/usr/lib/arm-linux-gnueabihf")
-declare -A libs=()
-add_libs() { # ELF...: every library they need, recursively, into libs[name]=path
-	local queue=("$@") f n d
-	while [ ${#queue[@]} -gt 0 ]; do
-		f=${queue[0]}
-		queue=("${queue[@]:1}")
-		for n in $($readelf -d "$f" | sed -n 's/.*Shared library: \[\(.*\)\].*/\1/p'); do
-			[ -n "${libs[$n]:-}" ] && continue
-			for d in "${libdirs[@]}"; do
-				if [ -e "$d/$n" ]; then
-					libs[$n]=$d/$n
-					queue+=("$d/$n")
-					break
-				fi
-			done
-			[ -n "${libs[$n]:-}" ] || die "$n (needed by $f) is not in $sysroot"
-		done
-	done
-}
 progs=("$build/sender/zcs-send" "$build/receiver/zcs-recv" "$build/tests/board/feed_iq")
-add_libs "${progs[@]}"
-# the modules the virtio NIC needs (vexpress-a9's virtio-mmio transport), in load order; one
-# the kernel has built in is simply not there
-modules=(net/core/failover.ko drivers/net/net_failover.ko drivers/virtio/virtio_mmio.ko
-	drivers/net/virtio_net.ko)
-make_initramfs() { # SUITE OUT.gz
-	local root=$cache/$1/root ir=$work/ir-$1 kver m
-	kver=$(ls "$root/lib/modules")
-	rm -rf "$ir"
-	mkdir -p "$ir"/{bin,proc,dev,tmp,sys,zcs,lib/modules,lib/arm-linux-gnueabihf}
-	cp "$root/bin/busybox" "$ir/bin/busybox"
-	# one bash for both: fakeboard.sh needs bash, and bookworm's runs on either kernel
-	cp "$cache/bookworm/root/bin/bash-static" "$ir/bin/bash"
-	: >"$ir/zcs/modules"
-	for m in "${modules[@]}"; do
-		if [ -e "$root/lib/modules/$kver/kernel/$m" ]; then
-			cp "$root/lib/modules/$kver/kernel/$m" "$ir/lib/modules/"
-			basename "$m" >>"$ir/zcs/modules"
-		fi
-	done
-	cp -L "$sysroot/lib/ld-linux-armhf.so.3" "$ir/lib/"
-	for m in "${!libs[@]}"; do cp -L "${libs[$m]}" "$ir/lib/arm-linux-gnueabihf/$m"; done
-	cp "${progs[@]}" "$ir/zcs/"
-	cp tests/board/fakeboard.sh .ci/kernels/guest.sh .ci/kernels/cases.txt "$ir/zcs/"
-	cp .ci/kernels/init "$ir/init"
-	chmod +x "$ir/init"
-	(cd "$ir" && find . | cpio -o -H newc --quiet | gzip -1 >"$2") || die "cpio of $1"
-	echo "kernels: $1 ($kver): initramfs $(du -h "$2" | cut -f1), ${#libs[@]} libraries," \
-		"modules: $(paste -sd' ' "$ir/zcs/modules")"
-}
-make_initramfs bookworm "$work/bookworm.gz"
-make_initramfs bullseye "$work/bullseye.gz"
+kernels_add_libs "${progs[@]}"
+for suite in bookworm bullseye; do
+	kernels_make_initramfs $suite "$work/$suite.gz" .ci/kernels/guest.sh .ci/kernels/guest_lib.sh \
+		tests/board/fakeboard.sh .ci/kernels/cases.txt
+done
 
 # --- the host side: one namespace, two taps (eth0's and eth1's), the receivers there
 step "network namespace $ns"
-ip netns add "$ns" || die "ip netns add"
-ip -n "$ns" link set lo up
-ip -n "$ns" tuntap add dev tap0 mode tap && ip -n "$ns" tuntap add dev tap1 mode tap ||
-	die "tuntap (needs /dev/net/tun)"
-ip -n "$ns" addr add 198.18.90.1/24 dev tap0 && ip -n "$ns" addr add 198.18.91.1/24 dev tap1 &&
-	ip -n "$ns" link set tap0 up && ip -n "$ns" link set tap1 up || die "tap set-up"
+kernels_netns
 # receivers are started with ip netns exec itself, not through a function: $! must be the
 # receiver (ip netns exec execs it), or cleanup would stop a subshell and leave it running
 
@@ -244,30 +165,6 @@ start_receivers() { # KV DIR
 	done
 	pids+=("${rpids[@]}")
 	wait_listening "${logs[@]}"
-}
-
-# Boots SUITE's kernel with its initramfs; the report lands in DIR/report.txt.
-boot() { # SUITE DIR
-	local root=$cache/$1/root kver
-	kver=$(ls "$root/lib/modules")
-	# eth0: checksum offload on; eth1: csum=off, a NIC that cannot checksum (the USB gadget's
-	# case).  The MACs tell them apart in the guest whatever order the transports probe in.
-	# in the background, its pid in pids: a signal to this script then runs the trap at once
-	# (bash defers traps while a foreground child runs), and cleanup stops qemu before the
-	# namespace and its taps go.  The whole guest takes a few minutes; 900 s is a hung one.
-	QEMU_AUDIO_DRV=none timeout 900 ip netns exec "$ns" qemu-system-arm -M vexpress-a9 -m 1024 \
-		-kernel "$root/boot/vmlinuz-$kver" \
-		-dtb "$root/usr/lib/linux-image-$kver/vexpress-v2p-ca9.dtb" \
-		-initrd "$work/$1.gz" -append "console=ttyAMA0 quiet panic=-1" \
-		-display none -monitor none -no-reboot \
-		-serial "file:$2/console.log" -serial "file:$2/report.txt" \
-		-netdev tap,id=n0,ifname=tap0,script=no,downscript=no \
-		-device virtio-net-device,netdev=n0,mac=52:54:00:00:90:02 \
-		-netdev tap,id=n1,ifname=tap1,script=no,downscript=no \
-		-device virtio-net-device,netdev=n1,mac=52:54:00:00:91:02,csum=off &
-	local q=$!
-	pids+=("$q")
-	wait "$q"
 }
 
 # --- judging
@@ -419,7 +316,7 @@ for suite in bookworm bullseye; do
 	step "$suite's kernel ($kv): receivers"
 	start_receivers "$kv" "$dir"
 	step "$suite's kernel ($kv): boot and stream (qemu-system-arm -M vexpress-a9, TCG)"
-	boot "$suite" "$dir" || echo "kernels: qemu exited $?"
+	kernels_boot "$suite" "$dir" "$work/$suite.gz" || echo "kernels: qemu exited $?"
 	grep -q '^@done' "$dir/report.txt" || {
 		echo "kernels: the guest did not finish; its console:"
 		tail -n 40 "$dir/console.log"
