@@ -188,7 +188,7 @@ void zcs_gf256_muladd_with(unsigned i, uint8_t *dst, const uint8_t *src, uint8_t
 void zcs_gf256_muladd_tab(uint8_t *dst, const uint8_t *src, const struct zcs_gf256_tab *t,
 			  size_t len)
 {
-	pthread_once(&tables_once, setup);
+	/* t came from zcs_gf256_tab_init, whose products ran setup: the kernel is chosen */
 	chosen(dst, src, t->lo, t->hi, len);
 }
 

@@ -32,7 +32,8 @@ struct zcs_gf256_tab {
 	uint8_t lo[16], hi[16];
 };
 void zcs_gf256_tab_init(struct zcs_gf256_tab *t, uint8_t c);
-/* zcs_gf256_muladd with t made for c (c != 0 or not: a zero table adds nothing). */
+/* zcs_gf256_muladd with t made for c by zcs_gf256_tab_init (c != 0 or not: a zero table adds
+ * nothing). */
 void zcs_gf256_muladd_tab(uint8_t *dst, const uint8_t *src, const struct zcs_gf256_tab *t,
 			  size_t len);
 
