@@ -29,6 +29,8 @@
 #include "proto.h"
 #include "rx.h"
 
+#include "fuzz_stream.h"
+
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "fuzz_rx: %s:%d: %s\n", __FILE__, __LINE__, #c); abort(); } } while (0)
 
 #define LIVE 300                  /* datagrams of the live stream */
@@ -58,8 +60,7 @@ struct fuzz {
 	uint64_t forged;              /* forged datagrams handed in (unkeyed) */
 	struct sent sent[LIVE + LIVE / 50 + 2]; /* every datagram of the run, for replays */
 	size_t nsent;
-	const uint8_t *in;
-	size_t left;
+	struct fuzz_cursor in;
 };
 
 static struct fuzz F;
@@ -73,41 +74,6 @@ static enum zcs_run_verdict fake_board(void *ctx, const struct zcs_run_claim *c,
 	(void)now;
 	return VERDICT;
 }
-static const struct sockaddr_in FROM = { .sin_family = AF_INET };
-
-static void value(uint8_t *p, uint64_t n)
-{
-	const uint16_t i = (uint16_t)(1 + n % 30000), q = (uint16_t)(1 + (n / 30000) % 30000);
-
-	p[0] = (uint8_t)i;
-	p[1] = (uint8_t)(i >> 8);
-	p[2] = (uint8_t)q;
-	p[3] = (uint8_t)(q >> 8);
-}
-
-static unsigned int byte(void)
-{
-	if (!F.left)
-		return 0;
-	F.left--;
-	return *F.in++;
-}
-
-static uint64_t bytes(int n)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < n; i++)
-		v |= (uint64_t)byte() << (8 * i);
-	return v;
-}
-
-static void feed(const uint8_t *d, size_t len)
-{
-	zcs_rx_feed(F.rx, d, len, (const struct sockaddr *)&FROM, F.now);
-	zcs_rx_tick(F.rx, F.now);
-}
-
 static struct sent *record(void)
 {
 	CHECK(F.nsent < sizeof(F.sent) / sizeof(F.sent[0]));
@@ -128,7 +94,7 @@ static void send_meta(uint64_t next_seq)
 	s->len = zcs_proto_write_meta(s->d, &m);
 	if (F.keyed)
 		s->len = zcs_auth_seal_meta(&F.auth, &F.tagger, s->d);
-	feed(s->d, s->len);
+	fuzz_feed(F.rx, s->d, s->len, F.now);
 }
 
 /* A sample datagram into d: seq, first, samples (<= SPD), flags; the stream's values, or
@@ -147,7 +113,7 @@ static size_t write_samples(uint8_t *d, uint64_t seq, uint64_t first, uint16_t s
 		if (fill >= 0)
 			memset(d + ZCS_PROTO_SAMPLE_HDR_SIZE + (size_t)i * 4, fill, 4);
 		else
-			value(d + ZCS_PROTO_SAMPLE_HDR_SIZE + (size_t)i * 4, first + i);
+			fuzz_stream_pair(d + ZCS_PROTO_SAMPLE_HDR_SIZE + (size_t)i * 4, first + i);
 	}
 	if (F.keyed && seal)
 		len = zcs_auth_seal_samples(&F.auth, &F.tagger, d, len);
@@ -169,24 +135,24 @@ static void extra(uint64_t cur)
 {
 	uint8_t d[MAX_DGRAM];
 
-	if (F.keyed && F.nsent && (byte() & 1)) {
-		const struct sent *s = &F.sent[bytes(2) % F.nsent];
+	if (F.keyed && F.nsent && (fuzz_byte(&F.in) & 1)) {
+		const struct sent *s = &F.sent[fuzz_bytes(&F.in, 2) % F.nsent];
 
-		feed(s->d, s->len);
+		fuzz_feed(F.rx, s->d, s->len, F.now);
 		return;
 	}
 	{
-		const int64_t dseq = (int64_t)(int32_t)bytes(4);
-		const int64_t dfirst = (int64_t)(int32_t)bytes(4);
-		const unsigned int k = byte();
+		const int64_t dseq = (int64_t)(int32_t)fuzz_bytes(&F.in, 4);
+		const int64_t dfirst = (int64_t)(int32_t)fuzz_bytes(&F.in, 4);
+		const unsigned int k = fuzz_byte(&F.in);
 		/* a few far jumps, else near ones: both kinds of claim */
 		const uint64_t seq = k & 0x80 ? cur + (uint64_t)dseq * 4096 : cur + (uint64_t)(dseq % 300);
 		const uint64_t first = seq * SPD + (uint64_t)(k & 0x40 ? dfirst * 65536 : dfirst % 2000);
-		const uint16_t samples = (uint16_t)(bytes(1) % (SPD + 1));
-		const uint8_t flags = (uint8_t)(byte() & (ZCS_FLAG_EOS | ZCS_FLAG_DISCONT));
+		const uint16_t samples = (uint16_t)(fuzz_bytes(&F.in, 1) % (SPD + 1));
+		const uint8_t flags = (uint8_t)(fuzz_byte(&F.in) & (ZCS_FLAG_EOS | ZCS_FLAG_DISCONT));
 
 		/* unsealed when keyed: refused by its tag */
-		feed(d, write_samples(d, seq, first, samples, flags, 0xee, false));
+		fuzz_feed(F.rx, d, write_samples(d, seq, first, samples, flags, 0xee, false), F.now);
 		F.forged++;
 	}
 }
@@ -207,17 +173,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[256];
 
 	memset(&F, 0, sizeof(F));
-	F.in = data;
-	F.left = size;
-	first = byte();
+	F.in.p = data;
+	F.in.left = size;
+	first = fuzz_byte(&F.in);
 	F.keyed = first & 1;
 	checked = F.keyed && (first & 2);
 	if (checked) {
 		VERDICT = ZCS_RUN_UNKNOWN;
 		o.run_check = (struct zcs_run_check){ fake_board, NULL };
-		o.hold_bytes = 8 + (size_t)byte() * 64;
+		o.hold_bytes = 8 + (size_t)fuzz_byte(&F.in) * 64;
 		/* before the last datagram, which always arrives and then finds the answer */
-		answer_at = bytes(2) % (LIVE - 1);
+		answer_at = fuzz_bytes(&F.in, 2) % (LIVE - 1);
 	}
 	if (F.keyed) {
 		memset(F.key.bytes, 0x5a, sizeof(F.key.bytes));
@@ -248,7 +214,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* what the input does around this datagram: 0 deliver, 1 lose, 2 deliver after the
 		 * next, 3 a made-up datagram first (then look again) */
 		for (;;) {
-			const unsigned int op = F.left ? byte() % 8 : 0;
+			const unsigned int op = F.in.left ? fuzz_byte(&F.in) % 8 : 0;
 
 			if (op == 3 || op == 4) {
 				extra(s);
@@ -265,9 +231,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		}
 		if (d)
-			feed(d->d, d->len);
+			fuzz_feed(F.rx, d->d, d->len, F.now);
 		if (held && d) {
-			feed(held->d, held->len);
+			fuzz_feed(F.rx, held->d, held->len, F.now);
 			held = NULL;
 		}
 	}
@@ -283,7 +249,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			const uint8_t *p = it.data + j * 4;
 			uint8_t want[4];
 
-			value(want, out + j);
+			fuzz_stream_pair(want, out + j);
 			if (!p[0] && !p[1] && !p[2] && !p[3])
 				zeros++;
 			else if (memcmp(p, want, 4) != 0)

@@ -29,6 +29,8 @@
 #include "proto.h"
 #include "rx.h"
 
+#include "fuzz_stream.h"
+
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "fuzz_rx_fec: %s:%d: %s\n", __FILE__, __LINE__, #c); abort(); } } while (0)
 
 #define LIVE 300                  /* sample datagrams of the live stream */
@@ -59,46 +61,10 @@ struct fuzz {
 	/* per block (by its first seq / fk): sample datagrams lost, parity indices that arrived */
 	unsigned block_lost[LIVE];
 	uint32_t block_parity[LIVE];
-	const uint8_t *in;
-	size_t left;
+	struct fuzz_cursor in;
 };
 
 static struct fuzz F;
-static const struct sockaddr_in FROM = { .sin_family = AF_INET };
-
-static void value(uint8_t *p, uint64_t n)
-{
-	const uint16_t i = (uint16_t)(1 + n % 30000), q = (uint16_t)(1 + (n / 30000) % 30000);
-
-	p[0] = (uint8_t)i;
-	p[1] = (uint8_t)(i >> 8);
-	p[2] = (uint8_t)q;
-	p[3] = (uint8_t)(q >> 8);
-}
-
-static unsigned int byte(void)
-{
-	if (!F.left)
-		return 0;
-	F.left--;
-	return *F.in++;
-}
-
-static uint64_t bytes(int n)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < n; i++)
-		v |= (uint64_t)byte() << (8 * i);
-	return v;
-}
-
-static void feed(const uint8_t *d, size_t len)
-{
-	zcs_rx_feed(F.rx, d, len, (const struct sockaddr *)&FROM, F.now);
-	zcs_rx_tick(F.rx, F.now);
-}
-
 static void send_meta(uint64_t next_seq)
 {
 	struct zcs_meta m = {
@@ -114,7 +80,7 @@ static void send_meta(uint64_t next_seq)
 	len = zcs_proto_write_meta(d, &m);
 	if (F.keyed)
 		len = zcs_auth_seal_meta(&F.auth, &F.tagger, d);
-	feed(d, len);
+	fuzz_feed(F.rx, d, len, F.now);
 }
 
 /* Live sample datagram seq into d, sealed when keyed, folded into its block. */
@@ -129,7 +95,7 @@ static size_t live(uint8_t *d, uint64_t seq)
 
 	zcs_proto_write_sample_hdr(d, &h);
 	for (uint16_t i = 0; i < SPD; i++)
-		value(d + ZCS_PROTO_SAMPLE_HDR_SIZE + (size_t)i * 4, seq * SPD + i);
+		fuzz_stream_pair(d + ZCS_PROTO_SAMPLE_HDR_SIZE + (size_t)i * 4, seq * SPD + i);
 	if (F.keyed)
 		len = zcs_auth_seal_samples(&F.auth, &F.tagger, d, len);
 	zcs_fec_enc_add(&F.enc, d, len);
@@ -140,28 +106,28 @@ static size_t live(uint8_t *d, uint64_t seq)
 static void made_up(uint64_t cur)
 {
 	uint8_t d[MAX_DGRAM + 64];
-	const unsigned kind = byte();
+	const unsigned kind = fuzz_byte(&F.in);
 	struct zcs_parity_hdr p = { .stream_id = STREAM };
 	size_t len;
 
 	/* one statement each: the input's bytes are read in this order (an initializer list's
 	 * order of evaluation is not defined) */
-	p.block_seq = cur - byte() % 64;
-	p.number = bytes(2);
-	p.k = (uint8_t)(kind & 1 ? F.fk : 1 + byte() % ZCS_FEC_MAX_K);
-	p.m = (uint8_t)(kind & 2 ? F.fm : 1 + byte() % ZCS_FEC_MAX_M);
-	p.index = (uint8_t)(byte() % p.m);
-	p.shard_len = (uint16_t)(16 + bytes(2) % (MAX_DGRAM - ZCS_PROTO_PARITY_HDR_SIZE -
+	p.block_seq = cur - fuzz_byte(&F.in) % 64;
+	p.number = fuzz_bytes(&F.in, 2);
+	p.k = (uint8_t)(kind & 1 ? F.fk : 1 + fuzz_byte(&F.in) % ZCS_FEC_MAX_K);
+	p.m = (uint8_t)(kind & 2 ? F.fm : 1 + fuzz_byte(&F.in) % ZCS_FEC_MAX_M);
+	p.index = (uint8_t)(fuzz_byte(&F.in) % p.m);
+	p.shard_len = (uint16_t)(16 + fuzz_bytes(&F.in, 2) % (MAX_DGRAM - ZCS_PROTO_PARITY_HDR_SIZE -
 						  ZCS_AUTH_SAMPLE_TRAILER - 16));
 	if (kind & 4)   /* a block of the stream's own, so it meets the real one */
 		p.block_seq = cur / F.fk * F.fk;
 	zcs_proto_write_parity_hdr(d, &p);
-	memset(d + ZCS_PROTO_PARITY_HDR_SIZE, (int)byte(), p.shard_len);
+	memset(d + ZCS_PROTO_PARITY_HDR_SIZE, (int)fuzz_byte(&F.in), p.shard_len);
 	len = ZCS_PROTO_PARITY_HDR_SIZE + p.shard_len;
 	/* keyed: sealed with the key (a correct tag over wrong contents) or not at all */
 	if (F.keyed && (kind & 8))
 		len = zcs_auth_seal_parity(&F.auth, &F.tagger, d, len);
-	feed(d, len);
+	fuzz_feed(F.rx, d, len, F.now);
 	F.made_up++;
 }
 
@@ -175,7 +141,7 @@ static void send_parity(void)
 
 	for (unsigned i = 0; i < F.fm; i++) {
 		size_t len = zcs_fec_enc_parity(&F.enc, i, STREAM, d), wlen = len;
-		const unsigned op = F.left ? byte() % 4 : 0;
+		const unsigned op = F.in.left ? fuzz_byte(&F.in) % 4 : 0;
 
 		if (op == 3) {
 			memcpy(w, d, len);
@@ -187,16 +153,16 @@ static void send_parity(void)
 				w[x] ^= 0xa5;
 			if (F.keyed)
 				wlen = zcs_auth_seal_parity(&F.auth, &F.tagger, w, len);
-			feed(w, wlen);
+			fuzz_feed(F.rx, w, wlen, F.now);
 			F.made_up++;
 		}
 		if (F.keyed)
 			len = zcs_auth_seal_parity(&F.auth, &F.tagger, d, len);
 		if (op == 1)
 			continue;
-		feed(d, len);
+		fuzz_feed(F.rx, d, len, F.now);
 		if (op == 2)
-			feed(d, len);
+			fuzz_feed(F.rx, d, len, F.now);
 		F.block_parity[block] |= 1u << i;
 	}
 	zcs_fec_enc_close(&F.enc);
@@ -220,13 +186,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!zcs_fec_available())
 		return 0;   /* a build without the code has no parity path to fuzz */
 	memset(&F, 0, sizeof(F));
-	F.in = data;
-	F.left = size;
-	mode = byte();
+	F.in.p = data;
+	F.in.left = size;
+	mode = fuzz_byte(&F.in);
 	F.keyed = mode & 1;
 	F.announced = mode & 2;
-	F.fk = 1 + byte() % MAX_K;
-	F.fm = 1 + byte() % MAX_M;
+	F.fk = 1 + fuzz_byte(&F.in) % MAX_K;
+	F.fm = 1 + fuzz_byte(&F.in) % MAX_M;
 	if (F.keyed) {
 		memset(F.key.bytes, 0x5a, sizeof(F.key.bytes));
 		o.key = &F.key;
@@ -255,7 +221,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* 0 deliver, 1 lose, 2 deliver twice, 3 deliver after the next, 4 a made-up parity
 		 * datagram first (then look again) */
 		for (;;) {
-			const unsigned op = F.left ? byte() % 8 : 0;
+			const unsigned op = F.in.left ? fuzz_byte(&F.in) % 8 : 0;
 
 			if (op == 4) {
 				made_up(s);
@@ -269,7 +235,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				send = false;
 				F.block_lost[s / F.fk]++;
 			} else if (op == 2) {
-				feed(cur, len);
+				fuzz_feed(F.rx, cur, len, F.now);
 			} else if (op == 3 && !held_len && s != LIVE - 1 &&
 				   (s + 1) % F.fk != 0) {
 				memcpy(held, cur, len);
@@ -280,9 +246,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		}
 		if (send)
-			feed(cur, len);
+			fuzz_feed(F.rx, cur, len, F.now);
 		if (held_len && send) {
-			feed(held, held_len);
+			fuzz_feed(F.rx, held, held_len, F.now);
 			held_len = 0;
 		}
 		/* a block ends after K datagrams, or early at the end of stream */
@@ -300,7 +266,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			const uint8_t *p = it.data + j * 4;
 			uint8_t want[4];
 
-			value(want, out + j);
+			fuzz_stream_pair(want, out + j);
 			if (!p[0] && !p[1] && !p[2] && !p[3])
 				zeros++;
 			else if (memcmp(p, want, 4) != 0)
