@@ -35,12 +35,6 @@ TMP=$(mktemp -d /tmp/zcs-soak-XXXXXX)
 lab_up soak 3 || { echo "FAIL: lab_up failed" >&2; exit 1; }
 [ "${SOAK_KEEP:-0}" = 1 ] || lab_on_exit rm -rf "$TMP"
 lab_offload off || { echo "FAIL: lab_offload off failed" >&2; exit 1; }
-for h in br tx rx1 rx2 rx3; do
-	if [ "$h" = br ]; then devs=(p-tx p-rx1 p-rx2 p-rx3); else devs=(eth0); fi
-	for d in "${devs[@]}"; do
-		lab_exec "$h" ethtool -K "$d" tx-udp-segmentation off >/dev/null 2>&1 || true
-	done
-done
 /usr/bin/python3 "$HERE/soak.py" --lab "$LAB" --tmp "$TMP" --send "$SEND" --recv "$RECV" \
 	--ctl "$CTL" --impair "$IMPAIR" "$@"
 rc=$?

@@ -29,8 +29,9 @@
 #   lab_exec HOST CMD...      run CMD in HOST's namespace (ip netns exec)
 #   lab_ns HOST               print HOST's namespace name
 #   lab_addr HOST [4|6]       print HOST's address (no prefix length)
-#   lab_offload off|on [HOST...]  TSO, GSO and GRO off (or on) on every eth0
-#                             and bridge port, or only the HOSTs given; needs ethtool
+#   lab_offload off|on [HOST...]  TSO, GSO, GRO and UDP GSO off (or on) on every eth0
+#                             and bridge port, or only the HOSTs given; needs ethtool.  Off,
+#                             every skb on the lab's links is one datagram
 #   lab_mtu MTU               set the MTU of every interface of the lab
 #   lab_on_exit CMD...        register a command to run (before lab_down) when the script exits
 #   lab_bg HOST LOGFILE CMD...  start CMD in HOST in the background, output to LOGFILE; its pid
@@ -179,6 +180,12 @@ lab_bg() {
 	LAB_BG_PID=$!
 }
 
+# UDP GSO ("tx-udp-segmentation") is a feature of its own, not covered by "gso"; a kernel or an
+# ethtool without it has nothing to turn off
+_lab_udp_gso() { # NS DEV on|off
+	ip netns exec "$1" ethtool -K "$2" tx-udp-segmentation "$3" >/dev/null 2>&1 || true
+}
+
 lab_offload() {
 	local state=$1 host dev
 	shift
@@ -193,10 +200,12 @@ lab_offload() {
 			for dev in $(ip -n "$LAB-br" -o link show type veth | awk -F': ' '{print $2}' | cut -d@ -f1); do
 				ip netns exec "$LAB-br" ethtool -K "$dev" tso "$state" gso "$state" gro "$state" \
 					>/dev/null 2>&1 || { _lab_log "ethtool -K $dev failed"; return 1; }
+				_lab_udp_gso "$LAB-br" "$dev" "$state"
 			done
 		else
 			ip netns exec "$LAB-$host" ethtool -K eth0 tso "$state" gso "$state" gro "$state" \
 				>/dev/null 2>&1 || { _lab_log "ethtool -K eth0 in $host failed"; return 1; }
+			_lab_udp_gso "$LAB-$host" eth0 "$state"
 		fi
 	done
 }

@@ -34,12 +34,6 @@ PARITY="$ZCS @th,88,8 2"
 
 LAB_SNOOPING=1 lab_up mfec 3 || { echo "FAIL: lab_up failed" >&2; exit 1; }
 lab_offload off || fail "lab_offload off failed"
-for h in br tx rx1 rx2 rx3; do
-	if [ "$h" = br ]; then devs=(p-tx p-rx1 p-rx2 p-rx3); else devs=(eth0); fi
-	for d in "${devs[@]}"; do
-		lab_exec "$h" ethtool -K "$d" tx-udp-segmentation off >/dev/null 2>&1 || true
-	done
-done
 
 lab_exec br nft -f - <<EOF || fail "nft rules (switch) not accepted"
 table bridge zcsfec {

@@ -30,13 +30,6 @@ IMPAIRABLE="$ZCS_SAMPLE @th,264,8 0 @th,128,64 != 0"
 
 lab_up mloss 3 || { echo "FAIL: lab_up failed" >&2; exit 1; }
 lab_offload off || fail "lab_offload off failed"
-# a sender skb must be one datagram (UDP GSO is "tx-udp-segmentation", not covered by "gso")
-for h in br tx rx1 rx2 rx3; do
-	if [ "$h" = br ]; then devs=(p-tx p-rx1 p-rx2 p-rx3); else devs=(eth0); fi
-	for d in "${devs[@]}"; do
-		lab_exec "$h" ethtool -K "$d" tx-udp-segmentation off >/dev/null 2>&1 || true
-	done
-done
 
 lab_exec br nft -f - <<EOF || fail "nft rules (switch) not accepted"
 table netdev zcsloss {
