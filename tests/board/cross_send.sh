@@ -34,7 +34,7 @@ chmod +x "$wrapper"
 
 : >"$results"
 failed=0
-scenarios=(send_local send_settings send_disable send_errors)
+scenarios=(send_local send_keyed send_settings send_disable send_errors)
 # send_low_rates: rtl_433's 250 kS/s and 1 MS/s through the sysroot's libad9361 (the AD9361's
 # FIR) and the capture core's /8, when the cross build has libad9361 (a sysroot may lack it)
 grep -q '^#define ZCS_HAVE_AD9361 1' "$cross/zcs_config.h" && scenarios+=(send_low_rates)
