@@ -23,6 +23,8 @@
 #   ZCS_ICOUNT_REPS      runs of every cell (default 2)
 #   ZCS_ICOUNT_LOOP      the self-check's iterations (default 1e8: 2e8 instructions, then twice that)
 #   ZCS_ICOUNT_OUT       where the guests' reports and the tables go (default ARMHF_BUILD/icount)
+#   ZCS_ICOUNT_PROFILE   1: also where the instructions go, per thread and function, in the cells
+#                        of ZCS_ICOUNT_PROFILE_CELLS (tests/bench/bench_board_icount_profile.sh)
 #
 # Needs .ci/armhf.sh's build (zcs-send, feed_iq, bench_send_tool, bench_iio_floor,
 # bench_icount_loop for armhf) and its sysroot (ZCS_ARMHF_CACHE), the kernels' cache of
@@ -83,6 +85,9 @@ kernels_unpack bookworm iiod iiod libaio1 libavahi-client3 libavahi-common3 libd
 	libsystemd0 libcap2 libgcrypt20 libgpg-error0 liblz4-1 liblzma5
 kernels_libdirs=("$cache/bookworm/iiod/lib/arm-linux-gnueabihf" "$cache/bookworm/iiod/usr/lib/arm-linux-gnueabihf")
 progs+=("$cache/bookworm/iiod/usr/sbin/iiod")
+# the per-function profile (ZCS_ICOUNT_PROFILE=1): tests/bench/bench_board_icount_profile.sh
+profile_files=()
+[ "${ZCS_ICOUNT_PROFILE:-0}" = 1 ] && . tests/bench/bench_board_icount_profile.sh
 kernels_add_libs "${progs[@]}"
 
 mkdir -p "$outdir"
@@ -161,9 +166,10 @@ run_kernel() { # KV SUITE DIR
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	cells "$kv" >"$work/cells.txt"
+	[ "${ZCS_ICOUNT_PROFILE:-0}" = 1 ] && profile_cells "$work/cells.txt" && profile_files
 	kernels_make_initramfs "$suite" "$work/$suite.gz" tests/bench/bench_board_icount_guest.sh \
 		.ci/kernels/guest_lib.sh tests/board/fakeboard.sh "$work/cells.txt" "$work/icount.conf" \
-		"$work/key"
+		"$work/key" "${profile_files[@]}"
 	: >"$dir/report.txt"
 	: >"$dir/host.txt"
 	echo "bench_board_icount: $kv: $(grep -c ' [0-9]*:[0-9]* \(zcs\|iiod\|floor\)' "$work/cells.txt") runs of $N and $N2 pairs at $RATE pairs/s"
@@ -221,3 +227,6 @@ for kv in "${kernels[@]}"; do
 done
 /usr/bin/python3 tests/bench/bench_board_icount_table.py "${kernels[@]/#/$outdir/}" |
 	tee "$outdir/tables.md"
+if [ "${ZCS_ICOUNT_PROFILE:-0}" = 1 ]; then
+	for kv in "${kernels[@]}"; do profile_tables "$outdir/$kv"; done
+fi

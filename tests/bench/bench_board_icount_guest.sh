@@ -179,6 +179,9 @@ pause() {
 }
 cpu_of() { sed -n 's/^cpu_s=\([0-9.]*\).*status=\([-0-9]*\).*/\1 \2/p' "$1"; }
 
+# the profile mode (ZCS_ICOUNT_PROFILE=1) brackets the cells' windows with its sampler
+# shellcheck source=bench_board_icount_profile_guest.sh
+[ -f /zcs/bench_board_icount_profile_guest.sh ] && . /zcs/bench_board_icount_profile_guest.sh
 while read -r name rep kind net args; do
 	case $name in '#'* | '') continue ;; esac
 	case $net in eth1) dest=198.18.91.1 ;; *) dest=198.18.90.1 ;; esac
