@@ -201,6 +201,7 @@ KERNEL_GROUPS = [
     ("socket layer and skb", r"^_*sock_|^_*sys_sendmsg|^_*sys_sendto|^sys_send|^_*sys_recv|^_*sk_|"
                              r"skb|^_*alloc_skb|^csum|^_*copy_from_iter|^_*copy_to_iter|"
                              r"^do_csum|^csum_partial|^skb_page_frag|^page_frag"),
+    ("kernel memset and memcpy (mmioset, mmiocpy)", r"^mmioset$|^mmiocpy$|^__memset|^__memzero"),
     ("pipe (the emulation's FIFO)", r"^pipe_|^anon_pipe|^_*pipe_|^fifo_|^wait_for_partner"),
     ("user copies", r"copy_to_user|copy_from_user|^arm_copy|^__copy_|^_copy_|^copy_page|^__memzero|"
                     r"^memcpy|^memmove|^memset|^mmiocpy|^__memcpy|^copy_|^_*clear_user"),

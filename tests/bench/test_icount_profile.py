@@ -141,6 +141,8 @@ class TestPlaces(unittest.TestCase):
         self.assertEqual(prof.kernel_group("__do_softirq"), "softirq")
         self.assertEqual(prof.kernel_group("msg_zerocopy_callback"), "zero-copy notifications")
         self.assertEqual(prof.kernel_group("no_such_thing_at_all"), "kernel, other")
+        # the ARM kernel's memset is named by its first alias: not page or slab work
+        self.assertTrue(prof.kernel_group("mmioset").startswith("kernel memset"))
         self.assertEqual(prof.user_group("zcs-send", "pack_p12", ZCS.src["pack_p12"]), "zcs: pack (formats/)")
         self.assertEqual(prof.user_group("zcs-send", "poly1305_blocks_neon", ""), "tag: Poly1305 (OpenSSL, NEON)")
         self.assertEqual(prof.user_group("zcs-send", "ChaCha20_neon", ""), "tag: ChaCha20 (one-time key)")
