@@ -15,10 +15,18 @@
 #   ZCS_ICOUNT_CELLS     an extended regex: only the zcs-send cells whose name matches (the
 #                        self-check, iiod and the supply always run: the table is relative to
 #                        iiod), e.g. "keyed" reruns the keyed cells
-#   ZCS_ICOUNT_N         pairs of the short run of a cell (default 500000); each cell also runs
-#                        with 3 times as many, and the per-sample figures are the difference
-#                        (every program's start-up, ~14 M instructions for libiio's context
-#                        alone, cancels)
+#   ZCS_ICOUNT_N         pairs of the short run of a cell (default 500000, made the nearest whole
+#                        number of libiio blocks: every program reads whole blocks, iiod sends
+#                        them); each cell also runs with 3 times as many, and the per-sample
+#                        figures are the difference (every program's start-up, ~14 M
+#                        instructions for libiio's context alone, cancels)
+#   ZCS_ICOUNT_IIOD_N    the same for iiod and the supply (default ZCS_ICOUNT_N)
+#   ZCS_ICOUNT_IIOD_REPS runs of iiod and the supply (default ZCS_ICOUNT_REPS; the table takes
+#                        the median)
+#   ZCS_ICOUNT_IIOD      resident (default): one iiod started before the cells, once its avahi
+#                        thread has given up, measured by its CPU clock over each client; spawn:
+#                        an iiod started for each run (the first method: its count then holds
+#                        avahi's retries over its life, unsteady; docs/performance.md)
 #   ZCS_ICOUNT_RATE      the pace in pairs/s, feeder and zcs-send -r (default 2083334)
 #   ZCS_ICOUNT_REPS      runs of every cell (default 2)
 #   ZCS_ICOUNT_LOOP      the self-check's iterations (default 1e8: 2e8 instructions, then twice that)
@@ -41,9 +49,11 @@ outdir=$(realpath -m "${ZCS_ICOUNT_OUT:-$build/icount}")
 kernels=(${ZCS_ICOUNT_KERNELS:-6.1 5.10})
 only=${ZCS_ICOUNT_CELLS:-.}
 N=${ZCS_ICOUNT_N:-500000}
-N2=$((3 * N))
+IN=${ZCS_ICOUNT_IIOD_N:-$N}
 RATE=${ZCS_ICOUNT_RATE:-2083334}
 REPS=${ZCS_ICOUNT_REPS:-2}
+IREPS=${ZCS_ICOUNT_IIOD_REPS:-$REPS}
+case ${ZCS_ICOUNT_IIOD:-resident} in resident) IKIND=iiodr ;; spawn) IKIND=iiod ;; *) IKIND= ;; esac
 LOOP=${ZCS_ICOUNT_LOOP:-100000000}
 ns=zcsic-$$
 work=
@@ -63,6 +73,7 @@ die() {
 	exit 1
 }
 
+[ -n "$IKIND" ] || die "ZCS_ICOUNT_IIOD: resident or spawn"
 for c in qemu-system-arm iio_readdev nft cpio arm-linux-gnueabihf-readelf; do
 	command -v $c >/dev/null || die "needs $c (qemu-system-arm, libiio-utils, nftables, cpio, binutils-arm-linux-gnueabihf)"
 done
@@ -97,6 +108,13 @@ work=$(mktemp -d /tmp/zcs-icount.XXXXXX)
 BLOCK=$(awk -v r="$RATE" 'BEGIN { b = int(r / 20); if (b < 4096) b = 4096; if (b > 1048576) b = 1048576;
 	printf "%d", int((b + 1023) / 1024) * 1024 }')
 CHUNK=$(awk -v r="$RATE" 'BEGIN { c = int(r / 200); print (c > 65536 ? 65536 : c) }')
+# whole blocks: a run of N pairs reads ceil(N / BLOCK) blocks (iiod sends them all to iio_readdev),
+# so N off a multiple of BLOCK would charge the difference of two runs more samples than it counts
+blocks() { awk -v n="$1" -v b="$BLOCK" 'BEGIN { k = int(n / b + 0.5); printf "%d", (k < 1 ? 1 : k) * b }'; }
+N=$(blocks "$N")
+N2=$((3 * N))
+IN=$(blocks "$IN")
+IN2=$((3 * IN))
 printf 'RATE=%s\nBLOCK=%s\nCHUNK=%s\n' "$RATE" "$BLOCK" "$CHUNK" >"$work/icount.conf"
 (umask 077 && od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$work/key" && echo >>"$work/key")
 
@@ -105,10 +123,14 @@ cells() { # KV
 	local rep fmt path key
 	echo "selfcheck 1 loop - $LOOP"
 	echo "selfcheck 2 loop - $((2 * LOOP))"
-	for ((rep = 1; rep <= REPS; rep++)); do
-		for n in $N $N2; do
-			echo "iiod $rep:$n iiod -"
+	for ((rep = 1; rep <= (REPS > IREPS ? REPS : IREPS); rep++)); do
+		for n in $IN $IN2; do
+			((rep <= IREPS)) || break
+			echo "iiod $rep:$n $IKIND -"
 			echo "supply $rep:$n floor -"
+		done
+		for n in $N $N2; do
+			((rep <= REPS)) || break
 			for path in uring-zc msg-zc gso plain; do
 				# io_uring's SEND_ZC is Linux 6.0's: 5.10 offers msg-zc, gso and plain
 				[ "$path" = uring-zc ] && [ "$1" = 5.10 ] && continue
@@ -172,7 +194,8 @@ run_kernel() { # KV SUITE DIR
 		"$work/key" "${profile_files[@]}"
 	: >"$dir/report.txt"
 	: >"$dir/host.txt"
-	echo "bench_board_icount: $kv: $(grep -c ' [0-9]*:[0-9]* \(zcs\|iiod\|floor\)' "$work/cells.txt") runs of $N and $N2 pairs at $RATE pairs/s"
+	echo "bench_board_icount: $kv: $(grep -c ' [0-9]*:[0-9]* \(zcs\|iiod\|floor\)' "$work/cells.txt") runs of $N and $N2 pairs" \
+		"(iiod and the supply $IN and $IN2) at $RATE pairs/s, blocks of $BLOCK"
 	# eth0 without TSO (the board's macb has scatter-gather and checksum offload, no TSO): iiod's
 	# TCP then leaves in MSS segments that the guest's kernel cuts, as the board's does
 	kernels_nic0=,gso=off,host_tso4=off,host_tso6=off,host_ecn=off,host_ufo=off \
@@ -189,13 +212,18 @@ run_kernel() { # KV SUITE DIR
 			case $line in
 			@iiod\ *)
 				# until iiod listens: a refused connection reads nothing
+				# (the host's load and the client's own wall time beside it: the host runs in real
+				# time against the guest's instruction clock)
+				load=$(cut -d' ' -f1 /proc/loadavg)
+				rt0=$(date +%s%N)
 				for _ in $(seq 300); do
 					bytes=$(ip netns exec "$ns" iio_readdev -u ip:198.18.90.2 -b "$BLOCK" -s "${line##*:}" \
 						cf-ad9361-lpc voltage0 voltage1 2>"$dir/readdev.log" | wc -c)
 					[ "$bytes" -gt 0 ] && break
 					sleep 1
 				done
-				echo "${line#@iiod } readdev_pairs=$((bytes / 4))" >>"$dir/host.txt"
+				echo "${line#@iiod } readdev_pairs=$((bytes / 4)) host_load=$load" \
+					"host_s=$(awk -v a="$rt0" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')" >>"$dir/host.txt"
 				for _ in $(seq 100); do
 					ip netns exec "$ns" bash -c 'exec 3<>/dev/tcp/198.18.90.2/5100' 2>/dev/null && break
 					sleep 0.2

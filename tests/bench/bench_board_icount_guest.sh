@@ -9,7 +9,8 @@
 # Per cell: the program's own CPU (user + system, all threads: the rusage of bench_send_tool cpu),
 # the whole system's busy time over the cell (every task's run time, /proc/schedstat), the
 # feeder's CPU (the emulated ADC, never charged to anyone), the ticks /proc/stat gave to irq and
-# softirq, and the idle time as the nohz code keeps it (which does not hold under -icount).
+# softirq, the idle time as the nohz code keeps it, and the network's and the scheduler's event
+# counts (net_snap; for iiod its context switches and read/write calls too).
 set -u
 export PATH=/zcs:/bin:/sbin
 out=/dev/ttyAMA1
@@ -111,8 +112,44 @@ feed_stop() { # -> overrun (pairs)
 	feeder=
 	overrun=$(awk '/overrun, dropped/ { s += $5 } END { print s + 0 }' /tmp/feed.log)
 }
+# The network's and the scheduler's event counts, "KEY VALUE" lines: IP datagrams and TCP segments
+# in and out (/proc/net/snmp), TCP's delayed and pure ACKs (/proc/net/netstat), eth0's packets
+# (/proc/net/dev), the NICs' interrupts (the virtio lines of /proc/interrupts: no sysfs here to
+# tell which is which; only eth0 carries a cell's traffic, eth1 only the plain cells'), the
+# NET_RX/NET_TX softirqs and the system's context switches.  What a server's cost per sample
+# follows when it is not a constant of its own work (iiod's TCP: docs/performance.md).
+net_snap() {
+	awk '
+	FILENAME == "/proc/net/snmp" || FILENAME == "/proc/net/netstat" {
+		if (!($1 in hdr)) { for (i = 2; i <= NF; i++) hdr[$1, i] = $i; hdr[$1] = 1; next }
+		for (i = 2; i <= NF; i++) {
+			k = hdr[$1, i]
+			if (($1 == "Ip:" && (k == "InReceives" || k == "OutRequests")) ||
+			    ($1 == "Tcp:" && (k == "InSegs" || k == "OutSegs" || k == "RetransSegs")) ||
+			    ($1 == "TcpExt:" && (k == "DelayedACKs" || k == "TCPPureAcks" || k == "TCPHPAcks" ||
+			     k == "TCPBacklogCoalesce" || k == "TCPAutoCorking")))
+				print substr($1, 1, length($1) - 1) "_" k, $i
+		}
+		next
+	}
+	FILENAME == "/proc/net/dev" {
+		# "eth0:" and a large first count may run together
+		l = $0; sub(/:/, " ", l); split(l, f, " ")
+		if (f[1] == "eth0") { print "eth0_rx_packets", f[3]; print "eth0_tx_packets", f[11] }
+		next
+	}
+	FILENAME == "/proc/interrupts" && $NF ~ /^virtio[0-9]/ { irq += $2; next }
+	FILENAME == "/proc/softirqs" && ($1 == "NET_RX:" || $1 == "NET_TX:") { print ($1 == "NET_RX:" ? "net_rx" : "net_tx"), $2; next }
+	FILENAME == "/proc/stat" && $1 == "ctxt" { print "ctxt", $2 }
+	END { print "virtio_irqs", irq + 0 }
+	' /proc/net/snmp /proc/net/netstat /proc/net/dev /proc/interrupts /proc/softirqs /proc/stat 2>/dev/null
+}
+# KEY=delta of two net_snap files
+net_delta() { awk 'NR == FNR { a[$1] = $2; next } ($1 in a) { printf "%s%s=%.0f", s, $1, $2 - a[$1]; s = " " }' "$1" "$2"; }
+
 # The cell's window: the feeder's CPU within it is taken out of the system's busy time.
 window_open() {
+	net_snap >/tmp/net0
 	fns0=0
 	[ -z "$feeder" ] || fns0=$(proc_ns "$feeder")
 	read -r irq0 si0 <<<"$(irq_ticks)"
@@ -133,6 +170,8 @@ window_close() {
 	feeder_ns=0
 	[ -z "$feeder" ] || feeder_ns=$(($(proc_ns "$feeder") - fns0))
 	read -r irq1 si1 <<<"$(irq_ticks)"
+	net_snap >/tmp/net1
+	net=$(net_delta /tmp/net0 /tmp/net1)
 }
 # Every task's CPU ns (schedstat) as "NS PID COMM" lines, threads summed per task
 task_ns() {
@@ -177,7 +216,39 @@ pause() {
 	tl=$(awk '/idle_calls|idle_sleeps|tick_stopped/ { gsub(/ /, ""); printf "%s,", $0 }' /proc/timer_list)
 	st=$(awk '$1 == "cpu" { print $2 "/" $4 "/" $5 "/" $6 }' /proc/stat)
 }
+# A resident iiod (cells of kind iiodr): started once, before every cell, and measured by its own
+# CPU clock over each client's transfer.  Debian's iiod (0.24) keeps a thread retrying to register
+# with avahi (no D-Bus here; the board has one), 1, 2, ... 10 s apart for 55 s of the guest's
+# clock, each attempt some hundreds of thousands of instructions: an iiod started per cell pays
+# as many attempts as its life spans, which the host's real-time latencies decide.  The cells
+# wait until that thread has given up (iiod down to its one listening thread).
+iiod_pid=
+iiod_resident() {
+	local t=0 c=0 c1 steps= n quiet=0
+	iiod >/tmp/iiod.log 2>&1 &
+	iiod_pid=$!
+	# done when one thread is left, or after 12 s without a step of 10 000 instructions (the
+	# attempts are at most 10 s apart)
+	while [ $t -lt 90 ] && [ $quiet -lt 12 ]; do
+		sleep 1
+		t=$((t + 1))
+		n=$(ls "/proc/$iiod_pid/task" 2>/dev/null | wc -l)
+		c1=$(bench_send_tool pcpu "$iiod_pid" 2>/dev/null || echo 0)
+		steps="$steps $((c1 - c))"
+		[ $((c1 - c)) -lt 10000 ] && quiet=$((quiet + 1)) || quiet=0
+		c=$c1
+		[ "$n" -le 1 ] && break
+	done
+	say "@log iiod resident (pid $iiod_pid): $n thread(s) after $t s; its CPU ns in each second:$steps"
+	kill -0 "$iiod_pid" 2>/dev/null || say "@error the resident iiod died: $(tail -n 3 /tmp/iiod.log | tr '\n' ' ')"
+}
+# whole-process read and write calls of PID (/proc/PID/io: threads that exited are in it)
+io_calls() { awk '/^sysc[rw]:/ { printf "%s ", $2 }' "/proc/$1/io" 2>/dev/null; }
 cpu_of() { sed -n 's/^cpu_s=\([0-9.]*\).*status=\([-0-9]*\).*/\1 \2/p' "$1"; }
+# the program's user time and context switches (bench_send_tool's user_s=... vcsw=... ivcsw=...)
+csw_of() { sed -n 's/.* \(user_s=[0-9.]*\) \(vcsw=[0-9]* ivcsw=[0-9]*\).*/\1 \2/p' "$1"; }
+
+grep -q ' iiodr ' /zcs/cells.txt && iiod_resident
 
 # the profile mode (ZCS_ICOUNT_PROFILE=1) brackets the cells' windows with its sampler
 # shellcheck source=bench_board_icount_profile_guest.sh
@@ -188,7 +259,7 @@ while read -r name rep kind net args; do
 	N=${rep#*:}
 	# shellcheck disable=SC2206  # the cell's arguments are words
 	argv=($args)
-	json= feeder_ns=0 overrun=0 rc=0
+	json= feeder_ns=0 overrun=0 rc=0 io=
 	: >/tmp/cpu.out
 	: >/tmp/prog.log
 	case $kind in
@@ -220,10 +291,37 @@ while read -r name rep kind net args; do
 		say "@iiod $name $rep"
 		nc -l -p 5100 -e /bin/true </dev/null >/dev/null 2>&1
 		# iiod is stopped by SIGKILL as in bench_board.sh; the wrapper then reports its rusage
-		p=$(pid_of iiod) && kill -KILL "$p"
+		# its read and write system calls (all threads, the ones gone too), the moment before
+		if p=$(pid_of iiod); then
+			read -r r1 w1 <<<"$(io_calls "$p")"
+			io="syscr=$r1 syscw=$w1 threads=$(ls "/proc/$p/task" | wc -l)"
+			kill -KILL "$p"
+		fi
 		wait "$w"
 		window_close
 		feed_stop
+		;;
+	iiodr)
+		feed_start
+		window_open
+		live0=$(proc_ns "$iiod_pid")
+		c0=$(bench_send_tool pcpu "$iiod_pid")
+		read -r r0 w0 <<<"$(io_calls "$iiod_pid")"
+		say "@iiod $name $rep"
+		nc -l -p 5100 -e /bin/true </dev/null >/dev/null 2>&1
+		# the client has gone: iiod's end of it (its thread's exit) done before the reading
+		sleep 0.2
+		c1=$(bench_send_tool pcpu "$iiod_pid")
+		read -r r1 w1 <<<"$(io_calls "$iiod_pid")"
+		live=$(($(proc_ns "$iiod_pid") - live0))
+		window_close
+		feed_stop
+		# the threads alive across the cell are in tasks_ns already: live_ns takes them out of
+		# the system figure's sum (tasks plus the program)
+		kill -0 "$iiod_pid" 2>/dev/null && st=0 || st=1
+		printf 'cpu_s=%s wall_s=0 status=%s\n' "$(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.9f", (b - a) / 1e9 }')" \
+			"$st" >/tmp/cpu.out
+		io="syscr=$((r1 - r0)) syscw=$((w1 - w0)) live_ns=$live threads=$(ls "/proc/$iiod_pid/task" | wc -l)"
 		;;
 	zcs)
 		feed_start
@@ -244,7 +342,7 @@ while read -r name rep kind net args; do
 		"tasks_ns=$((tasks1 - tasks0)) stat_idle_ticks=$((sidle1 - sidle0)) idle_ns=$((idle1 - idle0))" \
 		"iowait_ns=$((iow1 - iow0)) blocked_after=$(blocked)" \
 		"feeder_ns=$feeder_ns overrun=$overrun irq_ticks=$((irq1 - irq0)) softirq_ticks=$((si1 - si0))" \
-		"json=$json"
+		"$(csw_of /tmp/cpu.out) $io $net json=$json"
 	# a pause the host reads its packet counters in: nothing of this cell is in flight after it
 	pause
 	say "@pause $name $rep quiet_ns=$quiet busy_ns=$pause_busy wall_ns=$pause_wall busiest=$busiest irqs=$irqs softirqs=$softirqs tl=$tl stat=$st"

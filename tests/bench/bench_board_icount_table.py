@@ -85,7 +85,9 @@ def num(c, k):
 def busy(c, proc):
     """The system's busy ns over a cell (see system above); proc: the program's own."""
     if "tasks_ns" in c:
-        return num(c, "tasks_ns") + proc
+        # a resident iiod's threads alive across the cell are in tasks_ns already (live_ns)
+        live = num(c, "live_ns")
+        return num(c, "tasks_ns") + proc - (live if live == live else 0)
     if num(c, "busy_ns") > 0:
         return num(c, "busy_ns")
     return num(c, "wall_ns") - num(c, "idle_ns")
@@ -98,8 +100,19 @@ def totals(c):
     j = c["json"]
     return {"system": busy_, "process": proc, "outside": busy_ - proc,
             "notidle": num(c, "wall_ns") - num(c, "idle_ns") - num(c, "feeder_ns"),
+            "user": num(c, "user_s") * 1e9,
             "src": j.get("src_cpu_s", float("nan")) * 1e9 if j else float("nan"),
             "send": j.get("send_cpu_s", float("nan")) * 1e9 if j else float("nan")}
+
+
+# The guest's event counts over a cell (the guest's net_snap, the program's context switches,
+# iiod's read/write calls), shown per 1000 pairs for iiod's runs: what its count follows
+EVENTS = (("Tcp_OutSegs", "TCP segs out"), ("Tcp_InSegs", "TCP segs in"),
+          ("TcpExt_TCPPureAcks", "pure ACKs in"), ("TcpExt_DelayedACKs", "delayed ACKs"),
+          ("TcpExt_TCPBacklogCoalesce", "backlog coalesced"), ("virtio_irqs", "NIC irqs"),
+          ("net_rx", "NET_RX"), ("net_tx", "NET_TX"), ("ctxt", "ctx switches (all)"),
+          ("vcsw", "its voluntary"), ("ivcsw", "its involuntary"), ("syscr", "its reads"),
+          ("syscw", "its writes"))
 
 
 def per_run(short, long_):
@@ -107,6 +120,8 @@ def per_run(short, long_):
     n1, n2 = short["n"], long_["n"]
     a, b = totals(short), totals(long_)
     r = {k: (b[k] - a[k]) / (n2 - n1) for k in a}
+    r["ev"] = {k: (num(long_, k) - num(short, k)) / (n2 - n1) * 1e3 for k, _ in EVENTS}
+    r["host"] = f"{long_.get('host_load', '-')}, {long_.get('host_s', '-')} s"
     r["problems"] = sorted(set(checks(short, n1) + checks(long_, n2)))
     r["path"] = long_.get("path", "-")
     return r
@@ -223,6 +238,46 @@ def table(d):
                    f"{fmt(ceil)} MS/s | {'; '.join(probs) or 'none'} |")
     out.append("\nSpread of the two runs: " + ("all within %.0f%%" % SMALL if not big else
                "NOT small (above %.0f%%): %s" % (SMALL, ", ".join(big))) + ".")
+    out.append(server_runs(runs["iiod"]))
+    return "\n".join(out)
+
+
+def corr(xs, ys):
+    """Pearson's r of two lists, nan when either does not vary or is short."""
+    p = [(x, y) for x, y in zip(xs, ys) if x == x and y == y]
+    if len(p) < 3:
+        return float("nan")
+    mx, my = statistics.fmean(x for x, _ in p), statistics.fmean(y for _, y in p)
+    sxy = sum((x - mx) * (y - my) for x, y in p)
+    sx = sum((x - mx) ** 2 for x, _ in p) ** 0.5
+    sy = sum((y - my) ** 2 for _, y in p) ** 0.5
+    return sxy / (sx * sy) if sx > 0 and sy > 0 else float("nan")
+
+
+def server_runs(rs):
+    """iiod run by run: its instructions a sample beside the guest's event counts per 1000 pairs,
+    and how far each count follows each event (Pearson's r over the runs)."""
+    keys = [k for k, _ in EVENTS if any(r["ev"][k] == r["ev"][k] for r in rs)]
+    if not keys:
+        return ""
+    label = dict(EVENTS)
+    out = ["\niiod run by run (instructions a sample; events per 1000 pairs, the difference of the "
+           "two sample counts as for the instructions):\n",
+           "| run | host's load, client's wall (long run) | process | of which user | system | not idle | outside | " +
+           " | ".join(label[k] for k in keys) + " |",
+           "|---|---|---:|---:|---:|---:|---:|" + "---:|" * len(keys)]
+    for i, r in enumerate(rs, 1):
+        out.append(f"| {i} | {r['host']} | {fmt(r['process'])} | {fmt(r['user'])} | {fmt(r['system'])} | {fmt(r['notidle'])} | "
+                   f"{fmt(r['outside'])} | " + " | ".join(fmt(r['ev'][k]) for k in keys) + " |")
+    for basis in ("process", "user", "system", "notidle"):
+        v = [r[basis] for r in rs]
+        out.append(f"| r with {basis} | | | | | | {fmt(corr(v, [r['outside'] for r in rs]), 2)} | " +
+                   " | ".join(fmt(corr(v, [r['ev'][k] for r in rs]), 2) for k in keys) + " |")
+    for basis in ("process", "system", "notidle"):
+        v = sorted(r[basis] for r in rs)
+        if v:
+            out.append(f"\niiod {basis}: median {fmt(statistics.median(v))}, {fmt(v[0])} to {fmt(v[-1])} "
+                       f"over {len(v)} runs.")
     return "\n".join(out)
 
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* Helpers for bench_send.sh: the baselines zcs-send is measured against (a TCP loop that converts
  * a block and send()s it, as the seed's zc-stream does; one sendto per datagram; the conversion
- * alone), a TCP sink, and a wrapper that reports a command's CPU time. */
+ * alone), a TCP sink, a wrapper that reports a command's CPU time, and a reading of a running
+ * process's CPU time. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -219,7 +220,10 @@ static int sink(const char *proto, const char *host, const char *port)
 	return 0;
 }
 
-/* Runs argv, prints its CPU seconds (user + system, all threads) and wall seconds. */
+/* Runs argv, prints its CPU seconds (user + system, all threads; to the microsecond the rusage
+ * keeps) and wall seconds, then the user part alone and its voluntary and involuntary context
+ * switches (all threads:
+ * how often it slept and woke, which a server's per-sample cost follows). */
 static int cpu(char **argv)
 {
 	const uint64_t t0 = zcs_mono_ns();
@@ -233,10 +237,31 @@ static int cpu(char **argv)
 	}
 	if (pid < 0 || wait4(pid, &status, 0, &ru) < 0)
 		return 1;
-	printf("cpu_s=%.4f wall_s=%.4f status=%d\n",
+	printf("cpu_s=%.6f wall_s=%.4f status=%d user_s=%.6f vcsw=%ld ivcsw=%ld\n",
 	       (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
 		       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6,
-	       (double)(zcs_mono_ns() - t0) / 1e9, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	       (double)(zcs_mono_ns() - t0) / 1e9, WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+	       (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6, ru.ru_nvcsw, ru.ru_nivcsw);
+	return 0;
+}
+
+/* Prints the CPU time of a running process PID, every thread it ever had (the kernel's CPU clock
+ * of the process: threads that exited are in it, unlike /proc/PID/task/(*)/schedstat), in ns. */
+static int process_cpu(const char *pid)
+{
+	struct timespec ts;
+	clockid_t id;
+	const int e = clock_getcpuclockid((pid_t)atoi(pid), &id);
+
+	if (e != 0) {
+		fprintf(stderr, "bench_send_tool pcpu %s: %s\n", pid, strerror(e));
+		return 1;
+	}
+	if (clock_gettime(id, &ts) < 0) {
+		fprintf(stderr, "bench_send_tool pcpu %s: %s\n", pid, strerror(errno));
+		return 1;
+	}
+	printf("%llu\n", (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec);
 	return 0;
 }
 
@@ -254,7 +279,9 @@ int main(int argc, char **argv)
 		return sink(argv[2], argv[3], argv[4]);
 	if (argc >= 3 && strcmp(argv[1], "cpu") == 0)
 		return cpu(argv + 2);
-	fputs("usage: bench_send_tool tcp|sendto HOST PORT BYTES | sink udp|tcp HOST PORT | convert|generate BYTES | cpu CMD...\n",
+	if (argc == 3 && strcmp(argv[1], "pcpu") == 0)
+		return process_cpu(argv[2]);
+	fputs("usage: bench_send_tool tcp|sendto HOST PORT BYTES | sink udp|tcp HOST PORT | convert|generate BYTES | cpu CMD... | pcpu PID\n",
 	      stderr);
 	return 2;
 }
