@@ -13,10 +13,11 @@ import sys
 # `ip netns add`, tests/recv/recvlib.py isolate(), tests/board/fakeboard.sh, tests/lab/lab.sh.
 MARKERS = ('unshare', 'ip netns add', 'isolate()', 'fakeboard_enter', 'lab_up ')
 # Suites and tests without any socket: the fuzz corpus replays, the man page checks, the
-# kernel-header check, common/'s include order, this check, the profile reader of the ARM count.
+# kernel-header check, common/'s include order, this check, the profile readers of the ARM counts.
 NO_NETWORK_SUITES = {'fuzz'}
 NO_NETWORK_TESTS = {'manpage_zcs_send', 'manpage_zcs_recv', 'manpage_zcs_ctl', 'board-kernel-compat',
-                    'common_layers', 'call_layers', 'tests_isolated', 'icount_profile'}
+                    'common_layers', 'call_layers', 'tests_isolated', 'icount_profile',
+                    'auth_arm_funcs'}
 
 
 def texts(cmd, build_dir, src_root):
