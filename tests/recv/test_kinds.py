@@ -10,6 +10,7 @@ import fcntl
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -45,10 +46,17 @@ def expected(fmt, out_type, count, noise=False):
                           stdout=subprocess.PIPE).stdout
 
 
-def send_args(port, fmt, count, noise=False):
+def send_args(port, fmt, count, noise=False, json_summary=False):
     return [SEND, '-q', '-s', 'tone', '-f', fmt, '-r', str(RATE), '--tone', str(TONE),
             '--amplitude', str(AMP), '--seed', str(SEED), '-n', str(count)] + \
-        (['--noise'] if noise else []) + [f'127.0.0.1:{port}']
+        (['--noise'] if noise else []) + (['--json'] if json_summary else []) + \
+        [f'127.0.0.1:{port}']
+
+
+def send_summary(err):
+    """zcs-send's --json summary from its standard error ({} when there is none)."""
+    lines = [ln for ln in err.splitlines() if ln.startswith('{') and '"summary"' in ln]
+    return json.loads(lines[-1]) if lines else {}
 
 
 def send(c, args):
@@ -568,9 +576,10 @@ def case_leave_return(port):
 
 def case_slow(port):
     c = Checker('a tcp client that turns slow once it caught up, beside a fast one and a file')
-    # 8 s at 2 MS/s, cs16: 64 MB; a consumer catches up 3 s after it came at the earliest
-    # (ZCS_OUT_CATCHUP_NS), which leaves the slow one seconds of stream to overrun in
-    n = 16000000
+    # A consumer catches up 3 s after it came at the earliest (ZCS_OUT_CATCHUP_NS), later on a
+    # busy machine: the stream runs until the slow one has overrun (at most 60 s at 2 MS/s), then
+    # the sender is stopped by SIGTERM, which ends its stream cleanly; what it sent is the count
+    n = 120000000
     d = workdir('kinds')
     fpath = os.path.join(d, 'slow.cs16')
     nt, nfile = f'tcp:127.0.0.1:{port + 1}', 'file:' + fpath
@@ -582,23 +591,27 @@ def case_slow(port):
     fast.begin()
     slow.begin()
     if ok:
-        sender = subprocess.Popen(send_args(port, 'p12', n, noise=True),
+        sender = subprocess.Popen(send_args(port, 'p12', n, noise=True, json_summary=True),
                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         # it reads the live stream until zcs-recv says it caught up, then falls behind in the
         # middle of its stream: that is an overrun, not a start that skips
         ok = wait_news(c, r, nt, f'client {slow.peer_name()} caught up', timeout=60)
         slow.slow_on.set()
         # once it has overrun, it reads at full speed again: what its socket and queue hold is
-        # drained while the stream still runs, so it ends with the stream
-        while sender.poll() is None:
+        # drained while the stream still runs, so it ends with the stream, a second later
+        while ok and sender.poll() is None:
             st = r.stats()
             if st and out_stats(st[-1], nt).get('overruns', 0) > 0:
                 break
             time.sleep(0.02)
         slow.hurry.set()
-        err = sender.communicate(timeout=60)[1]
+        time.sleep(1)             # drains its queue and reads the live stream again
+        if sender.poll() is None:
+            sender.send_signal(signal.SIGTERM)
+        err = sender.communicate(timeout=60)[1].decode(errors='replace')
         if not c.eq('zcs-send exit status', sender.returncode, 0):
-            print(err.decode(errors='replace'))
+            print(err)
+        n = send_summary(err).get('samples', n)
     else:
         r.stop()
     slow.hurry.set()          # the stream is over: take the rest at once
