@@ -209,9 +209,16 @@ static void release_held(struct relay *r, size_t i)
 	char extra[48];
 
 	r->held[i] = r->held[--r->nheld];
-	snprintf(extra, sizeof(extra), ",\"delay\":%" PRIu64, h.passed);
-	log_event(r, &hdr, "reordered", extra);
-	r->st.reordered++;
+	if (!h.passed) {
+		/* released before any later datagram went out (an end of stream came, or a stop): it
+		 * goes out in its place, and a receiver rightly sees it in order */
+		log_event(r, &hdr, "forwarded", ",\"held\":true");
+		r->st.forwarded++;
+	} else {
+		snprintf(extra, sizeof(extra), ",\"delay\":%" PRIu64, h.passed);
+		log_event(r, &hdr, "reordered", extra);
+		r->st.reordered++;
+	}
 	emit(r, h.slot);
 }
 
@@ -452,7 +459,8 @@ static void usage(FILE *f)
 "      --drop P             drop each sample datagram with probability P (0..1)\n"
 "      --dup P              send it twice with probability P\n"
 "      --reorder P          hold it back with probability P ...\n"
-"      --reorder-depth N    ... until N later datagrams went out (default 3)\n"
+"      --reorder-depth N    ... until N later datagrams went out (default 3); one an end\n"
+"                           of stream or a stop releases before any did is forwarded\n"
 "      --burst-drop P:LEN   start, with probability P, a run of LEN dropped datagrams\n"
 "      --delay-ms MS        delay every datagram by MS milliseconds\n"
 "      --garbage P          before a sample datagram, inject with probability P one malformed\n"
