@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* Choosing, running and demoting the send paths: probe the fastest first, send each train on the
  * path now running, and on a failure that names the path (EIO: no checksum offload for GSO; an
- * io_uring or zero-copy refusal) drain what is in flight and go one path down.  The queue of
- * trains due is kept here alone: the back-ends return what happened (bytes or -errno, trains
- * given back), and this file decides what is sent next. */
+ * io_uring or zero-copy refusal) take back what was not sent and go one path down (what the
+ * kernel holds zero-copy comes back only with its completion).  The queue of trains due is kept
+ * here alone: the back-ends return what happened (bytes or -errno, trains given back), and this
+ * file decides what is sent next. */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -226,13 +227,12 @@ static int demote(struct zcs_sendpath *sp, int to, int e)
 	const int from = sp->kind;
 	char why[160] = "";
 
-	/* io_uring sends queued but not submitted come back to the queue: they are sent on the new
-	 * path, in order, after the train that failed */
-	zcs_sendpath_uring_abort(sp, &sp->back);
-	take_back(sp);
-	/* the old path's buffers must come back before its machinery goes away */
-	zcs_sendpath_drain(sp, zcs_mono_ns() + ZCS_NS_PER_SEC);
-	zcs_sendpath_uring_close(sp, &sp->back);
+	/* io_uring sends queued but not submitted, and submitted ones that failed, come back to the
+	 * queue: they are sent on the new path, in order, after the train that failed.  Trains the
+	 * kernel still holds zero-copy (the ring's, or MSG_ZEROCOPY's) stay in flight, however long
+	 * their completions take: a slot refilled before its completion could put wrong bytes on
+	 * the wire.  They come back through zcs_sendpath_reap, _wait and _drain, as before */
+	zcs_sendpath_uring_retire(sp, &sp->back);
 	take_back(sp);
 	while (to <= ZCS_PATH_PLAIN && path_setup(sp, to, why, sizeof(why)) < 0)
 		to++;
@@ -529,8 +529,14 @@ static int reap_wait(struct zcs_sendpath *sp, int doorbell_fd, int wait_ms)
 {
 	int n;
 
-	if (!sp->uring)
-		return sp->inflight ? (int)zcs_sendpath_msgzc_reap(sp) : 0;
+	if (!sp->uring) {
+		/* a ring demoted away from may still hold sends: their slots come back here */
+		n = zcs_sendpath_uring_retired_reap(sp, &sp->back);
+		take_back(sp);
+		if (sp->inflight)
+			n += (int)zcs_sendpath_msgzc_reap(sp);
+		return n;
+	}
 	/* what is queued goes out first: a wait must not hold sends back */
 	if (wait_ms > 0)
 		uring_submit(sp, false);
@@ -544,7 +550,7 @@ size_t zcs_sendpath_reap(struct zcs_sendpath *sp)
 	int n;
 
 	/* io_uring completions are in memory: looking costs nothing */
-	if (!sp->uring && sp->inflight < MSGZC_REAP_AT)
+	if (!sp->uring && !sp->uring_old && sp->inflight < MSGZC_REAP_AT)
 		return 0;
 	n = reap_wait(sp, -1, 0);
 	return n > 0 ? (size_t)n : 0;
@@ -552,7 +558,8 @@ size_t zcs_sendpath_reap(struct zcs_sendpath *sp)
 
 int zcs_sendpath_wait(struct zcs_sendpath *sp, int doorbell_fd, int timeout_ms)
 {
-	struct pollfd pfd[2];
+	const int old_ring = zcs_sendpath_uring_retired_fd(sp);
+	struct pollfd pfd[3];
 	nfds_t n = 0;
 
 	if (sp->uring)
@@ -562,6 +569,14 @@ int zcs_sendpath_wait(struct zcs_sendpath *sp, int doorbell_fd, int timeout_ms)
 	/* error-queue notifications show as POLLERR, which poll reports without asking */
 	if (sp->inflight)
 		pfd[n++] = (struct pollfd){ .fd = sp->fd, .events = 0 };
+	if (old_ring >= 0) {
+		/* a retired ring's notifications may wait as task work, which only a system call
+		 * runs, not as completions that wake poll: look again every 10 ms (only while it
+		 * holds sends, after a demotion) */
+		pfd[n++] = (struct pollfd){ .fd = old_ring, .events = POLLIN };
+		if (timeout_ms < 0 || timeout_ms > 10)
+			timeout_ms = 10;
+	}
 	if (poll(pfd, n, timeout_ms) < 0 && errno != EINTR)
 		return -errno;
 	return reap_wait(sp, -1, 0);

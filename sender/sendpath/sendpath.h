@@ -121,7 +121,8 @@ size_t zcs_sendpath_drain(struct zcs_sendpath *sp, uint64_t deadline_ns);
 
 /* Releases what open set up (the socket stays the caller's: close it after this, and unmap the
  * pool only after closing it, when zcs_sendpath_drain() left trains in flight).  Trains still due
- * (no flush since they were handed over) are not handed back.  NULL is a no-op. */
+ * (no flush since they were handed over) and trains still in flight are not handed back.  NULL
+ * is a no-op. */
 void zcs_sendpath_close(struct zcs_sendpath *sp);
 
 /* The path running now (enum zcs_path_kind): demotions change it. */

@@ -45,7 +45,11 @@ struct zcs_sendpath {
 	size_t zc_mask;
 	uint32_t zc_next_id;
 	size_t inflight;             /* trains the kernel still holds */
-	struct zcs_uring *uring;
+	struct zcs_uring *uring;     /* while the path is uring-zc */
+	/* the ring of a uring-zc path demoted away from while the kernel still held sends of it:
+	 * kept, and reaped, until their last notification (every slot comes back only after its
+	 * own), then ended */
+	struct zcs_uring *uring_old;
 	/* The trains due, in stream order (by first_seq; at most one entry per slot): each new
 	 * train, and those a back-end gave back, wait here until they are sent (or queued on
 	 * io_uring) or given up.  The one being tried stays at the head until then: nothing after it
@@ -102,8 +106,18 @@ int zcs_sendpath_uring_broken(const struct zcs_sendpath *sp);
  * caller submits it first.  Returns trains completed or -errno. */
 int zcs_sendpath_uring_reap(struct zcs_sendpath *sp, int doorbell_fd, int wait_ms,
 			    struct zcs_given_back *back);
-/* Gives the queued sends back, then ends the ring; done() for the sends the kernel never
- * reported on (the caller drained first). */
+/* Leaves the ring (a demotion): gives the queued sends back, waits for the results of the
+ * submitted ones (failed ones given back), and ends the ring, or, while the kernel still holds
+ * sends of it, keeps it as sp->uring_old until their notifications have come. */
+void zcs_sendpath_uring_retire(struct zcs_sendpath *sp, struct zcs_given_back *back);
+/* Reaps the retired ring without waiting (done() for each send it completes) and ends it once
+ * it holds none.  Returns trains completed. */
+int zcs_sendpath_uring_retired_reap(struct zcs_sendpath *sp, struct zcs_given_back *back);
+/* The retired ring's fd (readable when completions wait), or -1 when there is none. */
+int zcs_sendpath_uring_retired_fd(const struct zcs_sendpath *sp);
+/* Gives the queued sends back and ends both rings.  Sends the kernel never reported on stay in
+ * flight: their slots are not handed back (the caller closes the socket before it frees the
+ * pool). */
 void zcs_sendpath_uring_close(struct zcs_sendpath *sp, struct zcs_given_back *back);
 
 #endif

@@ -62,6 +62,7 @@ struct zcs_uring {
 	 * path must be demoted; broken_err is the refusal */
 	bool broken;
 	int broken_err;
+	size_t active;         /* slots whose send is queued or with the kernel */
 };
 
 int zcs_sendpath_uring_open(struct zcs_sendpath *sp, char *err, size_t errlen)
@@ -120,13 +121,13 @@ static void give_back(struct zcs_given_back *back, struct zcs_train *t, int err)
 }
 
 /* The slot's send is over: free the train, or give it back to be sent again. */
-static void conclude(struct zcs_sendpath *sp, struct zcs_train *t, size_t *completed,
-		     struct zcs_given_back *back)
+static void conclude(struct zcs_sendpath *sp, struct zcs_uring *u, struct zcs_train *t,
+		     size_t *completed, struct zcs_given_back *back)
 {
-	struct zcs_uring *const u = sp->uring;
 	struct uring_slot *const s = &u->slot[t->index];
 
 	sp->inflight--;
+	u->active--;
 	s->active = false;
 	if (s->res >= 0) {
 		if (s->more) {
@@ -146,10 +147,9 @@ static void conclude(struct zcs_sendpath *sp, struct zcs_train *t, size_t *compl
 	}
 }
 
-static void handle_cqe(struct zcs_sendpath *sp, const struct io_uring_cqe *cqe, size_t *completed,
-		       struct zcs_given_back *back)
+static void handle_cqe(struct zcs_sendpath *sp, struct zcs_uring *u, const struct io_uring_cqe *cqe,
+		       size_t *completed, struct zcs_given_back *back)
 {
-	struct zcs_uring *const u = sp->uring;
 	const uint64_t index = cqe->user_data & UINT32_MAX;
 	struct uring_slot *s;
 
@@ -169,7 +169,7 @@ static void handle_cqe(struct zcs_sendpath *sp, const struct io_uring_cqe *cqe, 
 		s->copied = ((uint32_t)cqe->res & IORING_NOTIF_USAGE_ZC_COPIED) != 0;
 		/* after a failed result the train was already handed on: nothing to end */
 		if (s->active && s->res_seen && s->res >= 0)
-			conclude(sp, &sp->pool->trains[index], completed, back);
+			conclude(sp, u, &sp->pool->trains[index], completed, back);
 		return;
 	}
 	s->res_seen = true;
@@ -181,17 +181,17 @@ static void handle_cqe(struct zcs_sendpath *sp, const struct io_uring_cqe *cqe, 
 	/* a failure is handed on at once (its notification, if any, is then ignored); a success
 	 * waits for its notification when one follows */
 	if (s->active && (s->res < 0 || !s->more || s->notif_seen))
-		conclude(sp, &sp->pool->trains[index], completed, back);
+		conclude(sp, u, &sp->pool->trains[index], completed, back);
 }
 
-static size_t reap_ready(struct zcs_sendpath *sp, struct zcs_given_back *back)
+static size_t reap_ready(struct zcs_sendpath *sp, struct zcs_uring *u, struct zcs_given_back *back)
 {
 	struct io_uring_cqe *cqe;
 	size_t completed = 0;
 
-	while (io_uring_peek_cqe(&sp->uring->ring, &cqe) == 0) {
-		handle_cqe(sp, cqe, &completed, back);
-		io_uring_cqe_seen(&sp->uring->ring, cqe);
+	while (io_uring_peek_cqe(&u->ring, &cqe) == 0) {
+		handle_cqe(sp, u, cqe, &completed, back);
+		io_uring_cqe_seen(&u->ring, cqe);
 	}
 	return completed;
 }
@@ -202,7 +202,7 @@ static void await_results(struct zcs_sendpath *sp, struct zcs_given_back *back)
 {
 	struct zcs_uring *const u = sp->uring;
 
-	reap_ready(sp, back);
+	reap_ready(sp, u, back);
 	while (u->awaiting && !u->broken) {
 		struct io_uring_cqe *cqe;
 		size_t completed = 0;
@@ -215,7 +215,7 @@ static void await_results(struct zcs_sendpath *sp, struct zcs_given_back *back)
 			u->broken_err = -ret;
 			return;
 		}
-		handle_cqe(sp, cqe, &completed, back);
+		handle_cqe(sp, u, cqe, &completed, back);
 		io_uring_cqe_seen(&u->ring, cqe);
 	}
 }
@@ -234,6 +234,7 @@ static void abort_queued(struct zcs_sendpath *sp, unsigned from, struct zcs_give
 		u->qsqe[k]->user_data = UD_NOP;
 		u->slot[t->index].active = false;
 		sp->inflight--;
+		u->active--;
 		give_back(back, t, 0);
 	}
 	u->queued = from;
@@ -268,7 +269,7 @@ static void submit_queued(struct zcs_sendpath *sp, struct zcs_given_back *back)
 			break;
 		if (ret < 0 && ret != -EAGAIN && ret != -EBUSY && ret != -EINTR)
 			break;
-		reap_ready(sp, back);
+		reap_ready(sp, u, back);
 	}
 	{
 		/* SQEs are taken in order: what is left is the batch's tail (no-ops of an aborted
@@ -342,6 +343,7 @@ ssize_t zcs_sendpath_uring_train(struct zcs_sendpath *sp, struct zcs_train *t)
 	s->gen++;
 	s->res_seen = s->more = s->notif_seen = s->copied = false;
 	s->active = true;
+	u->active++;
 	s->res = 0;
 	sqe->user_data = UD(t->index, s->gen);
 	/* linked: the next one starts only when this one is done; a failure cancels the rest of
@@ -364,7 +366,7 @@ int zcs_sendpath_uring_reap(struct zcs_sendpath *sp, int doorbell_fd, int wait_m
 	size_t completed;
 	int ret;
 
-	completed = reap_ready(sp, back);
+	completed = reap_ready(sp, u, back);
 	if (completed || wait_ms <= 0)
 		return (int)completed;
 	if (u->broken) {
@@ -375,7 +377,7 @@ int zcs_sendpath_uring_reap(struct zcs_sendpath *sp, int doorbell_fd, int wait_m
 		ret = io_uring_wait_cqe_timeout(&u->ring, &cqe, &ts);
 		if (ret < 0 && ret != -ETIME && ret != -EINTR)
 			return ret;
-		return (int)reap_ready(sp, back);
+		return (int)reap_ready(sp, u, back);
 	}
 	if (doorbell_fd >= 0 && !u->poll_armed) {
 		struct io_uring_sqe *const sqe = io_uring_get_sqe(&u->ring);
@@ -394,32 +396,72 @@ int zcs_sendpath_uring_reap(struct zcs_sendpath *sp, int doorbell_fd, int wait_m
 	}
 	if (ret < 0 && ret != -ETIME && ret != -EINTR)
 		return ret;
-	return (int)reap_ready(sp, back);
+	return (int)reap_ready(sp, u, back);
 }
 
-void zcs_sendpath_uring_close(struct zcs_sendpath *sp, struct zcs_given_back *back)
+/* Ends a ring.  Its sends still active stay counted in flight: the kernel may still be sending
+ * from their slots, so they are never handed back from here (see zcs_sendpath_close). */
+static void ring_free(struct zcs_uring *u)
+{
+	if (u->registered)
+		io_uring_unregister_buffers(&u->ring);
+	io_uring_queue_exit(&u->ring);
+	free(u->slot);
+	free(u);
+}
+
+void zcs_sendpath_uring_retire(struct zcs_sendpath *sp, struct zcs_given_back *back)
 {
 	struct zcs_uring *const u = sp->uring;
 
 	if (!u)
 		return;
-	/* queued sends never went out: give them back to be sent on the next path, in order */
+	/* queued sends never went out: given back to be sent on the next path, in order; so are
+	 * the submitted ones that failed, once their results are in */
 	abort_queued(sp, 0, back);
-	if (u->registered)
-		io_uring_unregister_buffers(&u->ring);
-	io_uring_queue_exit(&u->ring);
-	/* sends whose notification (or result) never came: the kernel had them, and with the ring
-	 * gone nothing will report them, so their slots come back now rather than never (the
-	 * caller waited for the notifications first) */
-	for (size_t i = 0; i < sp->pool->nslots; i++)
-		if (u->slot[i].active) {
-			u->slot[i].active = false;
-			sp->inflight--;
-			sp->done(sp->ctx, &sp->pool->trains[i]);
-		}
-	free(u->slot);
-	free(u);
+	await_results(sp, back);
 	sp->uring = NULL;
+	/* a send with its result but not its notification is still the kernel's: its pages may
+	 * sit in a queue, waiting for the device.  Ending the ring would not stop that, and a slot
+	 * handed back now would be refilled under it (wrong bytes on the wire): the ring stays
+	 * until the last notification, and each slot comes back with its own */
+	if (u->active)
+		sp->uring_old = u;
+	else
+		ring_free(u);
+}
+
+int zcs_sendpath_uring_retired_reap(struct zcs_sendpath *sp, struct zcs_given_back *back)
+{
+	struct zcs_uring *const u = sp->uring_old;
+	size_t completed;
+
+	if (!u)
+		return 0;
+	completed = reap_ready(sp, u, back);
+	if (!u->active) {
+		ring_free(u);
+		sp->uring_old = NULL;
+	}
+	return (int)completed;
+}
+
+int zcs_sendpath_uring_retired_fd(const struct zcs_sendpath *sp)
+{
+	return sp->uring_old ? sp->uring_old->ring.ring_fd : -1;
+}
+
+void zcs_sendpath_uring_close(struct zcs_sendpath *sp, struct zcs_given_back *back)
+{
+	if (sp->uring) {
+		abort_queued(sp, 0, back);
+		ring_free(sp->uring);
+		sp->uring = NULL;
+	}
+	if (sp->uring_old) {
+		ring_free(sp->uring_old);
+		sp->uring_old = NULL;
+	}
 }
 
 #else /* !ZCS_HAVE_URING */
@@ -466,6 +508,25 @@ void zcs_sendpath_uring_close(struct zcs_sendpath *sp, struct zcs_given_back *ba
 {
 	(void)sp;
 	(void)back;
+}
+
+void zcs_sendpath_uring_retire(struct zcs_sendpath *sp, struct zcs_given_back *back)
+{
+	(void)sp;
+	(void)back;
+}
+
+int zcs_sendpath_uring_retired_reap(struct zcs_sendpath *sp, struct zcs_given_back *back)
+{
+	(void)sp;
+	(void)back;
+	return 0;
+}
+
+int zcs_sendpath_uring_retired_fd(const struct zcs_sendpath *sp)
+{
+	(void)sp;
+	return -1;
 }
 
 void zcs_sendpath_uring_abort(struct zcs_sendpath *sp, struct zcs_given_back *back)

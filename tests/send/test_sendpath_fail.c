@@ -3,7 +3,8 @@
  * train is sent exactly once, in order, or counted as dropped, and that every slot comes back once:
  * io_uring refusing submissions (its ring fd replaced), GSO refused (SO_NO_CHECK), sends dropped by
  * a netfilter rule (EPERM), no slower path left (UDP_SEGMENT's setsockopt refused: this program
- * is linked with --wrap=setsockopt). */
+ * is linked with --wrap=setsockopt), a demotion while the kernel still holds zero-copy trains
+ * (a slow tbf queue on the loopback device). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -63,11 +64,12 @@ struct harness {
 	struct zcs_train_pool pool;
 	struct zcs_sendpath *sp;
 	bool out[SLOTS];            /* slot handed to the send path, not yet done */
+	bool refill;                /* done() overwrites the slot, as the source's refill would */
 	struct zcs_train *free[SLOTS];
 	size_t nfree;
 	uint64_t double_done;
 	int tx, rx;
-	uint64_t expect, got, lost, misordered;
+	uint64_t expect, got, lost, misordered, corrupt;
 	char log[1024];
 };
 
@@ -81,6 +83,8 @@ static void done(void *ctx, struct zcs_train *t)
 	}
 	h->out[t->index] = false;
 	h->free[h->nfree++] = t;
+	if (h->refill)
+		memset(t->buf, 0xee, t->count * SEG);
 }
 
 static void receive(struct harness *h, int timeout_ms)
@@ -96,11 +100,19 @@ static void receive(struct harness *h, int timeout_ms)
 		if (poll(&p, 1, timeout_ms) <= 0)
 			return;
 		n = recv(h->rx, buf, sizeof(buf), MSG_DONTWAIT);
-		if (n < 0 || zcs_proto_parse(buf, (size_t)n, &d) < 0 || d.type == ZCS_DGRAM_META) {
+		if (n < 0 || zcs_proto_parse(buf, (size_t)n, &d) < 0) {
+			h->corrupt++; /* not a datagram as sent: counted as a failure */
+			continue;
+		}
+		if (d.type == ZCS_DGRAM_META) {
 			h->misordered++; /* not one of ours: counted as a failure */
 			continue;
 		}
 		seq = d.hdr.seq;
+		/* fill() wrote the sequence number's low byte over the samples */
+		if (n != SEG || buf[ZCS_PROTO_SAMPLE_HDR_SIZE] != (uint8_t)seq ||
+		    buf[SEG - 1] != (uint8_t)seq)
+			h->corrupt++;
 		if (seq < h->expect) {
 			h->misordered++; /* a duplicate or a datagram overtaken */
 			continue;
@@ -289,6 +301,7 @@ static int run(int path, enum fault fault, int want_path, uint64_t want_dropped,
 	       (unsigned long long)h.sp->st.dropped_dgrams, zcs_path_name(h.sp->kind));
 	CHECK(h.misordered == 0, "%llu datagrams duplicated or out of order",
 	      (unsigned long long)h.misordered);
+	CHECK(h.corrupt == 0, "%llu datagrams not as sent", (unsigned long long)h.corrupt);
 	CHECK(h.expect == seq || h.lost + h.got == seq, "the stream ends at %llu, not %llu",
 	      (unsigned long long)h.expect, (unsigned long long)seq);
 	CHECK(h.got + h.lost == seq, "received %llu + lost %llu != sent %llu",
@@ -317,6 +330,85 @@ static int run(int path, enum fault fault, int want_path, uint64_t want_dropped,
 		snprintf(want, sizeof(want), "now %s", zcs_path_name(want_path));
 		CHECK(strstr(h.log, want) != NULL, "no log line \"...%s\"", want);
 	}
+	zcs_sendpath_close(h.sp);
+	zcs_train_pool_free(&h.pool);
+	close(h.tx);
+	close(h.rx);
+	return failures;
+}
+
+/* Trains sent while the kernel holds the earlier ones: they queue behind them in tbf */
+#define HELD 12
+#define AFTER 4
+
+/* Regression (issue 33 defect 1, a demotion handed back trains the kernel was still sending): a
+ * tbf queue on the loopback device sends 3 Mbit/s, so the HELD zero-copy trains sent first wait
+ * there about 2 s, their pages referenced, their notifications not yet due; then GSO is refused
+ * (SO_NO_CHECK) and the path demotes to plain.  The demotion waited 1 s, ended the ring, and handed
+ * every slot back at once; the source refilled them (done() here overwrites the slot) while tbf
+ * still held their pages, and the receiver got the new bytes.  Every slot must come back only with
+ * its notification, and every datagram arrive as it was sent.  The checks hold however slow the
+ * machine: only the old code's failure needs the queue to outlast its 1 s. */
+static int run_held(int path)
+{
+	struct harness h = { .tx = -1, .rx = -1, .refill = true };
+	char err[256] = "";
+	const int one = 1, big = 64 << 20;
+	uint64_t seq = 0;
+	int failures = 0, r;
+
+	printf("%s, a demotion while %d trains wait in a slow queue (tbf):\n", zcs_path_name(path),
+	       HELD);
+	if (system("tc qdisc replace dev lo root tbf rate 3mbit burst 100kb limit 64mb") != 0)
+		return printf("FAIL: tc qdisc replace dev lo root tbf\n"), 1;
+	if (sockets(&h) < 0 || zcs_train_pool_init(&h.pool, SLOTS, SEG, zcs_train_max_dgrams(SEG)) < 0)
+		return printf("FAIL: set-up: %s\n", strerror(errno)), 1;
+	/* every train queued at once: the send buffer must not be what holds them back */
+	setsockopt(h.tx, SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof(big));
+	for (size_t i = 0; i < SLOTS; i++)
+		h.free[h.nfree++] = &h.pool.trains[SLOTS - 1 - i];
+	if (open_path(&h, path, err, sizeof(err)) < 0)
+		return printf("FAIL: %s: %s\n", zcs_path_name(path), err), 1;
+	for (int i = 0; i < HELD + AFTER; i++) {
+		struct zcs_train *t;
+
+		while (!h.nfree) {
+			if ((r = zcs_sendpath_flush(h.sp)) < 0)
+				return printf("FAIL: flush: %s\n", strerror(-r)), 1;
+			zcs_sendpath_wait(h.sp, -1, 10);
+		}
+		if (i == HELD) {
+			/* the HELD trains are with the kernel (sent, not completed): now the fault */
+			zcs_sendpath_flush(h.sp);
+			if (setsockopt(h.tx, SOL_SOCKET, SO_NO_CHECK, &one, sizeof(one)) < 0)
+				return printf("FAIL: SO_NO_CHECK: %s\n", strerror(errno)), 1;
+		}
+		t = h.free[--h.nfree];
+		h.out[t->index] = true;
+		fill(&h, t, &seq);
+		if ((r = zcs_sendpath_send(h.sp, t)) < 0)
+			return printf("FAIL: train %d: send: %s\n", i, strerror(-r)), 1;
+	}
+	if ((r = zcs_sendpath_flush(h.sp)) < 0)
+		return printf("FAIL: flush: %s\n", strerror(-r)), 1;
+	zcs_sendpath_drain(h.sp, zcs_mono_ns() + 30 * ZCS_NS_PER_SEC);
+	receive(&h, 1000);
+	if (system("tc qdisc del dev lo root") != 0)
+		return printf("FAIL: tc qdisc del dev lo root\n"), 1;
+	printf("  received %llu of %llu datagrams, %llu with bytes they were not sent with, lost "
+	       "%llu, misordered %llu; demotions %llu, path %s\n", (unsigned long long)h.got,
+	       (unsigned long long)seq, (unsigned long long)h.corrupt, (unsigned long long)h.lost,
+	       (unsigned long long)h.misordered, (unsigned long long)h.sp->st.demotions,
+	       zcs_path_name(h.sp->kind));
+	CHECK(h.corrupt == 0, "%llu datagrams left with another train's bytes: a slot came back "
+	      "before the kernel was done with it", (unsigned long long)h.corrupt);
+	CHECK(h.got == seq && h.lost == 0 && h.misordered == 0, "received %llu of %llu, lost %llu, "
+	      "misordered %llu", (unsigned long long)h.got, (unsigned long long)seq,
+	      (unsigned long long)h.lost, (unsigned long long)h.misordered);
+	CHECK(h.sp->kind == ZCS_PATH_PLAIN && h.sp->st.demotions == 1, "path %s after %llu "
+	      "demotions", zcs_path_name(h.sp->kind), (unsigned long long)h.sp->st.demotions);
+	CHECK(h.double_done == 0 && h.nfree == SLOTS, "%zu of %d slots came back, %llu twice",
+	      h.nfree, SLOTS, (unsigned long long)h.double_done);
 	zcs_sendpath_close(h.sp);
 	zcs_train_pool_free(&h.pool);
 	close(h.tx);
@@ -583,6 +675,10 @@ int main(void)
 #endif
 	failures += run_no_path(ZCS_PATH_MSG_ZC);
 	failures += run_no_path(ZCS_PATH_GSO);
+#if ZCS_HAVE_URING
+	failures += run_held(ZCS_PATH_URING_ZC);
+#endif
+	failures += run_held(ZCS_PATH_MSG_ZC);
 	printf("%d failures\n", failures);
 	return failures ? 1 : 0;
 }
