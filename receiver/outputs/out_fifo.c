@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "out_path.h"
 #include "output_kinds.h"
 
 /* A bigger pipe absorbs a reader's hiccups in the kernel; 1 MB is what an unprivileged process
@@ -34,28 +35,22 @@ static int fifo_open(struct zcs_out *out, const char *arg, char *err, size_t err
 {
 	struct fifo_priv *const p = out->priv;
 	struct stat st;
+	int fd;
 
 	if (!*arg || strlen(arg) >= sizeof(p->path))
 		return zcs_err(err, errlen, -EINVAL, "%s: bad path", out->name);
-	/* lstat: a symlink at PATH is refused, never followed to what it points at */
-	if (lstat(arg, &st) < 0) {
-		if (errno != ENOENT || mkfifo(arg, 0600) < 0 || lstat(arg, &st) < 0)
-			return zcs_err_errno(err, errlen, "%s", out->name);
-	}
-	if (S_ISLNK(st.st_mode))
-		return zcs_err(err, errlen, -ELOOP, "%s: is a symbolic link, not a FIFO",
-			       out->name);
+	/* mkfifo never follows a symlink at PATH (EEXIST): what is there is judged below */
+	if (mkfifo(arg, 0600) < 0 && errno != EEXIST)
+		return zcs_err_errno(err, errlen, "%s", out->name);
+	/* held, and checked through what is held, not by name: PATH may change meanwhile; a
+	 * symlink at PATH is refused, never followed to what it points at (out_path.h) */
+	fd = zcs_out_path_open(out->name, arg, O_PATH, &st, err, errlen);
+	if (fd < 0)
+		return fd;
+	p->pfd = fd;
+	p->have_pfd = true;
 	if (!S_ISFIFO(st.st_mode))
 		return zcs_err(err, errlen, -EEXIST, "%s: exists and is not a FIFO", out->name);
-	/* what is held is checked, not what lstat saw: PATH may change between the two */
-	p->pfd = open(arg, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (p->pfd < 0)
-		return zcs_err_errno(err, errlen, "%s", out->name);
-	p->have_pfd = true;
-	if (fstat(p->pfd, &st) < 0)
-		return zcs_err_errno(err, errlen, "%s", out->name);
-	if (!S_ISFIFO(st.st_mode))
-		return zcs_err(err, errlen, -EEXIST, "%s: was replaced while opened", out->name);
 	strcpy(p->path, arg);
 	p->dev = st.st_dev;
 	p->ino = st.st_ino;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "out_path.h"
 #include "output_kinds.h"
 
 /* A pipe or FIFO on stdout is reopened as a description of our own in non-blocking mode, so a
@@ -37,6 +38,7 @@ static int open_stdout(bool *is_socket)
 static int file_open(struct zcs_out *out, const char *arg, char *err, size_t errlen)
 {
 	bool is_socket = false;
+	struct stat st;
 	int fd;
 
 	if (strcmp(arg, "-") == 0) {
@@ -47,15 +49,17 @@ static int file_open(struct zcs_out *out, const char *arg, char *err, size_t err
 		/* Non-blocking, which regular files ignore: a FIFO or a terminal named here must
 		 * neither hang the open (a FIFO with no reader fails with ENXIO instead) nor pin
 		 * the writer past destroy's deadline.  The description is our own: no one else
-		 * sees the flag. */
-		fd = open(arg, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0644);
+		 * sees the flag.  As root in a shared directory, a symlink or another user's file
+		 * planted at PATH is refused (out_path.h). */
+		fd = zcs_out_path_open(out->name, arg, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK,
+				       &st, err, errlen);
+		if (fd == -ENXIO)
+			return zcs_err(err, errlen, fd,
+				       "%s: a FIFO with no reader (fifo:PATH waits for readers)",
+				       out->name);
 		if (fd < 0)
-			fd = -errno;
+			return fd;
 	}
-	if (fd == -ENXIO)
-		return zcs_err(err, errlen, fd,
-			       "%s: a FIFO with no reader (fifo:PATH waits for readers)",
-			       out->name);
 	if (fd < 0)
 		return zcs_err(err, errlen, fd, "%s: %s", out->name, strerror(-fd));
 	zcs_out_attach(&out->sinks[0], fd, is_socket);

@@ -18,6 +18,7 @@
 
 #include "clock.h"
 #include "err.h"
+#include "out_path.h"
 #include "output_kinds.h"
 #include "zcs_config.h"
 
@@ -91,7 +92,8 @@ static int sigmf_open(struct zcs_out *out, const char *arg, char *err, size_t er
 {
 	struct sigmf_priv *const p = out->priv;
 	char data_path[4200];
-	int fd;
+	struct stat st;
+	int fd, ret;
 
 	if (!sigmf_datatype(out->type)) {
 		/* native is the wire's own layout: p12 has no SigMF datatype at all */
@@ -107,13 +109,16 @@ static int sigmf_open(struct zcs_out *out, const char *arg, char *err, size_t er
 	snprintf(p->base, sizeof(p->base), "%s", arg);
 	snprintf(p->meta_path, sizeof(p->meta_path), "%s.sigmf-meta", arg);
 	snprintf(data_path, sizeof(data_path), "%s.sigmf-data", arg);
+	/* As root in a shared directory, a symlink or another user's file planted at either name
+	 * is refused (out_path.h): the data file is opened so, the meta file checked now, since
+	 * it is replaced by rename later (which never follows a link, but would remove it). */
+	ret = zcs_out_path_check(out->name, p->meta_path, err, errlen);
+	if (ret < 0)
+		return ret;
 	/* read too: a rate change announced late moves the samples after it to the next file */
-	fd = open(data_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		const int e = errno;
-
-		return zcs_err(err, errlen, -e, "%s: %s: %s", out->name, data_path, strerror(e));
-	}
+	fd = zcs_out_path_open(out->name, data_path, O_RDWR | O_CREAT | O_TRUNC, &st, err, errlen);
+	if (fd < 0)
+		return fd;
 	p->new_capture = true;
 	p->dirty = true;
 	zcs_out_attach(&out->sinks[0], fd, false);

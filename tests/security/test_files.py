@@ -2,7 +2,8 @@
 # Files as root (issue 10, part 4) and a full disk (part 5).  zcs-recv runs as root on lab PCs,
 # often writing into a shared directory: whatever another user swaps in there after start (a
 # symlink, another FIFO) is never opened, truncated or written; a planted temporary name of the
-# SigMF writer is never followed; a disk that fills is an error (message, exit status 1).
+# SigMF writer, or a symlink at its meta path after start, is never followed; a disk that fills
+# is an error (message, exit status 1).
 # The disk is a small tmpfs in a private mount namespace (unshare -m), the test's own.
 # Usage: test_files.py ZCS_RECV SIGMF_SCHEMA
 import glob
@@ -95,14 +96,15 @@ try:
     c.eq('the fifo output had one consumer only', summ['outputs'][0]['connects'], 1)
     c.true('the symlink target is still intact', intact(v1))
 
-    # ---- sigmf: a planted temporary name and a symlink at the meta path ----
+    # ---- sigmf: a planted temporary name, and a symlink at the meta path after start ----
+    # (one planted before start is refused then: test_planted.py)
     port = 23012
     rec = os.path.join(tmp, 'rec')
     v2, v3 = victim('victim-tmp'), victim('victim-meta')
     os.symlink(v2, rec + '.sigmf-meta.tmp')
-    os.symlink(v3, rec + '.sigmf-meta')
     r = recvlib.Recv(recv_exe, ['--exit-on-eos', f'127.0.0.1:{port}', '-o', f'sigmf:{rec}'])
     procs.append(r.proc)
+    os.symlink(v3, rec + '.sigmf-meta')   # listening, no data yet: no meta file written
     count = 300
     seclib.Stream(port, count=count).start().wait()
     summ = seclib.finish(c, r, timeout=60)
