@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The send thread: sends trains in order on the running send path, metadata before the first
- * train, on every change and at least every 500 ms, and the end-of-stream datagram last. */
+ * train, again after the first few, on every change and at least every 500 ms, and the
+ * end-of-stream datagram last. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +13,12 @@
 
 /* The protocol asks for metadata at least every 500 ms; 400 leaves room for scheduling. */
 #define META_INTERVAL_NS (400 * 1000000ULL)
+/* At a run's start the metadata goes out again after trains 1, 2, 4, ... up to this one (6
+ * more datagrams), so a receiver that missed the first (a socket not ready yet, a multicast
+ * join under way, one datagram lost) learns the stream within a train or two instead of 400 ms
+ * later, and one that keeps what came before (docs/protocol.md, "When metadata is sent") keeps
+ * little. */
+#define START_META_LAST_TRAIN 32
 /* Zero-copy completions still owed at exit are waited for this long. */
 #define DRAIN_NS (2 * ZCS_NS_PER_SEC)
 
@@ -289,6 +296,9 @@ void *zcs_pipeline_send_main(void *arg)
 		if (ret < 0)
 			failed(p, ret);
 		fec_send(&s);
+		/* the start's repeats: after the train, which the metadata's next_seq then follows */
+		if (s.trains <= START_META_LAST_TRAIN && (s.trains & (s.trains - 1)) == 0)
+			send_meta(&s, false);
 		publish(&s);
 	}
 	flush(&s);
