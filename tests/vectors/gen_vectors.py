@@ -524,6 +524,142 @@ def v_fec():
     return c
 
 
+def v_window_edge():
+    """The reorder window W (64 datagrams here): a datagram 63 places late is in time, one 64
+    places late was declared lost and is late."""
+    s, c = Stream(), Capture()
+    c.at(0, s.meta())
+    ds = [s.samples(flags=EOS if i == 299 else 0) for i in range(300)]
+    for i, d in enumerate(ds):
+        if i not in (20, 120):
+            c.at(i * DGRAM_NS, d)
+        if i == 83:
+            c.add(ds[20])
+        if i == 184:
+            c.add(ds[120])
+    return c
+
+
+def v_fec_window():
+    """Parity 16:4 makes W 4 x (16 + 4) = 80, rounded up to 128: a datagram 100 places late
+    is in time, one 128 places late is not."""
+    s = Stream(fec=(16, 4))
+    s.spd = 84
+    c = Capture()
+    sent, t = run_stream(c, s, 400, drop={30, 200} | {('p', b, j) for b in (16, 192)
+                                                      for j in range(4)})
+    out = []
+    for tt, d in c.recs:
+        out.append((tt, d))
+        seq = struct.unpack_from('<Q', d, 8)[0] if d[3] == 0 else None
+        if seq == 130:
+            out.append((tt, sent[30]))
+        if seq == 328:
+            out.append((tt, sent[200]))
+    c.recs = out
+    return c
+
+
+def v_hold():
+    """The hold: with a hole in the window, a pause of 95 ms releases nothing (the missing
+    datagram then fills it); one of 105 ms releases what is held (the hole lost, the missing
+    datagram late)."""
+    s, c = Stream(), Capture()
+    c.at(0, s.meta())
+    ds = [s.samples(flags=EOS if i == 99 else 0) for i in range(100)]
+    t = 0
+    for i in range(100):
+        if i in (30, 70):
+            t += (95 if i == 30 else 105) * 10**6
+            c.at(t, ds[i - 2])
+        if i not in (28, 68):
+            c.at(t, ds[i])
+        t += DGRAM_NS
+    return c
+
+
+def v_eos_quiet():
+    """An end of stream is believed after 100 ms of silence: one followed by more of the stream
+    50 ms later is not; the last one, then 150 ms of silence, is: the next stream is followed
+    at once."""
+    a, b = Stream(sid=0xe0e0), Stream(sid=0xe1e1)
+    c = Capture()
+    c.at(0, a.meta())
+    t = 0
+    for i in range(80):
+        c.at(t, a.samples(flags=EOS if i in (39, 79) else 0))
+        t += DGRAM_NS + (50 * 10**6 if i == 39 else 0)
+    run_stream(c, b, 40, t0=t + 150 * 10**6)
+    return c
+
+
+def v_silence():
+    """A stream that stops without its end: another stream id is foreign for 1.5 s, then
+    followed."""
+    a, b = Stream(sid=0x5100), Stream(sid=0x5200)
+    c = Capture()
+    _, t = run_stream(c, a, 60, eos=False)
+    last = t - DGRAM_NS
+    c.at(last + 1450 * 10**6, b.meta())
+    c.add(b.samples())
+    run_stream(c, Stream(sid=0x5200), 60, t0=last + 1550 * 10**6)
+    return c
+
+
+def v_confirm_format():
+    """Unkeyed, a change of wire format is believed once repeated for 500 ms: before, the
+    estimate of lost datagrams before a DISCONT uses the old samples per datagram, after it
+    the new."""
+    s, c = Stream(rate=20000), Capture()
+    t = 0
+    c.at(t, s.meta())
+    for i in range(150):
+        if i == 10:
+            s.meta_version += 1
+            s.fmt, s.spd = P12, 130
+            c.at(t, s.meta(flags=M_CHANGE))
+            c.at(t, s.meta(flags=M_CHANGE))
+        if i in (100, 120):           # 450 ms and 550 ms after the change
+            c.at(t, s.meta())
+        flags = 0
+        if i in (22, 62):             # delivered when the window passes the holes: 63 later
+            s.first += 1000
+            flags = DISCONT
+        d = s.samples(flags=flags | (EOS if i == 149 else 0))
+        if i not in (20, 21, 60, 61):
+            c.at(t, d)
+        t += 5 * 10**6
+    return c
+
+
+def outage(ratio):
+    """100 datagrams, 1 s in which nothing arrives while the sender goes on (2000 datagrams),
+    100 more; their sample index advanced by `ratio` times what 1 s holds."""
+    s, c = Stream(), Capture()
+    c.at(0, s.meta())
+    t = 0
+    for i in range(200):
+        if i == 100:
+            s.seq += 2000
+            s.first += int(2000 * SPD * ratio)
+            t += 10**9
+        c.at(t, s.samples(flags=EOS if i == 199 else 0))
+        t += DGRAM_NS
+    return c
+
+
+def v_outage():
+    """A jump in seq beyond twice the window, believed once the old position has been silent
+    (100 ms), filled: 1 s of stream is within the bound of real time."""
+    return outage(1.0)
+
+
+def v_outage_fast():
+    """The same jump claiming 1.1 s of samples after 1 s: more zeros than real time allows,
+    so the position is taken as is and nothing is filled."""
+    return outage(1.1)
+
+
 VECTORS = {
     'clean': ('one i16 stream, nothing lost', v_clean),
     'clean_p12': ('one p12 stream', v_clean_p12),
@@ -546,6 +682,14 @@ VECTORS = {
     'retune': ('a retune announced with CHANGE', v_retune),
     'forged_jump': ('forged far-ahead and non-following datagrams', v_forged_jump),
     'fec': ('parity datagrams restore lost ones', v_fec),
+    'window_edge': ('the reorder window\'s edge: 63 places late, 64', v_window_edge),
+    'fec_window': ('the window of a stream with parity 16:4', v_fec_window),
+    'hold': ('pauses of 95 and 105 ms with a hole in the window', v_hold),
+    'eos_quiet': ('an end of stream contradicted, then believed', v_eos_quiet),
+    'silence': ('another stream id after 1.45 s and 1.55 s of silence', v_silence),
+    'outage': ('1 s lost, the jump confirmed by silence, filled', v_outage),
+    'outage_fast': ('a jump claiming more samples than real time allows', v_outage_fast),
+    'confirm_format': ('an unkeyed change of format before and after 500 ms', v_confirm_format),
 }
 
 
