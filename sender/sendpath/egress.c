@@ -82,3 +82,19 @@ int zcs_egress_tx_csum(int fd, const char *name)
 		return -errno;
 	return ev.data ? 1 : 0;
 }
+
+int zcs_egress_no_check(int fd)
+{
+	struct sockaddr_storage self;
+	socklen_t slen = sizeof(self);
+	const int one = 1;
+
+	if (getsockname(fd, (struct sockaddr *)&self, &slen) < 0)
+		return -errno;
+	/* IPv6 has no checksum-less UDP for ordinary sockets (RFC 8200): there the kernel sums */
+	if (self.ss_family != AF_INET)
+		return 0;
+	if (setsockopt(fd, SOL_SOCKET, SO_NO_CHECK, &one, sizeof(one)) < 0)
+		return -errno;
+	return 1;
+}

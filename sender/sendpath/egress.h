@@ -15,4 +15,14 @@ int zcs_egress_device(int fd, char *name, size_t len);
  * the kernel cannot tell (no SIOCETHTOOL, as under qemu-user). */
 int zcs_egress_tx_csum(int fd, const char *name);
 
+/* UDP checksum 0 on connected IPv4 socket fd (SO_NO_CHECK), for a device without TX checksum
+ * offload only: there the kernel would otherwise sum every payload byte in software, one pass
+ * over the datagram per send, while a device that checksums does it for free, and on one that
+ * checksums (the Zynq GEM, Linux's macb) a packet that is not left for it to sum costs more, not
+ * less (macb then computes the frame's FCS in software).  Beyond the link's own CRC (Ethernet's
+ * FCS, USB's per-packet CRC) the UDP checksum only catches corruption inside a machine on the
+ * way; a USB-attached board's link is one cable to the PC.  Returns 1 when set, 0 when fd is not
+ * IPv4 (nothing done), -errno. */
+int zcs_egress_no_check(int fd);
+
 #endif

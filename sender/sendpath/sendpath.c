@@ -49,6 +49,17 @@ static int path_setup(struct zcs_sendpath *sp, int kind, char *err, size_t errle
 		if (sp->gso_size && (ret = zcs_sendpath_set_gso(sp, 0)) < 0)
 			return zcs_err(err, errlen, ret, "cannot clear UDP_SEGMENT: %s",
 				       strerror(-ret));
+		/* no checksum offload: UDP checksum 0 spares the kernel's sum of every byte (only
+		 * there: egress.h says why).  Refused, the kernel sums as before */
+		if (sp->egress_csum == 0 && sp->no_check == 0) {
+			sp->no_check = zcs_egress_no_check(sp->fd);
+			if (sp->no_check > 0)
+				zcs_log(&sp->log, "UDP checksum 0 (IPv4, no checksum offload on %s)",
+					sp->egress);
+			else if (sp->no_check < 0)
+				zcs_log(&sp->log, "SO_NO_CHECK refused (%s): the kernel checksums",
+					strerror(-sp->no_check));
+		}
 		return 0;
 	}
 	ret = zcs_sendpath_set_gso(sp, sp->seg);

@@ -67,6 +67,9 @@ struct zcs_sendpath {
 	 * not (0: auto takes plain) or the kernel cannot tell (-errno) */
 	char egress[16];             /* IFNAMSIZ */
 	int egress_csum;
+	/* plain on a device without checksum offload sends IPv4 with UDP checksum 0 (1), or not
+	 * (0: IPv6, the device checksums, another path; -errno: the kernel refused) */
+	int no_check;
 };
 
 /* The sendmsg back-end (sendpath_msg.c).  The train senders return bytes sent or -errno. */

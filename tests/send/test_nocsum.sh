@@ -7,7 +7,10 @@
 # losing a datagram (older kernels; the ARM-kernel leg .ci/kernels.sh meets that case).  Either
 # way zcs-recv's output is byte-exact from sample 0, and every demotion's cost is counted on both
 # sides: the receiver's lost datagrams equal the sender's dropped ones, nothing is discarded for
-# want of metadata (pre_meta 0), nobody joined late.
+# want of metadata (pre_meta 0), nobody joined late.  On plain (auto's choice) the IPv4 datagrams
+# leave with UDP checksum 0 (SO_NO_CHECK: the kernel would sum every byte in software), counted
+# on arrival by nftables; with the offload switched on again, none does (there the NIC checksums
+# for free, and the Zynq GEM's driver would compute each frame's FCS in software instead).
 # Usage: test_nocsum.sh ZCS-SEND ZCS-RECV ZCS-TONE-EXPECT PORT
 set -u
 SEND=$1 RECV=$2 EXPECT=$3 PORT=$4
@@ -39,6 +42,22 @@ ip netns add "$TX" && ip netns add "$RX" &&
 ip netns exec "$TX" ethtool -K veth0 tx off >/dev/null || die "ethtool -K veth0 tx off"
 ip netns exec "$TX" ethtool -k veth0 | grep -q '^tx-checksumming: off' ||
 	die "tx checksumming still on: $(ip netns exec "$TX" ethtool -k veth0 | grep tx-check)"
+# every datagram to the receiver's port, and those with UDP checksum 0, as they arrive
+ip netns exec "$RX" nft -f - <<EOF || die "nft"
+table inet zcsnocsum {
+	counter zero { }
+	counter every { }
+	chain in {
+		type filter hook input priority 0; policy accept;
+		udp dport $PORT udp checksum 0 counter name "zero"
+		udp dport $PORT counter name "every"
+	}
+}
+EOF
+# counted PACKETS of counter zero or every so far
+counted() {
+	ip netns exec "$RX" nft list counter inet zcsnocsum "$1" | sed -nE 's/.*packets ([0-9]+).*/\1/p'
+}
 
 RATE=2000000 TONE=123456 AMP=0.7 SEED=5 N=400000
 
@@ -56,7 +75,8 @@ print(s.get(sys.argv[2], "missing") if s else "no-summary")' "$1" "$2"
 # one PATH FORMAT: one stream, every check
 one() {
 	local path=$1 fmt=$2 out=$DIR/out.$1.$2 rlog=$DIR/recv.$1.$2 slog=$DIR/send.$1.$2
-	local fails0=$FAILS
+	local fails0=$FAILS zero0 all0 zero all
+	zero0=$(counted zero) all0=$(counted every)
 	ip netns exec "$RX" "$RECV" --json -F cs16 -o "file:$out" --exit-on-eos \
 		"198.18.78.2:$PORT" 2>"$rlog" &
 	RPID=$!
@@ -81,11 +101,13 @@ one() {
 	wait "$RPID" || fail "$path $fmt: zcs-recv exited $?"
 	RPID=
 	local want
-	case $path in
-	auto | plain) want="send path: plain (" ;;
-	*) want="send path: $path (as asked; no checksum offload on veth0" ;;
+	case $OFFLOAD:$path in
+	off:auto) want="send path: plain (no checksum offload on veth0: GSO off)" ;;
+	off:plain) want="send path: plain (" ;;
+	off:*) want="send path: $path (as asked; no checksum offload on veth0" ;;
+	on:auto) want="send path: " ;;
+	on:*) want="send path: $path (as asked)" ;;
 	esac
-	[ "$path" = auto ] && want="send path: plain (no checksum offload on veth0: GSO off)"
 	grep -qF "$want" "$slog" || fail "$path $fmt: no start-up line \"$want...\""
 	local dem err drop lost pre late samples
 	dem=$(json "$slog" demotions) err=$(json "$slog" send_errors)
@@ -103,6 +125,16 @@ one() {
 	[ "$pre" = 0 ] || fail "$path $fmt: $pre datagrams discarded before the metadata"
 	[ "$late" = 0 ] || fail "$path $fmt: the receiver joined late ($late)"
 	[ "$samples" = "$N" ] || fail "$path $fmt: $samples samples out, want $N"
+	zero=$(($(counted zero) - zero0)) all=$(($(counted every) - all0))
+	[ "$all" -gt 0 ] || fail "$path $fmt: nftables counted no datagram"
+	case $OFFLOAD:$path in
+	off:auto | off:plain)
+		[ "$zero" = "$all" ] || fail "$path $fmt: $zero of $all datagrams with UDP checksum 0, want all"
+		grep -qF "UDP checksum 0 (IPv4, no checksum offload on veth0)" "$slog" ||
+			fail "$path $fmt: no line \"UDP checksum 0 ...\""
+		;;
+	on:*) [ "$zero" = 0 ] || fail "$path $fmt: $zero of $all datagrams with UDP checksum 0 on a NIC that checksums" ;;
+	esac
 	if ! cmp -s "$out" <("$EXPECT" "$RATE" "$TONE" "$AMP" "$SEED" 0 "$fmt" cs16 0 "$N"); then
 		fail "$path $fmt: output differs from the tone from sample 0 ($(stat -c %s "$out") bytes)"
 	fi
@@ -110,16 +142,23 @@ one() {
 		sed 's/^/  | /' "$slog" "$rlog"
 		return
 	fi
-	echo "ok: $path $fmt: $(grep -m1 'send path:' "$slog"); demotions $dem, send errors $err," \
-		"dropped $drop; receiver: $samples samples exact from sample 0, lost $lost, pre_meta $pre"
+	echo "ok: offload $OFFLOAD, $path $fmt: $(grep -m1 'send path:' "$slog"); demotions $dem," \
+		"send errors $err, dropped $drop; receiver: $samples samples exact from sample 0, lost $lost," \
+		"pre_meta $pre; UDP checksum 0 in $zero of $all datagrams"
 	rm -f "$out"
 }
 
+OFFLOAD=off
 for fmt in p12 i8 i16; do
 	one auto "$fmt"
 done
 for path in plain gso msg-zc uring-zc; do
 	one "$path" p12
 done
+# the same link with the offload on: checksums as usual, on plain too
+ip netns exec "$TX" ethtool -K veth0 tx on >/dev/null || die "ethtool -K veth0 tx on"
+OFFLOAD=on
+one auto p12
+one plain p12
 [ "$FAILS" -eq 0 ] || { echo "$FAILS failures"; exit 1; }
 echo "all streams exact from the first sample"
