@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The Debian packages from a fresh copy of the tree: dpkg-buildpackage -b, lintian, install, then
 # the installed files at work (the SoapySDR module found by SoapySDRUtil, a loopback stream from
-# /usr/bin/zcs-send into /usr/bin/zcs-recv, the systemd units verified), then purge.
+# /usr/bin/zcs-send into /usr/bin/zcs-recv, the systemd units verified, the docs the man pages
+# name in place), then purge.
 # Usage: tests/package/deb.sh RESULTS.json   (one JSON line per check, as meson's testlog.json,
 # for tests/summary.py).  Needs root, debhelper, lintian; installs and removes packages.
 set -uo pipefail
@@ -80,6 +81,21 @@ soapy_find() {
 	echo "$out"
 	grep -q 'driver = zcs' <<<"$out"
 }
+# Every Markdown page a man page names is installed where it says: /usr/share/doc/PACKAGE/.
+docs_installed() {
+	local m pkg page fails=0
+	for m in zcs-recv:zcs-recv zcs-ctl:zcs-recv zcs-send:zcs-send; do
+		pkg=${m#*:}
+		for page in $(zcat "/usr/share/man/man1/${m%%:*}.1.gz" | grep -v '^\.\\"' | sed 's/\\-/-/g' |
+			      grep -o '[a-z][a-z-]*\.md' | sort -u); do
+			[ -f "/usr/share/doc/$pkg/$page" ] && continue
+			echo "man ${m%%:*}: no /usr/share/doc/$pkg/$page"
+			fails=1
+		done
+	done
+	[ "$fails" -eq 0 ] && echo "every page the man pages name is in /usr/share/doc"
+	return $fails
+}
 # Every sample of a counted stream, through the installed programs.
 loopback_stream() {
 	local n=2000000 out
@@ -98,7 +114,8 @@ loopback_stream() {
 check build-copy copy &&
 	check dpkg-buildpackage build &&
 	{ check lintian lint; check install install_debs; } &&
-	{ check files files_in_place; check systemd-units units_verify; check soapy-find soapy_find;
+	{ check files files_in_place; check systemd-units units_verify;
+	  check docs-installed docs_installed; check soapy-find soapy_find;
 	  check loopback-stream loopback_stream; }
 echo "package: $fails failed"
 [ "$fails" -eq 0 ]
