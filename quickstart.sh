@@ -17,7 +17,7 @@ TEST_PKGS=(clang llvm libclang-rt-14-dev libiio-utils iiod iproute2 nftables eth
            soapyremote-server soapysdr0.8-module-remote avahi-daemon dbus
            gqrx-sdr xvfb pulseaudio pulseaudio-utils xdotool
            libgf-complete-dev libjerasure-dev
-           debhelper lintian dpkg-dev)
+           debhelper lintian dpkg-dev debootstrap systemd-container)
 
 need_root() {
 	if [ "$(id -u)" -ne 0 ]; then

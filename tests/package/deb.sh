@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: MIT
 # The Debian packages from a fresh copy of the tree: dpkg-buildpackage -b, lintian, install, then
 # the installed files at work (the SoapySDR module found by SoapySDRUtil, a loopback stream from
-# /usr/bin/zcs-send into /usr/bin/zcs-recv, the systemd units verified, the docs the man pages
-# name in place), then purge.
+# /usr/bin/zcs-send into /usr/bin/zcs-recv, the systemd units verified and rated, the docs the man
+# pages name in place), the packages under systemd as PID 1 in a Debian 12 container
+# (tests/package/nspawn.sh: both units started, as the user zcs, streaming), then purge.
 # Usage: tests/package/deb.sh RESULTS.json   (one JSON line per check, as meson's testlog.json,
-# for tests/summary.py).  Needs root, debhelper, lintian; installs and removes packages.
+# for tests/summary.py).  Needs root, debhelper, lintian, debootstrap, systemd-container;
+# installs and removes packages.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 results=${1:?usage: $0 RESULTS.json}
@@ -81,6 +83,17 @@ soapy_find() {
 	echo "$out"
 	grep -q 'driver = zcs' <<<"$out"
 }
+# Both units in systemd's "OK" band of exposure (at most 4.9 of 10).
+units_security() {
+	local u score fails=0
+	for u in zcs-send.service zcs-recv@.service; do
+		score=$(systemd-analyze security --offline=true "/lib/systemd/system/$u" 2>&1 |
+			sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')
+		echo "$u: exposure ${score:-?}"
+		awk -v s="${score:-99}" 'BEGIN { exit !(s <= 4.9) }' || fails=1
+	done
+	return $fails
+}
 # Every Markdown page a man page names is installed where it says: /usr/share/doc/PACKAGE/.
 docs_installed() {
 	local m pkg page fails=0
@@ -95,6 +108,10 @@ docs_installed() {
 	done
 	[ "$fails" -eq 0 ] && echo "every page the man pages name is in /usr/share/doc"
 	return $fails
+}
+# Under systemd as PID 1 (a Debian 12 container): the user zcs, both units started, a keyed stream.
+systemd_boot() {
+	"$top/tests/package/nspawn.sh" "$work" "$work"/zcs-recv_*.deb "$work"/zcs-send_*.deb
 }
 # Every sample of a counted stream, through the installed programs.
 loopback_stream() {
@@ -115,7 +132,8 @@ check build-copy copy &&
 	check dpkg-buildpackage build &&
 	{ check lintian lint; check install install_debs; } &&
 	{ check files files_in_place; check systemd-units units_verify;
-	  check docs-installed docs_installed; check soapy-find soapy_find;
-	  check loopback-stream loopback_stream; }
+	  check systemd-security units_security; check docs-installed docs_installed;
+	  check soapy-find soapy_find; check loopback-stream loopback_stream;
+	  check systemd-boot systemd_boot; }
 echo "package: $fails failed"
 [ "$fails" -eq 0 ]
