@@ -136,11 +136,19 @@ static void send_eos(struct send_state *s)
 		.flags = ZCS_FLAG_EOS,
 	};
 	size_t len = ZCS_PROTO_SAMPLE_HDR_SIZE;
+	int ret;
 
 	zcs_proto_write_sample_hdr(s->side, &h);
 	if (p->keyed)
 		len = zcs_auth_seal_samples(&p->auth, &p->tag_send, s->side, len);
-	zcs_sendpath_send_small(p->sp, s->side, len);
+	ret = zcs_sendpath_send_small(p->sp, s->side, len);
+	if (ret < 0 && !p->send_err) {
+		/* receivers wait for their timeout instead of ending the stream: zcs-send must not
+		 * report a clean end (a failure before it is the one reported) */
+		p->send_err = ret;
+		snprintf(p->send_msg, sizeof(p->send_msg), "send: the end of stream was not sent: %s",
+			 strerror(-ret));
+	}
 	/* the stream's last block ends here, protected like any other */
 	if (p->fec) {
 		zcs_fec_enc_add(&p->fec_enc, s->side, len);

@@ -488,19 +488,25 @@ static ssize_t send_one(const struct zcs_sendpath *sp, const void *buf, size_t l
 	return sendmsg(sp->fd, &mh, 0);
 }
 
+/* A small datagram refused for want of room (ENOBUFS: the device's queue or the kernel's memory
+ * is full; EAGAIN: the send buffer) is tried again this many times, after waits of 1, 2, 4... ms
+ * (63 ms in all): long enough for a queue to drain, short enough that a stuck one is reported. */
+#define SMALL_ROOM_TRIES 6
+
 int zcs_sendpath_send_small(struct zcs_sendpath *sp, const void *buf, size_t len)
 {
 	/* after the trains handed over before it (metadata names the next sequence number, an end
 	 * of stream the last): queued ones submitted, failed ones sent again or given up */
 	int demoted = sp->dead ? 0 : zcs_sendpath_flush(sp);
+	int e = EIO, room_waits = 0;
 
 	if (sp->dead) {
 		/* every train was given up, but the socket may still carry one datagram as it is
 		 * (an end of stream tells receivers the stream is over): one try */
 		return send_one(sp, buf, len) >= 0 ? 0 : -errno;
 	}
-	for (int attempt = 0; attempt < 4 + ZCS_PATH_KINDS; attempt++) {
-		int e, to;
+	for (int attempt = 0; attempt < 4 + ZCS_PATH_KINDS + SMALL_ROOM_TRIES; attempt++) {
+		int to;
 
 		if (send_one(sp, buf, len) >= 0)
 			return demoted;
@@ -512,8 +518,13 @@ int zcs_sendpath_send_small(struct zcs_sendpath *sp, const void *buf, size_t len
 			continue;
 		}
 		sp->st.send_errors++;
-		if (e == ENOBUFS) {
+		if (e == ENOBUFS || e == EAGAIN) {
+			if (room_waits == SMALL_ROOM_TRIES)
+				return -e;
+			/* a completion may free memory, a queue drains on its own: wait for either
+			 * (a send again at once would meet the same full queue) */
 			sp->st.retries++;
+			zcs_sendpath_wait(sp, -1, 1 << room_waits++);
 			continue;
 		}
 		/* with UDP_SEGMENT set even this one datagram goes the GSO way: EIO (no checksum
@@ -526,7 +537,7 @@ int zcs_sendpath_send_small(struct zcs_sendpath *sp, const void *buf, size_t len
 			return give_up(sp, e);
 		demoted = 1;
 	}
-	return -EIO;
+	return -e; /* the last error seen, every try used up */
 }
 
 /* MSG_ZEROCOPY completions are read from the error queue only once this many sends are out:

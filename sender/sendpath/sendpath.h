@@ -101,9 +101,11 @@ int zcs_sendpath_flush(struct zcs_sendpath *sp);
 /* Sends a small datagram (metadata, end of stream) by copy, after every train handed over before
  * it (zcs_sendpath_flush first).  A failure that names the path (EIO: no checksum offload, with
  * UDP_SEGMENT set) demotes it, as for a train, and the datagram is sent again on the new path.
+ * A refusal for want of room (ENOBUFS, EAGAIN) is tried again after short waits (63 ms in all).
  * Returns 0 when sent, 1 when it or a train before it was sent after a demotion (logged),
- * -errno when it could not be sent (counted).  Once no path is left it is still tried once as
- * the socket stands (an end of stream tells receivers the stream is over). */
+ * -errno, the error its last try met, when it could not be sent (counted).  Once no path is
+ * left it is still tried once as the socket stands (an end of stream tells receivers the stream
+ * is over). */
 int zcs_sendpath_send_small(struct zcs_sendpath *sp, const void *buf, size_t len);
 
 /* Collects zero-copy completions without blocking (msg-zc: only once enough sends are out to

@@ -4,7 +4,8 @@
  * io_uring refusing submissions (its ring fd replaced), GSO refused (SO_NO_CHECK), sends dropped by
  * a netfilter rule (EPERM), no slower path left (UDP_SEGMENT's setsockopt refused: this program
  * is linked with --wrap=setsockopt), a demotion while the kernel still holds zero-copy trains
- * (a slow tbf queue on the loopback device). */
+ * (a slow tbf queue on the loopback device), a small datagram refused for want of room (send is
+ * wrapped to fail with ENOBUFS, poll to count the waits). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +47,34 @@ int __wrap_setsockopt(int fd, int level, int name, const void *val, socklen_t le
 		return -1;
 	}
 	return __real_setsockopt(fd, level, name, val, len);
+}
+
+/* While > 0: send() fails with ENOBUFS (counted down).  While count_polls: poll() calls are
+ * counted in polls. */
+static int refuse_sends, refused_sends;
+static bool count_polls;
+static int polls;
+
+ssize_t __real_send(int fd, const void *buf, size_t len, int flags);
+ssize_t __wrap_send(int fd, const void *buf, size_t len, int flags);
+ssize_t __wrap_send(int fd, const void *buf, size_t len, int flags)
+{
+	if (refuse_sends > 0) {
+		refuse_sends--;
+		refused_sends++;
+		errno = ENOBUFS;
+		return -1;
+	}
+	return __real_send(fd, buf, len, flags);
+}
+
+int __real_poll(struct pollfd *fds, nfds_t n, int timeout);
+int __wrap_poll(struct pollfd *fds, nfds_t n, int timeout);
+int __wrap_poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	if (count_polls)
+		polls++;
+	return __real_poll(fds, n, timeout);
 }
 
 /* Counts a failed condition in the caller's `failures`. */
@@ -481,6 +510,59 @@ static int run_small(int path)
 	return failures;
 }
 
+/* Regression (issue 33 defect 5): send_small met ENOBUFS (a full device queue) by sending again at
+ * once, up to 8 times with no wait, then returned -EIO, not what it met.  A datagram refused 3
+ * times must go out after a wait before each new try; one refused every time must come back with
+ * -ENOBUFS after a bounded number of tries, each after a wait. */
+static int run_small_no_room(int path)
+{
+	struct harness h = { .tx = -1, .rx = -1 };
+	char err[256] = "";
+	uint8_t meta[ZCS_PROTO_META_SIZE], buf[2048];
+	const struct zcs_meta m = { .stream_id = 1, .meta_version = 1, .sample_rate = 1000000,
+				    .format = ZCS_WIRE_I16, .samples_per_dgram = SPD };
+	const size_t mlen = zcs_proto_write_meta(meta, &m);
+	struct pollfd p = { .events = POLLIN };
+	int failures = 0, r1, r2, waits1, tries2, waits2, got = 0;
+
+	printf("%s, metadata refused with ENOBUFS 3 times, then every time:\n", zcs_path_name(path));
+	if (sockets(&h) < 0 || zcs_train_pool_init(&h.pool, SLOTS, SEG, zcs_train_max_dgrams(SEG)) < 0)
+		return printf("FAIL: set-up: %s\n", strerror(errno)), 1;
+	if (open_path(&h, path, err, sizeof(err)) < 0)
+		return printf("FAIL: %s: %s\n", zcs_path_name(path), err), 1;
+	count_polls = true;
+	refused_sends = polls = 0;
+	refuse_sends = 3;
+	r1 = zcs_sendpath_send_small(h.sp, meta, mlen);
+	waits1 = polls;
+	refuse_sends = 1000;
+	refused_sends = polls = 0;
+	r2 = zcs_sendpath_send_small(h.sp, meta, mlen);
+	tries2 = refused_sends;
+	waits2 = polls;
+	refuse_sends = 0;
+	count_polls = false;
+	p.fd = h.rx;
+	while (poll(&p, 1, 300) > 0 && recv(h.rx, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		got++;
+	printf("  3 refusals: returned %d after %d waits, %d datagram(s) received; every one "
+	       "refused: returned %d (%s) after %d tries and %d waits; retries %llu\n", r1, waits1,
+	       got, r2, r2 < 0 ? strerror(-r2) : "sent", tries2, waits2,
+	       (unsigned long long)h.sp->st.retries);
+	CHECK(r1 == 0 && got == 1, "refused 3 times: returned %d, %d received", r1, got);
+	CHECK(waits1 >= 3, "refused 3 times: %d waits, not one before each new try", waits1);
+	CHECK(r2 == -ENOBUFS, "refused every time: returned %d, not -ENOBUFS", r2);
+	CHECK(tries2 >= 2 && tries2 <= 16, "refused every time: %d tries", tries2);
+	CHECK(waits2 >= tries2 - 1, "refused every time: %d waits for %d tries", waits2, tries2);
+	CHECK(h.sp->kind == path, "path %s, not %s: a full queue is no reason to demote",
+	      zcs_path_name(h.sp->kind), zcs_path_name(path));
+	zcs_sendpath_close(h.sp);
+	zcs_train_pool_free(&h.pool);
+	close(h.tx);
+	close(h.rx);
+	return failures;
+}
+
 #if ZCS_HAVE_URING /* the regression is io_uring's: the test exists where the path does */
 /* Regression (#23, send_small ignored the io_uring submission's result): trains queued on
  * io_uring, then the ring refuses the submission, then a metadata datagram.  The queued trains
@@ -669,6 +751,8 @@ int main(void)
 	for (int k = 0; k < ZCS_PATH_KINDS; k++)
 		if (ZCS_HAVE_URING || k != ZCS_PATH_URING_ZC)
 			failures += run_small(k);
+	failures += run_small_no_room(ZCS_PATH_GSO);
+	failures += run_small_no_room(ZCS_PATH_PLAIN);
 #if ZCS_HAVE_URING
 	failures += run_small_after_trains();
 	failures += run_no_path(ZCS_PATH_URING_ZC);
