@@ -364,6 +364,11 @@ def v_invalid():
         m[:72] + b'x' * 32 + m[104:],                             # bad_meta: no NUL
         m[:80] + b'x' + m[81:],                                   # reserved after NUL
         m[:68] + b'\0\0' + m[70:],                                # bad_meta: spd 0
+        m[:72] + b'\xc3\x28' + m[74:],                            # bad_meta: not UTF-8
+        m[:72] + b'\xc0\xaf' + m[74:],                            # bad_meta: overlong
+        m[:120] + b'to\x1bne' + m[125:],                          # bad_meta: control
+        m[:120] + b'\xc2\x85ne' + m[124:],                        # bad_meta: C1 control
+        m[:104] + b'0.1.0 \xc3\xa9t\xc3\xa9\0' + m[116:],        # accepted: UTF-8
     ]
     zs = bytearray(s.samples(advance=False, payload=b'\x28\xb5\x2f\xfd' + b'\0' * 6, n=100))
     zs[25] |= ZSTD

@@ -83,13 +83,20 @@ def zstd_decode(frame, raw):
 
 
 def text(field):
-    """*Strings*: a NUL within the field (bad_meta), only zeros after it (reserved)."""
+    """*Strings*: a NUL within the field (bad_meta), only zeros after it (reserved), UTF-8
+    without control characters (bad_meta)."""
     i = field.find(b'\0')
     if i < 0:
         raise Reject(9)
     if any(field[i:]):
         raise Reject(8)
-    return field[:i].decode('utf-8', 'replace')
+    try:
+        s = field[:i].decode('utf-8')     # strict: shortest form, no surrogates
+    except UnicodeDecodeError:
+        raise Reject(9)
+    if any(ord(ch) < 0x20 or 0x7f <= ord(ch) <= 0x9f for ch in s):
+        raise Reject(9)
+    return s
 
 
 class Dgram:
