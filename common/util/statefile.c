@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,33 @@
 
 #include "err.h"
 #include "statefile.h"
+
+const char *zcs_statefile_owner_text(uid_t uid, char *buf, size_t cap)
+{
+	struct passwd pw, *found = NULL;
+	char names[1024];
+
+	if (getpwuid_r(uid, &pw, names, sizeof(names), &found) == 0 && found)
+		snprintf(buf, cap, "uid %u (%s)", (unsigned)uid, found->pw_name);
+	else
+		snprintf(buf, cap, "uid %u", (unsigned)uid);
+	return buf;
+}
+
+int zcs_statefile_check_owner(const struct stat *st, const char *what, const char *path,
+			      char *err, size_t errlen)
+{
+	const uid_t me = geteuid();
+	char owner[96];
+
+	if (st->st_uid == me || st->st_uid == 0)
+		return 0;
+	return zcs_err(err, errlen, -EPERM, "%s %s is owned by %s, not by this user (uid %u) or "
+		       "root: refused, whoever owns it may rewrite it (chown it, or use a file of "
+		       "your own)", what, path, zcs_statefile_owner_text(st->st_uid, owner,
+									sizeof(owner)),
+		       (unsigned)me);
+}
 
 int zcs_statefile_read(const char *path, char *buf, size_t cap, size_t *len, char *err,
 		       size_t errlen)
@@ -52,6 +80,9 @@ int zcs_statefile_read(const char *path, char *buf, size_t cap, size_t *len, cha
 			      "(mode %03o): chmod go-w %s", path, (unsigned)(st.st_mode & 0777), path);
 		goto out;
 	}
+	if ((ret = zcs_statefile_check_owner(&st, "state file", path, err, errlen)) < 0)
+		goto out;
+	ret = 1;
 	/* one byte more than fits tells a longer file apart */
 	while (got < cap) {
 		n = read(fd, buf + got, cap - got);

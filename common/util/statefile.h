@@ -6,10 +6,22 @@
 #define ZCS_STATEFILE_H
 
 #include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Whether a file the program trusts (a key, a run counter, a run state) has an owner it may
+ * trust, as ssh requires of its files: the user running the program (its effective uid) or
+ * root.  Whoever owns a file may rewrite it, whatever its mode says.  Returns 0, or -EPERM with
+ * err naming what ("key file"), path (as given: escape it first if it may hold control bytes)
+ * and the owner. */
+int zcs_statefile_check_owner(const struct stat *st, const char *what, const char *path,
+			      char *err, size_t errlen);
+/* "uid 65534 (nobody)", or "uid N" for a user without a name here, into buf; returns buf. */
+const char *zcs_statefile_owner_text(uid_t uid, char *buf, size_t cap);
 
 /* The largest state file read: anything longer is not one of ours. */
 #define ZCS_STATEFILE_MAX 256
@@ -17,7 +29,8 @@ extern "C" {
 /* Reads the file at path into buf (cap bytes, at most ZCS_STATEFILE_MAX used), NUL-terminated,
  * its length in *len.  Refused: a symbolic link (never followed), a file that is not a regular
  * file (a FIFO planted there does not hang the caller), one that group or others may write
- * (-EPERM: "chmod go-w"), one longer than cap - 1 bytes or holding a NUL (-EINVAL).  Returns 1
+ * (-EPERM: "chmod go-w"), one owned by another user but root (-EPERM: zcs_statefile_check_owner),
+ * one longer than cap - 1 bytes or holding a NUL (-EINVAL).  Returns 1
  * when read, 0 when no file exists (*len = 0), or -errno with err naming the file. */
 int zcs_statefile_read(const char *path, char *buf, size_t cap, size_t *len, char *err,
 		       size_t errlen);

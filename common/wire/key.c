@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Key files (key.h): load with ssh's mode rule, generate from libsodium's random source, and
- * find the default key where no key is given. */
+/* Key files (key.h): load with ssh's mode and owner rules, generate from libsodium's random
+ * source, and find the default key where no key is given. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sodium.h>
@@ -13,6 +13,7 @@
 
 #include "err.h"
 #include "key.h"
+#include "statefile.h"
 #include "text.h"
 
 /* 64 digits, "\r\n", and one byte more to tell a longer file apart. */
@@ -80,6 +81,10 @@ int zcs_key_load(struct zcs_key *key, const char *path, char *err, size_t errlen
 			      "chmod 600 %s", shown, (unsigned)(st.st_mode & 0777), shown);
 		goto out;
 	}
+	/* ssh's rule: a key another user owns is theirs to rewrite, whatever its mode says, and
+	 * a stream keyed with it proves nothing to this user */
+	if ((ret = zcs_statefile_check_owner(&st, "key file", shown, err, errlen)) < 0)
+		goto out;
 	n = read(fd, text, sizeof(text));
 	if (n < 0) {
 		ret = zcs_err_errno(err, errlen, "key file %s", shown);

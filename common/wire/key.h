@@ -18,8 +18,10 @@ struct zcs_key {
 };
 
 /* Reads the key in path.  Refused: a file that is not a regular file, one that group or others
- * may read or write (as ssh refuses such a private key), anything but 64 hex digits and an
- * optional newline.  Returns 0 or -errno (-EPERM for the mode, -EINVAL for the text) with err set. */
+ * may read or write (as ssh refuses such a private key), one owned by another user than the one
+ * running the program or root (as ssh refuses files others own: zcs_statefile_check_owner),
+ * anything but 64 hex digits and an optional newline.  Returns 0 or -errno (-EPERM for the mode
+ * or the owner, -EINVAL for the text) with err set. */
 int zcs_key_load(struct zcs_key *key, const char *path, char *err, size_t errlen);
 
 /* Parses exactly 64 hex digits at text[0..len) (a trailing "\n" or "\r\n" allowed).

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,23 +11,11 @@
 
 #include "err.h"
 #include "out_path.h"
+#include "statefile.h"
 
 bool zcs_out_dir_shared(const struct stat *st)
 {
 	return (st->st_mode & (S_IWGRP | S_IWOTH)) != 0;
-}
-
-/* "uid 65534 (nobody)", or the number alone when the user has no name here. */
-static const char *owner_text(uid_t uid, char *buf, size_t cap)
-{
-	struct passwd pw, *found = NULL;
-	char names[1024];
-
-	if (getpwuid_r(uid, &pw, names, sizeof(names), &found) == 0 && found)
-		snprintf(buf, cap, "uid %u (%s)", (unsigned)uid, found->pw_name);
-	else
-		snprintf(buf, cap, "uid %u", (unsigned)uid);
-	return buf;
 }
 
 /* Splits path into its directory (dir, "." for a bare name) and last component (*base). */
@@ -104,7 +91,7 @@ static int open_checked(const char *name, const char *path, int flags, bool repl
 			ret = zcs_err(err, errlen, -EPERM, "%s: %s belongs to %s, in %s where others "
 				      "may write: refused, neither truncated nor written (remove it "
 				      "or name another path)", name, path,
-				      owner_text(st->st_uid, owner, sizeof(owner)), dir);
+				      zcs_statefile_owner_text(st->st_uid, owner, sizeof(owner)), dir);
 		else
 			ret = zcs_err(err, errlen, -EPERM, "%s: %s has %lu names (hard links), in "
 				      "%s where others may write: refused, neither truncated nor "

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for common/wire/key.c: the key file's text, ssh's mode rule, files that are not regular,
- * --gen-key's file (0600, never replacing or following anything), and where the default key is
+/* Unit tests for common/wire/key.c: the key file's text, ssh's mode and owner rules, files
+ * that are not regular, --gen-key's file (0600, never replacing or following anything), and where the default key is
  * looked for ($ZCS_KEY, the XDG per-user place, /etc/zcs/key) in a test's own environment. */
 #include <check.h>
 #include <errno.h>
@@ -93,6 +93,47 @@ START_TEST(test_load_modes)
 	snprintf(path, sizeof(path), "%s/missing", dir);
 	ck_assert_int_eq(zcs_key_load(&k, path, err, sizeof(err)), -ENOENT);
 	ck_assert_ptr_nonnull(strstr(err, path));
+	remove_dir();
+}
+END_TEST
+
+START_TEST(test_load_owner)
+{
+	struct zcs_key k;
+	char path[128], err[512], text[80];
+	int status;
+	pid_t pid;
+
+	/* ssh's rule: the owner must be the user running the program or root.  Only root can
+	 * give a file away (chown), so the refusal is checked as root; as another user the
+	 * test checks that the user's own key loads, which is all it can make. */
+	make_dir();
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/k", dir);
+	snprintf(text, sizeof(text), "%s\n", good_hex);
+	write_file(path, text, 0600);
+	ck_assert_int_eq(zcs_key_load(&k, path, err, sizeof(err)), 0);
+	if (geteuid() != 0) {
+		remove_dir();
+		return;
+	}
+	/* a key of nobody's, mode 0600: refused by root, naming the file and its owner */
+	ck_assert_int_eq(chown(path, 65534, 65534), 0);
+	ck_assert_int_eq(zcs_key_load(&k, path, err, sizeof(err)), -EPERM);
+	ck_assert_ptr_nonnull(strstr(err, path));
+	ck_assert_ptr_nonnull(strstr(err, "owned by uid 65534"));
+	ck_assert_ptr_nonnull(strstr(err, "not by this user (uid 0) or root"));
+	/* ... and taken by nobody, whose key it is */
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (setgid(65534) < 0 || setuid(65534) < 0)
+			_exit(10);
+		_exit(zcs_key_load(&k, path, err, sizeof(err)) == 0 ? 0 : 11);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
 	remove_dir();
 }
 END_TEST
@@ -370,6 +411,7 @@ static Suite *key_suite(void)
 
 	tcase_add_test(tc, test_parse);
 	tcase_add_test(tc, test_load_modes);
+	tcase_add_test(tc, test_load_owner);
 	tcase_add_test(tc, test_load_not_regular);
 	tcase_add_test(tc, test_generate);
 	tcase_add_test(tc, test_err);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests for common/wire/runstate.c and common/util/statefile.c: the sender's run counter
- * (missing, advanced, corrupt, at its largest, a hostile path, a directory it cannot write), the
- * receiver's record of the newest run followed (never lowered by a writer holding an older one,
- * two writers under the file's lock), and the freshness rule both sides rest on. */
+ * (missing, advanced, corrupt, at its largest, a hostile path, a directory it cannot write,
+ * another user's file), the receiver's record of the newest run followed (never lowered by a
+ * writer holding an older one, two writers under the file's lock), and the freshness rule both
+ * sides rest on. */
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
@@ -243,6 +244,41 @@ START_TEST(test_counter_not_writable)
 }
 END_TEST
 
+START_TEST(test_state_owner)
+{
+	const struct zcs_run_seen s = { .run = 7, .stream_id = 1, .salt = { 1 }, .meta_seq = 2 };
+	char err[512], seen[160], text[128];
+	struct zcs_run_seen r;
+	uint64_t run = 0;
+
+	/* a counter or a run state another user owns is theirs to rewrite, whatever its mode:
+	 * refused, naming the file and the owner, and left as it was.  Only root can give a file
+	 * away (chown); as another user the test checks the user's own files only. */
+	make_dir();
+	snprintf(seen, sizeof(seen), "%s/stream.key.seen", dir);
+	write_file(path, "3\n", 0600);
+	zcs_run_seen_format(&s, text, sizeof(text));
+	write_file(seen, text, 0600);
+	ck_assert_int_eq(zcs_run_seen_load(seen, &r, err, sizeof(err)), 1);
+	if (geteuid() == 0) {
+		ck_assert_int_eq(chown(path, 65534, 65534), 0);
+		ck_assert_int_eq(zcs_run_counter_next(path, &run, err, sizeof(err)), -EPERM);
+		ck_assert_ptr_nonnull(strstr(err, path));
+		ck_assert_ptr_nonnull(strstr(err, "owned by uid 65534"));
+		read_back(path, text, sizeof(text));
+		ck_assert_str_eq(text, "3\n");
+		ck_assert_int_eq(chown(seen, 65534, 65534), 0);
+		ck_assert_int_eq(zcs_run_seen_load(seen, &r, err, sizeof(err)), -EPERM);
+		ck_assert_ptr_nonnull(strstr(err, seen));
+		ck_assert_ptr_nonnull(strstr(err, "owned by uid 65534"));
+		ck_assert_int_eq(chown(path, 0, 0), 0);
+	}
+	ck_assert_int_eq(zcs_run_counter_next(path, &run, err, sizeof(err)), 0);
+	ck_assert_uint_eq(run, 4);
+	remove_dir();
+}
+END_TEST
+
 START_TEST(test_seen_round_trip)
 {
 	const struct zcs_run_seen s = { .run = 12, .stream_id = 0x1a2b3c4d,
@@ -466,6 +502,7 @@ static Suite *runstate_suite(void)
 	tcase_add_test(tc, test_counter_corrupt);
 	tcase_add_test(tc, test_counter_hostile_path);
 	tcase_add_test(tc, test_counter_not_writable);
+	tcase_add_test(tc, test_state_owner);
 	tcase_add_test(tc, test_seen_round_trip);
 	tcase_add_test(tc, test_seen_never_lowered);
 	tcase_add_test(tc, test_seen_two_writers_locked);
