@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Builds zcs every way CI checks it and runs every suite; ends with one "N passed, N failed" line.
+# Builds zcs every way CI checks it and runs every suite; ends with one line
+# "zcs: N passed, N failed, N skipped" (tests/summary.py).
 # Stages: native -Werror build (all suites), ASan+UBSan build (all suites), the parse, reorder
 # and SigMF fuzzers for a fixed number of runs, a build with libiio, io_uring, zstd and FEC disabled
 # (suites unit, fuzz and minimal), a TSan build of the threaded suites (unit, send, recv), and
@@ -91,6 +92,7 @@ if [ -x .ci/armhf.sh ]; then
 	ZCS_NATIVE_BUILD="${B}ci" .ci/armhf.sh "${B}armhf" || STAGE_FAIL=1
 	[ -f "${B}armhf/meson-logs/testlog.json" ] && LOGS+=("${B}armhf/meson-logs/testlog.json")
 	LOGS+=("${B}armhf/board-cross.json")
+	[ -f "${B}armhf/glibc-check.json" ] && LOGS+=("${B}armhf/glibc-check.json")
 	# the same armhf programs on the boards' own kernels (6.1, 5.10) booted under
 	# qemu-system-arm; only when the armhf stage built them (a failed build failed above)
 	if [ -x .ci/kernels.sh ] && [ -x "${B}armhf/sender/zcs-send" ] &&
