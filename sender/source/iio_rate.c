@@ -27,15 +27,23 @@ uint64_t zcs_iio_rate_min(unsigned int caps)
 /* What the board lacks for rates below what it makes, for the refusal's message. */
 static const char *lower_needs(unsigned int caps)
 {
+	const bool no_ctl = caps & ZCS_RATE_FIR_NO_CTL;
+
 	switch (caps & (ZCS_RATE_CAN_FIR | ZCS_RATE_CAN_DEC8)) {
 	case 0:
-		return "; lower rates need libad9361's FIR (this zcs-send was built without "
-		       "libad9361) or the capture core's /8 decimator (cf-ad9361-lpc has none)";
+		return no_ctl ? "; lower rates need the AD9361's FIR (ad9361-phy has no "
+				"in_out_voltage_filter_fir_en for libad9361 to set) or the capture "
+				"core's /8 decimator (cf-ad9361-lpc has none)"
+			      : "; lower rates need libad9361's FIR (this zcs-send was built without "
+				"libad9361) or the capture core's /8 decimator (cf-ad9361-lpc has "
+				"none)";
 	case ZCS_RATE_CAN_FIR:
 		return "; lower rates need the capture core's /8 decimator (cf-ad9361-lpc has none)";
 	case ZCS_RATE_CAN_DEC8:
-		return "; lower rates need libad9361's FIR (this zcs-send was built without "
-		       "libad9361)";
+		return no_ctl ? "; lower rates need the AD9361's FIR (ad9361-phy has no "
+				"in_out_voltage_filter_fir_en for libad9361 to set)"
+			      : "; lower rates need libad9361's FIR (this zcs-send was built without "
+				"libad9361)";
 	default:
 		return "";
 	}

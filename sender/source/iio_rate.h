@@ -21,8 +21,13 @@
 
 /* What the board and this build can do, as flags. */
 enum zcs_iio_rate_caps {
-	ZCS_RATE_CAN_FIR = 1,   /* built with libad9361 (ad9361_set_bb_rate) */
+	ZCS_RATE_CAN_FIR = 1,   /* built with libad9361 (ad9361_set_bb_rate), and ad9361-phy has
+				 * the FIR enable it sets */
 	ZCS_RATE_CAN_DEC8 = 2,  /* cf-ad9361-lpc offers rate/8 */
+	/* built with libad9361, but ad9361-phy lacks the FIR enable (in_out_voltage_filter_fir_en)
+	 * that libad9361 reads and sets without checking: no CAN_FIR (only the refusal's message
+	 * differs) */
+	ZCS_RATE_FIR_NO_CTL = 4,
 };
 
 struct zcs_iio_rate_plan {

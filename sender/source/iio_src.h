@@ -29,6 +29,8 @@ struct iio_src {
 	struct iio_channel *lpc_rate;   /* cf-ad9361-lpc voltage0, when it has sampling_frequency */
 	bool lpc_dec8;                  /* ... and offers rate/8 (the Pluto's FPGA decimator): the
 					 * rate delivered is then this one, not ad9361-phy's */
+	bool fir_ctl;                   /* ad9361-phy has what libad9361's FIR calls use unchecked
+					 * (zcs_iio_fir_ctl): they may be called */
 	struct iio_buffer *buf;
 	size_t buf_pairs;
 	const int16_t *next;            /* first pair not yet handed out */
@@ -51,6 +53,13 @@ int zcs_iio_rx_channels(struct iio_src *p, int ch, bool enable, char *err, size_
 
 /* What this board and build can do for rates (enum zcs_iio_rate_caps, iio_rate.h). */
 unsigned int zcs_iio_rate_caps(const struct iio_src *p);
+
+/* Whether phy has what libad9361's FIR calls (ad9361_get_trx_fir_enable, _set_ and
+ * ad9361_set_bb_rate) use without a check: the FIR enable, as the device attribute
+ * in_out_voltage_filter_fir_en or the input channel "out"'s voltage_filter_fir_en (libad9361
+ * falls back to that channel, found or not: a NULL channel crashes it), and the output channel
+ * voltage0.  Its other reads fail cleanly where they find nothing. */
+bool zcs_iio_fir_ctl(const struct iio_device *phy);
 
 /* Makes the capture core deliver rate, as iio_rate.h plans it: the AD9361's rate written, or set
  * by libad9361's ad9361_set_bb_rate with its FIR, then cf-ad9361-lpc's decimation (/1 or /8).

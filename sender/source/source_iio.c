@@ -186,6 +186,7 @@ static int pick_channels(struct iio_src *p, int ch, char *err, size_t errlen)
 	if (p->lpc_rate && !iio_channel_find_attr(p->lpc_rate, "sampling_frequency"))
 		p->lpc_rate = NULL;
 	p->lpc_dec8 = lpc_has_dec8(p->lpc_rate);
+	p->fir_ctl = zcs_iio_fir_ctl(p->phy);
 	return 0;
 }
 

@@ -41,18 +41,32 @@ static void range_u64(const struct iio_channel *c, const char *attr, uint64_t *l
 	}
 }
 
-unsigned int zcs_iio_rate_caps(const struct iio_src *p)
+bool zcs_iio_fir_ctl(const struct iio_device *phy)
 {
-	return (ZCS_HAVE_AD9361 ? ZCS_RATE_CAN_FIR : 0u) | (p->lpc_dec8 ? ZCS_RATE_CAN_DEC8 : 0u);
+	const struct iio_channel *const out = iio_device_find_channel(phy, "out", false);
+	const bool enable = iio_device_find_attr(phy, "in_out_voltage_filter_fir_en") ||
+			    (out && iio_channel_find_attr(out, "voltage_filter_fir_en"));
+
+	return enable && iio_device_find_channel(phy, "voltage0", true);
 }
 
-/* Whether the AD9361's FIR is on now (ours from an earlier low rate, or another program's). */
+unsigned int zcs_iio_rate_caps(const struct iio_src *p)
+{
+	unsigned int caps = p->lpc_dec8 ? ZCS_RATE_CAN_DEC8 : 0u;
+
+	if (ZCS_HAVE_AD9361)
+		caps |= p->fir_ctl ? ZCS_RATE_CAN_FIR : ZCS_RATE_FIR_NO_CTL;
+	return caps;
+}
+
+/* Whether the AD9361's FIR is on now (ours from an earlier low rate, or another program's).  A
+ * board without the FIR's controls has none to be on, and libad9361 must not be asked. */
 static bool fir_is_on(struct iio_src *p)
 {
 	int on = 0;
 
 #if ZCS_HAVE_AD9361
-	if (ad9361_get_trx_fir_enable(p->phy, &on) < 0)
+	if (p->fir_ctl && ad9361_get_trx_fir_enable(p->phy, &on) < 0)
 		on = 0;
 #else
 	(void)p;

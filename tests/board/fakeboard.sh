@@ -6,7 +6,7 @@
 #
 #   . fakeboard.sh
 #   fakeboard_enter "$@"        # re-executes the script inside `unshare -m -n` (lo up)
-#   fakeboard_up [no-lpc] [no-phy] [one-rx]
+#   fakeboard_up [no-lpc] [no-phy] [one-rx] [no-fir]
 #   fakeboard_feed [--rate SPS] [--jump N] [--mark PAIRS]
 #   fakeboard_iiod
 #   fakeboard_radio "$@"        # FB_URI: local:, or ip: through iiod when the argument is iiod
@@ -46,7 +46,7 @@ fb_attr() { mkdir -p "$(dirname "$1")"; printf '%s\n' "$2" > "$1"; }
 fakeboard_attr() { tr -d '\0\n' < "$1"; }
 
 fb_phy() {
-	local d=$FB_PHY
+	local d=$FB_PHY fir=$1
 	fb_attr $d/name ad9361-phy
 	fb_attr $d/in_voltage_sampling_frequency 30720000
 	fb_attr $d/in_voltage_sampling_frequency_available "[2083333 1 61440000]"
@@ -77,7 +77,7 @@ fb_phy() {
 	fb_attr $d/calib_mode auto
 	# The FIR (libad9361's ad9361_set_bb_rate reads and writes these; board_driver.c judges the
 	# writes) and the clock chain of 30.72 MS/s as a Pluto reports it
-	fb_attr $d/in_out_voltage_filter_fir_en 0
+	[ "$fir" = 1 ] && fb_attr $d/in_out_voltage_filter_fir_en 0
 	fb_attr $d/filter_fir_config "FIR Rx: 0,0 Tx: 0,0"
 	fb_attr $d/trx_rate_governor nominal
 	fb_attr $d/rx_path_rates "BBPLL:983040000 ADC:245760000 R2:122880000 R1:61440000 RF:30720000 RXSAMP:30720000"
@@ -102,12 +102,13 @@ fb_lpc() {
 }
 
 # Lays the tree.  Variants: no-lpc / no-phy leave a device out, one-rx gives cf-ad9361-lpc
-# only voltage0/1 (an AD9363 board).
+# only voltage0/1 (an AD9363 board), no-fir leaves ad9361-phy without in_out_voltage_filter_fir_en
+# (a driver without the FIR's controls; libad9361 reads it unchecked).
 fakeboard_up() {
-	local lpc=1 phy=1 nch=4 v
+	local lpc=1 phy=1 nch=4 fir=1 v
 	for v in "$@"; do
 		case $v in
-		no-lpc) lpc=0 ;; no-phy) phy=0 ;; one-rx) nch=2 ;;
+		no-lpc) lpc=0 ;; no-phy) phy=0 ;; one-rx) nch=2 ;; no-fir) fir=0 ;;
 		*) fb_die "unknown variant $v" ;;
 		esac
 	done
@@ -115,7 +116,7 @@ fakeboard_up() {
 	# libiio's local backend reads /sys/bus/iio/devices/*; a tmpfs over /sys/bus gives it ours.
 	mount -t tmpfs -o mode=755 zcs-sysbus /sys/bus || fb_die "cannot mount tmpfs on /sys/bus"
 	mkdir -p $FB_SYS
-	[ $phy = 1 ] && fb_phy
+	[ $phy = 1 ] && fb_phy $fir
 	[ $lpc = 1 ] && fb_lpc $nch
 	# Real hwmon devices would join the local context; hide them so the tree is only ours.
 	[ -d /sys/class/hwmon ] && mount -t tmpfs zcs-hwmon /sys/class/hwmon

@@ -116,6 +116,12 @@ START_TEST(test_refused)
 		{ DEC8, 250000, "makes 260417..61440000 S/s; lower rates need libad9361's FIR" },
 		{ FIR, 250000, "makes 520834..61440000 S/s; lower rates need the capture core's /8" },
 		{ 0, 2083333, "makes 2083334..61440000 S/s; lower rates need libad9361's FIR" },
+		/* libad9361 there, the board without the FIR enable it sets */
+		{ ZCS_RATE_FIR_NO_CTL | DEC8, 250000, "makes 260417..61440000 S/s; lower rates need "
+		  "the AD9361's FIR (ad9361-phy has no in_out_voltage_filter_fir_en" },
+		{ ZCS_RATE_FIR_NO_CTL, 2000000, "makes 2083334..61440000 S/s; lower rates need the "
+		  "AD9361's FIR (ad9361-phy has no in_out_voltage_filter_fir_en for libad9361 to "
+		  "set) or the capture core's /8" },
 	};
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
