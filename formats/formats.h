@@ -73,28 +73,30 @@ const char *zcs_sample_name(enum zcs_sample_type t);
 int zcs_sample_from_name(const char *name);
 
 /* File and stdin import for the sender: consumer type -> radio int16 (12-bit, saturated).
- * cs16 input is taken as 12-bit LSB-aligned values (the radio's own layout, a raw capture);
+ * ZCS_SAMPLE_CS16 input is taken as 12-bit LSB-aligned values (the radio's own layout, a raw
+ * capture: the file type raw12);
  * cs8/cu8 are scaled << 4, cf32 by 2048 with rounding (half away from zero; NaN -> 0), and
  * native is taken as cs16 (a file has no wire format).  Scalar: files are not the fast path. */
 void zcs_import(enum zcs_sample_type t, int16_t *dst, const void *src, size_t pairs);
 
-/* File types the sender imports (zcs-send -s file / stdin).  The first four are the consumer
- * types of the same value, so a consumer type is an import type (zcs_import treats them alike);
- * ci16 is full-scale int16, the layout zcs-recv -F cs16, SigMF ci16_le and most SDR tools write,
- * kept apart from cs16, which stays the radio's raw 12-bit layout.  Values: a type that is also a
- * consumer type takes that type's value; any other takes a value from 16 up, clear of the consumer
- * types so they may grow, and its name, pair size and SigMF datatype in formats/import.c. */
+/* File types the sender imports (zcs-send -s file / stdin), named as zcs-recv's -F names what it
+ * writes, so a recording replays at its own level by its suffix: cs16 is full-scale int16 (what
+ * zcs-recv -F cs16, SigMF ci16_le and most SDR tools write; ci16 is another name for it), and the
+ * radio's raw layout, int16 holding 12-bit values (a capture of the device buffer), is raw12.
+ * Values: the types whose layout zcs_import reads take that consumer type's value (raw12 is
+ * ZCS_SAMPLE_CS16's); any other takes a value from 16 up, clear of the consumer types so they may
+ * grow, and its names, pair size and SigMF datatype in formats/import.c. */
 enum zcs_import_type {
 	ZCS_IMPORT_CS8 = ZCS_SAMPLE_CS8,
 	ZCS_IMPORT_CU8 = ZCS_SAMPLE_CU8,
-	ZCS_IMPORT_CS16 = ZCS_SAMPLE_CS16,  /* int16 LE holding the 12-bit value (v) */
+	ZCS_IMPORT_RAW12 = ZCS_SAMPLE_CS16, /* "raw12": int16 LE holding the 12-bit value (v) */
 	ZCS_IMPORT_CF32 = ZCS_SAMPLE_CF32,
-	ZCS_IMPORT_CI16 = 16,               /* int16 LE at full scale (v << 4) */
+	ZCS_IMPORT_CI16 = 16,               /* "cs16" or "ci16": int16 LE at full scale (v << 4) */
 };
 
-/* "cs8", "cu8", "cs16", "cf32", "ci16" -> type, or -1. */
+/* "cs8", "cu8", "cs16", "ci16", "cf32", "raw12" -> type, or -1. */
 int zcs_import_from_name(const char *name);
-/* The name of an import type; "unknown" for anything else. */
+/* The name of an import type ("cs16" for full-scale int16); "unknown" for anything else. */
 const char *zcs_import_name(int t);
 /* Bytes of one I/Q pair in a file of type t; 0 when t is not an import type. */
 size_t zcs_import_pair_bytes(int t);

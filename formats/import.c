@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* File and stdin import for the sender: consumer sample types and full-scale ci16 -> radio int16
+/* File and stdin import for the sender: consumer sample types and full-scale cs16 -> radio int16
  * (12-bit, saturated), and the import types' names.  Scalar on purpose: not the fast path. */
 #include <math.h>
 #include <string.h>
@@ -76,8 +76,10 @@ static const struct {
 	enum zcs_import_type t;
 	size_t pair_bytes;
 } import_types[] = {
-	{ "cs16", ZCS_IMPORT_CS16, 4 }, { "cs8", ZCS_IMPORT_CS8, 2 }, { "cu8", ZCS_IMPORT_CU8, 2 },
+	/* an import type's name is its first entry */
+	{ "cs16", ZCS_IMPORT_CI16, 4 }, { "cs8", ZCS_IMPORT_CS8, 2 }, { "cu8", ZCS_IMPORT_CU8, 2 },
 	{ "cf32", ZCS_IMPORT_CF32, 8 }, { "ci16", ZCS_IMPORT_CI16, 4 },
+	{ "raw12", ZCS_IMPORT_RAW12, 4 },
 };
 #define IMPORT_TYPES (sizeof(import_types) / sizeof(import_types[0]))
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* File and standard-input sources: raw interleaved I/Q as cs16 (12-bit LSB aligned), ci16 (full
- * scale), cs8, cu8 or cf32, by suffix or --file-type, optionally looped; converted to radio layout
- * by zcs_import_convert. */
+/* File and standard-input sources: raw interleaved I/Q as cs16 (full scale, ci16 another name),
+ * cs8, cu8, cf32 or raw12 (the radio's 12-bit values in int16), by suffix or --file-type,
+ * optionally looped; converted to radio layout by zcs_import_convert. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -33,8 +33,11 @@ struct file_priv {
 	int16_t *out;
 };
 
-/* ".cs16", ".ci16", ".cs8", ".cu8", ".cf32" (also ".cfile", GNU Radio's name for cf32); anything
- * else is taken as cs16, the radio's own layout, except ".sigmf-data": its type is in the
+/* The suffix names the type as zcs-recv's -F named what it wrote, so a recording replays at its
+ * own level: ".cs16" (and ".ci16") full-scale int16, ".cs8", ".cu8", ".cf32" (also ".cfile", GNU
+ * Radio's name for cf32), ".raw12" the radio's raw 12-bit values.  Anything else, and standard
+ * input, is taken as cs16 too: full scale is what a 16-bit file most likely holds, and a raw
+ * capture read so comes back 24 dB quiet, never clipped.  ".sigmf-data": its type is in the
  * .sigmf-meta beside it, which zcs-send's options read (sigmf_read.h), so here it is -1. */
 static int type_from_suffix(const char *path)
 {
@@ -42,13 +45,13 @@ static int type_from_suffix(const char *path)
 	int t;
 
 	if (!dot)
-		return ZCS_IMPORT_CS16;
+		return ZCS_IMPORT_CI16;
 	if (strcmp(dot, ".cfile") == 0)
 		return ZCS_IMPORT_CF32;
 	if (strcmp(dot, ".sigmf-data") == 0)
 		return -1;
 	t = zcs_import_from_name(dot + 1);
-	return t >= 0 ? t : ZCS_IMPORT_CS16;
+	return t >= 0 ? t : ZCS_IMPORT_CI16;
 }
 
 /* Also file_open()'s failure path: releases whatever was set up, in reverse order. */

@@ -3,11 +3,12 @@
 # Recording and replay, as docs/howto-recording.md tells users to do it: zcs-recv records a tone
 # (-o file:rec.FMT with the suffix convention, or -o sigmf:rec), zcs-send replays the recording
 # (-s file:PATH, type from the suffix; for .sigmf-data type and rate from the .sigmf-meta), a
-# second zcs-recv takes it as cf32.  zcs-recv's cs16 is full scale (v << 4), which zcs-send calls
-# ci16 (its cs16 is the radio's raw 12-bit layout), so the cs16 recording is named rec.ci16: the
-# regression test of the cs16 replay mismatch (it replayed ~24 dB hot and clipped).  Asserts the replay's exact count, the tone's frequency (sign included) and power (a
-# recording must come back as loud as it went in), and that it equals the recording value for
-# value.  usage: test_replay.sh ZCS-SEND ZCS-RECV FMT
+# second zcs-recv takes it as cf32.  Every recording is named after its -F type, as the docs
+# name them (receiver.md, zcs-recv(1), howto-recording.md): rec.cs16 is full scale (v << 4), the
+# regression test of the cs16 replay mismatch (a -6 dBFS tone recorded to rec.cs16 replayed at
+# +2.8 dBFS, 92% clipped, when zcs-send read .cs16 as the radio's 12-bit layout).  Asserts the
+# replay's exact count, the tone's frequency (sign included) and power (a recording must come
+# back as loud as it went in), and that it equals the recording value for value.  usage: test_replay.sh ZCS-SEND ZCS-RECV FMT
 # (FMT: cf32, cs16, cs8, cu8 or sigmf)
 source "$(dirname "$0")/apps_lib.sh" "$@"
 FMT=${3:?usage: $0 ZCS-SEND ZCS-RECV cf32|cs16|cs8|cu8|sigmf}
@@ -23,10 +24,8 @@ if [ "$FMT" = sigmf ]; then
 	# no --file-type and no -r: both come from rec.sigmf-meta
 	REC=$WORK/rec.sigmf-data RATE_ARG=()
 else
-	SUFFIX=$FMT
-	[ "$FMT" = cs16 ] && SUFFIX=ci16
-	start_recv -F "$FMT" -o "file:$WORK/rec.$SUFFIX" -n "$N" "127.0.0.1:$PORT"
-	REC=$WORK/rec.$SUFFIX RATE_ARG=(-r "$RATE")
+	start_recv -F "$FMT" -o "file:$WORK/rec.$FMT" -n "$N" "127.0.0.1:$PORT"
+	REC=$WORK/rec.$FMT RATE_ARG=(-r "$RATE")
 fi
 wait_log "$RECV_LOG" 'listening on'
 start_send -s tone --tone "$TONE" --amplitude "$AMP" -r "$RATE" -n "$N" -f p12 "127.0.0.1:$PORT"

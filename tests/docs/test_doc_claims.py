@@ -5,7 +5,7 @@
 #   ports        rtl_tcp is on port 1234 in every example (GQRX's preset and most guides)
 #   rtl_tcp rate a client asking for another rate is not told; zcs-recv's log says the real rate
 #   cubicsdr     SoapyRTLTCP is named only with "Debian does not ship" it
-#   suffix       one story: -F cs16 recordings are .ci16; inspectrum users are sent to SigMF
+#   suffix       one story: a -F TYPE recording is NAME.TYPE; inspectrum users are sent to SigMF
 #   overruns     a consumer attached but not reading counts overruns (docs define it so)
 #   frequency    a tone recording's SigMF captures have no core:frequency (docs say when it has)
 #   json         both programs' --help and man pages put --json on standard error
@@ -90,12 +90,14 @@ try:
 
     # ---- suffix ----
     out_md, rec_md = ALL['docs/outputs.md'], ALL['docs/howto-recording.md']
-    check('outputs.md names -F cs16 recordings .ci16', re.search(r'`\.ci16` for `-F cs16`', out_md))
-    check('outputs.md no longer gives the .cs16 suffix for recordings',
-          '.cu8 .cs8 .cs16 .cf32' not in out_md)
+    check('outputs.md names recordings after their -F type',
+          '`.cs16`, `.cf32`, `.cs8`, `.cu8`' in out_md)
+    # one naming rule: a recording is NAME.TYPE for -F TYPE (zcs-send reads .cs16 at full scale)
+    ci16 = [n for n, t in ALL.items() if re.search(r'file:[\w/.-]*\.ci16\b', t)]
+    check('no doc records or replays a .ci16 file: recordings are named after -F', not ci16, ci16)
     check('howto-recording sends inspectrum users to SigMF',
           re.search(r'inspectrum[^.]*SigMF|SigMF[^.]*inspectrum', rec_md, re.S) and
-          'cannot read a raw .ci16' in rec_md)
+          'cannot read a raw .cs16' in rec_md)
 
     # ---- json: --help and man pages ----
     for prog, man in [(SEND, 'docs/zcs-send.1'), (RECV, 'docs/zcs-recv.1')]:

@@ -119,9 +119,9 @@ static int gen_sigmf_meta(const struct check *c)
 	return fclose(f) == 0 ? 0 : failf("cannot write %s", path);
 }
 
-/* A seeded random file of the type: cs16 values a little beyond 12 bits (so saturation is
- * exercised), ci16 any 16-bit value (rounding), cs8/cu8 any byte, cf32 in [-1.05, 1.05].  The
- * expected samples are zcs_import_convert's reading of the same bytes. */
+/* A seeded random file of the type: raw12 values a little beyond 12 bits (so saturation is
+ * exercised), cs16 (ci16) any 16-bit value (rounding), cs8/cu8 any byte, cf32 in [-1.05, 1.05].
+ * The expected samples are zcs_import_convert's reading of the same bytes. */
 static int gen_file(struct check *c)
 {
 	const size_t pb = zcs_import_pair_bytes(c->file_type);

@@ -578,8 +578,9 @@ START_TEST(test_import_ci16_full_scale_roundtrip)
 	k.unpack[ZCS_WIRE_I16][ZCS_SAMPLE_CS16](cs16, w, NVAL / 2);
 	zcs_import_convert(ZCS_IMPORT_CI16, back, cs16, NVAL / 2);
 	ck_assert_mem_eq(back, v, sizeof(v));
-	/* the bug: the same bytes read as cs16 saturate everything beyond +-2047/16 */
-	zcs_import_convert(ZCS_IMPORT_CS16, cs16_back, cs16, NVAL / 2);
+	/* the bug: the same bytes read as the radio's raw 12-bit layout saturate everything beyond
+	 * +-2047/16 */
+	zcs_import_convert(ZCS_IMPORT_RAW12, cs16_back, cs16, NVAL / 2);
 	ck_assert_int_eq(cs16_back[0], -2048);
 	ck_assert_int_eq(cs16_back[NVAL - 1], 2047);
 	ck_assert_int_eq(cs16_back[2048 + 200], 2047); /* 200 << 4 = 3200: clipped */
@@ -619,18 +620,20 @@ END_TEST
 
 START_TEST(test_import_names)
 {
+	/* cs16 is what zcs-recv -F cs16 writes, full scale (ci16 another name for it) */
 	ck_assert_int_eq(zcs_import_from_name("ci16"), ZCS_IMPORT_CI16);
-	ck_assert_int_eq(zcs_import_from_name("cs16"), ZCS_IMPORT_CS16);
+	ck_assert_int_eq(zcs_import_from_name("cs16"), ZCS_IMPORT_CI16);
+	ck_assert_int_eq(zcs_import_from_name("raw12"), ZCS_IMPORT_RAW12);
 	ck_assert_int_eq(zcs_import_from_name("cf32"), ZCS_IMPORT_CF32);
 	ck_assert_int_eq(zcs_import_from_name("cs8"), ZCS_IMPORT_CS8);
 	ck_assert_int_eq(zcs_import_from_name("cu8"), ZCS_IMPORT_CU8);
 	ck_assert_int_eq(zcs_import_from_name("native"), -1);
 	ck_assert_int_eq(zcs_import_from_name(NULL), -1);
-	ck_assert_str_eq(zcs_import_name(ZCS_IMPORT_CI16), "ci16");
-	ck_assert_str_eq(zcs_import_name(ZCS_IMPORT_CS16), "cs16");
+	ck_assert_str_eq(zcs_import_name(ZCS_IMPORT_CI16), "cs16");
+	ck_assert_str_eq(zcs_import_name(ZCS_IMPORT_RAW12), "raw12");
 	ck_assert_str_eq(zcs_import_name(ZCS_SAMPLE_NATIVE), "unknown");
 	ck_assert_uint_eq(zcs_import_pair_bytes(ZCS_IMPORT_CI16), 4);
-	ck_assert_uint_eq(zcs_import_pair_bytes(ZCS_IMPORT_CS16), 4);
+	ck_assert_uint_eq(zcs_import_pair_bytes(ZCS_IMPORT_RAW12), 4);
 	ck_assert_uint_eq(zcs_import_pair_bytes(ZCS_IMPORT_CF32), 8);
 	ck_assert_uint_eq(zcs_import_pair_bytes(ZCS_IMPORT_CU8), 2);
 	ck_assert_uint_eq(zcs_import_pair_bytes(ZCS_SAMPLE_NATIVE), 0);
