@@ -110,6 +110,20 @@ int zcs_recv_stats_line(char *buf, size_t len, const struct zcs_recv_snapshot *c
 	return (int)b.used;
 }
 
+/* A recording: an output that writes to storage, where a block dropped is a hole for good (a live
+ * consumer that falls behind loses blocks too, but has nothing to keep). */
+static bool is_recording(const struct zcs_output_stats *o)
+{
+	return strncmp(o->name, "file:", 5) == 0 || strncmp(o->name, "sigmf:", 6) == 0;
+}
+
+/* Blocks of a recording that never reached it: dropped for a full queue (the disk did not keep
+ * up), or still queued when the run ended and its writer was given up on. */
+static uint64_t unwritten(const struct zcs_output_stats *o)
+{
+	return is_recording(o) ? o->overruns + o->queued : 0;
+}
+
 /* Builds the stats object: every key docs/receiver.md lists, in its order.  NULL when out of
  * memory. */
 static json_t *stats_doc(const struct zcs_recv_snapshot *c, const struct zcs_recv_snapshot *prev,
@@ -124,6 +138,16 @@ static json_t *stats_doc(const struct zcs_recv_snapshot *c, const struct zcs_rec
 	bad |= zcs_json_set(o, "seconds", zcs_json_real(c->seconds, 3));
 	if (final && c->ended_by)
 		bad |= zcs_json_set(o, "ended_by", json_string(c->ended_by));
+	/* the recordings with holes, by name ([] when every recording is whole) */
+	if (final) {
+		json_t *const inc = json_array();
+
+		bad |= !inc;
+		for (size_t i = 0; inc && i < c->nout; i++)
+			if (unwritten(&c->out[i]))
+				bad |= json_array_append_new(inc, json_string(c->out[i].name)) < 0;
+		bad |= zcs_json_set(o, "incomplete", inc);
+	}
 	snprintf(id, sizeof(id), "0x%08" PRIx32, c->stream_id);
 	bad |= zcs_json_set(o, "stream", c->locked ? json_string(id) : json_null());
 	if (c->have_meta) {
@@ -235,6 +259,15 @@ int zcs_recv_stats_json(char *buf, size_t len, const struct zcs_recv_snapshot *c
 	return zcs_json_line(buf, len, stats_doc(c, prev, final));
 }
 
+size_t zcs_recv_stats_incomplete(const struct zcs_recv_snapshot *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nout; i++)
+		n += unwritten(&c->out[i]) > 0;
+	return n;
+}
+
 /* The summary's words for the JSON's "ended_by" value. */
 static const char *ended_by_text(const char *why)
 {
@@ -260,6 +293,16 @@ int zcs_recv_stats_summary(char *buf, size_t len, const struct zcs_recv_snapshot
 
 	if (len)
 		buf[0] = 0;
+	/* first, before anything that reads like success: a recording with holes is not the stream */
+	for (size_t i = 0; i < c->nout; i++) {
+		const struct zcs_output_stats *o = &c->out[i];
+
+		if (unwritten(o))
+			put(&b, "INCOMPLETE recording %s: %" PRIu64 " blocks of samples not written (%"
+			    PRIu64 " dropped because the output could not keep up, %" PRIu64
+			    " unwritten at exit); the file has holes where they were\n", o->name,
+			    unwritten(o), o->overruns, (uint64_t)o->queued);
+	}
 	put(&b, "summary after %.1f s: %" PRIu64 " samples out (%" PRIu64 " received, %" PRIu64
 	    " zero-filled for loss, %" PRIu64 " for source discontinuities), %.3f MS/s\n",
 	    c->seconds, c->gf.samples, c->gf.rx_samples, c->gf.gap_samples, c->gf.discont_samples,

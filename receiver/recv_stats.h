@@ -47,7 +47,11 @@ int zcs_recv_stats_line(char *buf, size_t len, const struct zcs_recv_snapshot *c
 int zcs_recv_stats_json(char *buf, size_t len, const struct zcs_recv_snapshot *cur,
 			const struct zcs_recv_snapshot *prev, bool final);
 
-/* The multi-line text summary, ending in a newline. */
+/* How many recordings (file:, sigmf:) did not get every block: overruns, or blocks still queued
+ * when the run ended.  The summary says so first, and zcs-recv exits 1. */
+size_t zcs_recv_stats_incomplete(const struct zcs_recv_snapshot *cur);
+
+/* The multi-line text summary, ending in a newline: first a line for each incomplete recording. */
 int zcs_recv_stats_summary(char *buf, size_t len, const struct zcs_recv_snapshot *cur);
 
 #endif

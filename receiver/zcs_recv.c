@@ -437,6 +437,9 @@ int main(int argc, char **argv)
 		outputs_ended(&u, out, &opts, &status, &ended_by);
 	zcs_recv_snapshot_take(&cur, rx, out, start_ns);
 	cur.ended_by = ended_by;
+	/* a recording with holes is not what the user asked to keep: as a failed write */
+	if (status == 0 && zcs_recv_stats_incomplete(&cur))
+		status = 1;
 	clear_line(&u);
 	if (u.json)
 		zcs_recv_stats_json(text, sizeof(text), &cur, NULL, true);
