@@ -8,8 +8,8 @@
 #include "recv_opts.h"
 #include "recv_runs.h"
 
-int zcs_recv_runs_open_path(struct zcs_recv_runs *r, const char *path, struct zcs_run_seen *seen,
-			    char *err, size_t errlen)
+int zcs_recv_runs_open_path(struct zcs_recv_runs *r, const char *path, const struct zcs_key *key,
+			    struct zcs_run_seen *seen, char *err, size_t errlen)
 {
 	int n, ret;
 
@@ -21,7 +21,12 @@ int zcs_recv_runs_open_path(struct zcs_recv_runs *r, const char *path, struct zc
 		r->path[0] = '\0';
 		return zcs_err(err, errlen, -ENAMETOOLONG, "run state: name too long");
 	}
-	ret = zcs_run_seen_load(r->path, seen, err, errlen);
+	zcs_key_id(key, r->key_id);
+	ret = zcs_run_seen_load(r->path, r->key_id, seen, err, errlen);
+	if (ret == ZCS_RUN_SEEN_OTHER_KEY) {
+		r->other_key = true;
+		return 0;
+	}
 	if (ret == 1) {
 		r->have_saved = true;
 		r->saved = *seen;
@@ -36,7 +41,7 @@ int zcs_recv_runs_open(struct zcs_recv_runs *r, const struct zcs_recv_opts *o,
 	int n;
 
 	memset(r, 0, sizeof(*r));
-	if (!o->key_path || (o->run_state && strcmp(o->run_state, "none") == 0))
+	if (!o->key_path || !o->rx.key || (o->run_state && strcmp(o->run_state, "none") == 0))
 		return 0;
 	if (o->run_state)
 		n = snprintf(path, sizeof(path), "%s", o->run_state);
@@ -44,7 +49,7 @@ int zcs_recv_runs_open(struct zcs_recv_runs *r, const struct zcs_recv_opts *o,
 		n = snprintf(path, sizeof(path), "%s%s", o->key_path, ZCS_RUN_SEEN_SUFFIX);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return zcs_err(err, errlen, -ENAMETOOLONG, "--run-state: name too long");
-	return zcs_recv_runs_open_path(r, path, seen, err, errlen);
+	return zcs_recv_runs_open_path(r, path, o->rx.key, seen, err, errlen);
 }
 
 static bool same_run(const struct zcs_run_seen *a, const struct zcs_run_seen *b)
@@ -69,7 +74,7 @@ int zcs_recv_runs_keep(struct zcs_recv_runs *r, const struct zcs_run_seen *newes
 		if (!final && now - r->saved_ns < ZCS_RECV_RUNS_SAVE_NS)
 			return 0;
 	}
-	ret = zcs_run_seen_save(r->path, newest, err, errlen);
+	ret = zcs_run_seen_save(r->path, r->key_id, newest, err, errlen);
 	r->saved_ns = now;
 	r->failing = ret < 0;
 	if (ret < 0)

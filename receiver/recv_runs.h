@@ -20,22 +20,26 @@ struct zcs_recv_opts;
 
 struct zcs_recv_runs {
 	char path[4096];          /* "": nothing is kept */
+	uint8_t key_id[ZCS_KEY_ID_BYTES];  /* the key the record is kept for (zcs_key_id) */
+	bool other_key;           /* the file held another key's record: set aside (said at
+				   * start), replaced by this key's at the first save */
 	bool have_saved;          /* what the file holds: */
 	struct zcs_run_seen saved;
 	uint64_t saved_ns;        /* monotonic time of the last save, or of the last try */
 	bool failing;             /* the last try failed */
 };
 
-/* Sets r up for o (keyed only; --run-state none keeps nothing) and loads what the file holds
- * into *seen.  Returns 1 when a run was loaded, 0 when there is none or nothing is kept, or
- * -errno with err naming the file when it is refused (corrupt, a symbolic link, not a regular
- * file, writable by group or others). */
+/* Sets r up for o (keyed only, o->rx.key loaded; --run-state none keeps nothing) and loads what
+ * the file holds for that key into *seen.  Returns 1 when a run was loaded, 0 when there is none
+ * for this key (r->other_key: the file holds another key's) or nothing is kept, or -errno with
+ * err naming the file when it is refused (corrupt, a symbolic link, not a regular file, writable
+ * by group or others, another user's). */
 int zcs_recv_runs_open(struct zcs_recv_runs *r, const struct zcs_recv_opts *o,
 		       struct zcs_run_seen *seen, char *err, size_t errlen);
 /* The same for a file named by path (NULL: nothing is kept), as the SoapySDR module's
  * run_state= gives it.  Returns as zcs_recv_runs_open. */
-int zcs_recv_runs_open_path(struct zcs_recv_runs *r, const char *path, struct zcs_run_seen *seen,
-			    char *err, size_t errlen);
+int zcs_recv_runs_open_path(struct zcs_recv_runs *r, const char *path, const struct zcs_key *key,
+			    struct zcs_run_seen *seen, char *err, size_t errlen);
 
 /* Keeps newest, the newest run followed (zcs_rx_run_newest), at monotonic time now: at once
  * when it is another run than the one kept, when final (the program ends) or every

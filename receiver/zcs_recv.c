@@ -357,6 +357,9 @@ int main(int argc, char **argv)
 		if (opts.rx.run_seen)
 			snprintf(text, sizeof(text), "run %" PRIu64 " of stream 0x%08" PRIx32,
 				 seen.run, seen.stream_id);
+		else if (runs.other_key)
+			snprintf(text, sizeof(text), "none yet for this key: what it holds was kept "
+				 "for another key, and is replaced");
 		else
 			snprintf(text, sizeof(text), "none yet");
 		/* named after the key's path: shown escaped too */

@@ -141,6 +141,18 @@ int zcs_key_generate(const char *path, char *err, size_t errlen)
 	return ret;
 }
 
+void zcs_key_id(const struct zcs_key *key, uint8_t id[ZCS_KEY_ID_BYTES])
+{
+	static const char label[] = "zcs key id";
+	uint8_t out[crypto_generichash_BYTES_MIN];
+
+	/* cannot fail: the lengths are within BLAKE2b's bounds (and its portable code, the one
+	 * used before sodium_init picks another, gives the same bytes) */
+	crypto_generichash(out, sizeof(out), (const uint8_t *)label, sizeof(label) - 1, key->bytes,
+			   sizeof(key->bytes));
+	memcpy(id, out, ZCS_KEY_ID_BYTES);
+}
+
 void zcs_key_wipe(struct zcs_key *key)
 {
 	sodium_memzero(key, sizeof(*key));

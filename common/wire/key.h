@@ -24,6 +24,12 @@ struct zcs_key {
  * or the owner, -EINVAL for the text) with err set. */
 int zcs_key_load(struct zcs_key *key, const char *path, char *err, size_t errlen);
 
+/* A key's identity in records kept for it (a receiver's run state): BLAKE2b keyed with the key
+ * over a fixed label, cut to ZCS_KEY_ID_BYTES.  It tells nothing of the key (a MAC of a public
+ * text), and two keys have the same id with probability 2^-64. */
+#define ZCS_KEY_ID_BYTES 8
+void zcs_key_id(const struct zcs_key *key, uint8_t id[ZCS_KEY_ID_BYTES]);
+
 /* Parses exactly 64 hex digits at text[0..len) (a trailing "\n" or "\r\n" allowed).
  * Returns 0 or -EINVAL. */
 int zcs_key_parse(struct zcs_key *key, const char *text, size_t len);

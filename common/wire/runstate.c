@@ -96,23 +96,37 @@ int zcs_run_counter_next(const char *path, uint64_t *run, char *err, size_t errl
 	return !found;
 }
 
-size_t zcs_run_seen_format(const struct zcs_run_seen *s, char *buf, size_t cap)
+static void put_hex(char *out, const uint8_t *b, size_t n)
 {
-	char salt[17];
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+size_t zcs_run_seen_format(const struct zcs_run_seen *s, const uint8_t key_id[ZCS_KEY_ID_BYTES],
+			   char *buf, size_t cap)
+{
+	char salt[2 * sizeof(s->salt) + 1], id[2 * ZCS_KEY_ID_BYTES + 1];
 	int n;
 
-	for (size_t i = 0; i < sizeof(s->salt); i++)
-		snprintf(salt + 2 * i, 3, "%02x", s->salt[i]);
-	n = snprintf(buf, cap, "run %" PRIu64 " stream 0x%08" PRIx32 " salt %s meta %" PRIu64 "\n",
-		     s->run, s->stream_id, salt, s->meta_seq);
+	put_hex(salt, s->salt, sizeof(s->salt));
+	put_hex(id, key_id, ZCS_KEY_ID_BYTES);
+	n = snprintf(buf, cap, "run %" PRIu64 " stream 0x%08" PRIx32 " salt %s meta %" PRIu64
+		     " key %s\n", s->run, s->stream_id, salt, s->meta_seq, id);
 	return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
 }
 
-int zcs_run_seen_parse(const char *text, size_t len, struct zcs_run_seen *s)
+int zcs_run_seen_parse(const char *text, size_t len, struct zcs_run_seen *s,
+		       uint8_t key_id[ZCS_KEY_ID_BYTES], bool *has_key_id)
 {
 	uint8_t id[4];
 	size_t i = 0, n;
 
+	*has_key_id = false;
 	if (len >= 1 && text[len - 1] == '\n')
 		len--;
 #define STEP(expr) do { n = (expr); if (n == 0) return -EINVAL; i += n; } while (0)
@@ -124,6 +138,11 @@ int zcs_run_seen_parse(const char *text, size_t len, struct zcs_run_seen *s)
 	STEP(parse_hex(text + i, len - i, s->salt, sizeof(s->salt)));
 	STEP(parse_word(text + i, len - i, " meta "));
 	STEP(parse_u64(text + i, len - i, &s->meta_seq));
+	if (i != len) {
+		STEP(parse_word(text + i, len - i, " key "));
+		STEP(parse_hex(text + i, len - i, key_id, ZCS_KEY_ID_BYTES));
+		*has_key_id = true;
+	}
 #undef STEP
 	if (i != len)
 		return -EINVAL;
@@ -131,22 +150,41 @@ int zcs_run_seen_parse(const char *text, size_t len, struct zcs_run_seen *s)
 	return 0;
 }
 
-int zcs_run_seen_load(const char *path, struct zcs_run_seen *s, char *err, size_t errlen)
+/* The record at path parsed: 1 this key's (or one without an id), ZCS_RUN_SEEN_OTHER_KEY
+ * another key's, -EINVAL one that does not parse. */
+static int parse_for_key(const char *text, size_t len, const uint8_t key_id[ZCS_KEY_ID_BYTES],
+			 struct zcs_run_seen *s)
+{
+	uint8_t there[ZCS_KEY_ID_BYTES];
+	bool has_id;
+
+	if (zcs_run_seen_parse(text, len, s, there, &has_id) < 0)
+		return -EINVAL;
+	return has_id && memcmp(there, key_id, ZCS_KEY_ID_BYTES) != 0 ? ZCS_RUN_SEEN_OTHER_KEY : 1;
+}
+
+int zcs_run_seen_load(const char *path, const uint8_t key_id[ZCS_KEY_ID_BYTES],
+		      struct zcs_run_seen *s, char *err, size_t errlen)
 {
 	char text[ZCS_STATEFILE_MAX + 1];
+	struct zcs_run_seen r;
 	size_t len;
 	int found;
 
 	found = zcs_statefile_read(path, text, sizeof(text), &len, err, errlen);
 	if (found <= 0)
 		return found;
-	if (zcs_run_seen_parse(text, len, s) < 0)
+	found = parse_for_key(text, len, key_id, &r);
+	if (found < 0)
 		return zcs_err(err, errlen, -EINVAL, "run state %s is corrupt: remove it (this "
 			       "receiver then follows the first keyed run it hears)", path);
-	return 1;
+	if (found == 1)
+		*s = r;
+	return found;
 }
 
-int zcs_run_seen_save(const char *path, const struct zcs_run_seen *s, char *err, size_t errlen)
+int zcs_run_seen_save(const char *path, const uint8_t key_id[ZCS_KEY_ID_BYTES],
+		      const struct zcs_run_seen *s, char *err, size_t errlen)
 {
 	char text[ZCS_STATEFILE_MAX + 1], ignored[8];
 	struct zcs_run_seen there;
@@ -155,14 +193,15 @@ int zcs_run_seen_save(const char *path, const struct zcs_run_seen *s, char *err,
 
 	if ((lock = zcs_statefile_lock(path, err, errlen)) < 0)
 		return lock;
-	/* read under the lock: what another writer saved since this one last looked counts */
+	/* read under the lock: what another writer saved since this one last looked counts, if
+	 * it was kept for this key */
 	if (zcs_statefile_read(path, text, sizeof(text), &len, ignored, sizeof(ignored)) == 1 &&
-	    zcs_run_seen_parse(text, len, &there) == 0 &&
+	    parse_for_key(text, len, key_id, &there) == 1 &&
 	    zcs_run_is_fresh(s, there.run, there.stream_id, there.salt, there.meta_seq)) {
 		ret = 1;
 		goto out;
 	}
-	len = zcs_run_seen_format(s, text, sizeof(text));
+	len = zcs_run_seen_format(s, key_id, text, sizeof(text));
 	ret = zcs_statefile_write(path, text, len, err, errlen);
 out:
 	zcs_statefile_unlock(lock);

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "key.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -38,23 +40,40 @@ struct zcs_run_seen {
 	uint64_t meta_seq;
 };
 
-/* Text of a record: "run N stream 0xXXXXXXXX salt HHHHHHHHHHHHHHHH meta M\n" (single spaces,
- * lower-case hex).  format returns the length written (buf holds at least 96 bytes); parse
- * accepts exactly that form (the newline optional) and returns 0 or -EINVAL. */
-size_t zcs_run_seen_format(const struct zcs_run_seen *s, char *buf, size_t cap);
-int zcs_run_seen_parse(const char *text, size_t len, struct zcs_run_seen *s);
+/* A run state belongs to one key: runs are numbered per sender, and a new key (docs/security.md,
+ * "Making and sharing keys") may come with a counter started afresh, whose runs must not be
+ * refused for being "before" the old key's.  So each record names the key it was kept for
+ * (zcs_key_id), and a record of another key is no record for this one. */
 
-/* Loads the record at path.  Returns 1 with *s set, 0 when no file exists, or -errno with err
- * set (refused as statefile.h says, or corrupt: -EINVAL). */
-int zcs_run_seen_load(const char *path, struct zcs_run_seen *s, char *err, size_t errlen);
-/* Saves *s at path durably (statefile.h), unless the file already holds a newer record (a run
- * fresh against *s: zcs_run_is_fresh), which is left as it is: zcs-recv and the SoapySDR module
- * may keep one file, and one that exits holding an older run must not lower what the other
- * wrote.  The read and the write happen under the file's lock (zcs_statefile_lock), so two
- * writers never interleave.  What is there and does not parse (or cannot be read: a link, a
- * FIFO) is replaced.  Returns 0 when saved, 1 when the newer record was kept, or -errno with
- * err set. */
-int zcs_run_seen_save(const char *path, const struct zcs_run_seen *s, char *err, size_t errlen);
+/* Text of a record: "run N stream 0xXXXXXXXX salt HHHHHHHHHHHHHHHH meta M key KKKKKKKKKKKKKKKK\n"
+ * (single spaces, lower-case hex; key: the id of the key it was kept for).  format returns the
+ * length written (buf holds at least 128 bytes); parse accepts exactly that form, or the form
+ * without " key ..." that receivers wrote before (*has_key_id false then), the newline
+ * optional, and returns 0 or -EINVAL. */
+size_t zcs_run_seen_format(const struct zcs_run_seen *s, const uint8_t key_id[ZCS_KEY_ID_BYTES],
+			   char *buf, size_t cap);
+int zcs_run_seen_parse(const char *text, size_t len, struct zcs_run_seen *s,
+		       uint8_t key_id[ZCS_KEY_ID_BYTES], bool *has_key_id);
+
+/* zcs_run_seen_load's answer when the file holds the record of another key. */
+#define ZCS_RUN_SEEN_OTHER_KEY 2
+
+/* Loads the record kept at path for the key whose id is key_id.  Returns 1 with *s set, 0 when
+ * no file exists, ZCS_RUN_SEEN_OTHER_KEY when it holds a record of another key (*s untouched:
+ * none is kept for this key; the next save replaces it), or -errno with err set (refused as
+ * statefile.h says, or corrupt: -EINVAL).  A record without a key id (written before ids were)
+ * is taken as this key's: the file is named after the key, as it always was. */
+int zcs_run_seen_load(const char *path, const uint8_t key_id[ZCS_KEY_ID_BYTES],
+		      struct zcs_run_seen *s, char *err, size_t errlen);
+/* Saves *s at path for key key_id durably (statefile.h), unless the file already holds a newer
+ * record of the same key (a run fresh against *s: zcs_run_is_fresh), which is left as it is:
+ * zcs-recv and the SoapySDR module may keep one file, and one that exits holding an older run
+ * must not lower what the other wrote.  The read and the write happen under the file's lock
+ * (zcs_statefile_lock), so two writers never interleave.  What is there and does not parse (or
+ * cannot be read: a link, a FIFO), or is another key's, is replaced.  Returns 0 when saved, 1
+ * when the newer record was kept, or -errno with err set. */
+int zcs_run_seen_save(const char *path, const uint8_t key_id[ZCS_KEY_ID_BYTES],
+		      const struct zcs_run_seen *s, char *err, size_t errlen);
 
 /* Whether keyed run (run, stream_id, salt), with metadata number meta_seq, is fresh against
  * the newest run followed so far (s; NULL: none): a later run, or the very run followed with

@@ -149,11 +149,15 @@ int zcs_rx_embed_open(struct zcs_rx_embed **ep, const struct zcs_rx_embed_opts *
 		if (ret < 0)
 			goto out;
 		e->ropt.key = &e->key;
-		ret = zcs_recv_runs_open_path(&e->runs, o->run_state, &e->seen, err, errlen);
+		ret = zcs_recv_runs_open_path(&e->runs, o->run_state, &e->key, &e->seen, err,
+					      errlen);
 		if (ret < 0)
 			goto out;
 		if (ret == 1)
 			e->ropt.run_seen = &e->seen;
+		if (e->runs.other_key)
+			news(e, "keyed runs: the run state was kept for another key: none yet for "
+			     "this one (it replaces the other's)");
 		if (o->control) {
 			ret = zcs_ctl_live_start(&e->live, o->control, &e->key,
 						 (struct zcs_log){ news, e }, err, errlen);

@@ -138,6 +138,24 @@ START_TEST(test_load_owner)
 }
 END_TEST
 
+START_TEST(test_key_id)
+{
+	struct zcs_key a, b;
+	uint8_t ia[ZCS_KEY_ID_BYTES], ia2[ZCS_KEY_ID_BYTES], ib[ZCS_KEY_ID_BYTES];
+
+	/* one key, one id; another key, another id; the id is not the key's bytes */
+	ck_assert_int_eq(zcs_key_parse(&a, good_hex, 64), 0);
+	b = a;
+	b.bytes[31] ^= 1;
+	zcs_key_id(&a, ia);
+	zcs_key_id(&a, ia2);
+	zcs_key_id(&b, ib);
+	ck_assert_mem_eq(ia, ia2, sizeof(ia));
+	ck_assert(memcmp(ia, ib, sizeof(ia)) != 0);
+	ck_assert(memcmp(ia, a.bytes, sizeof(ia)) != 0);
+}
+END_TEST
+
 START_TEST(test_load_not_regular)
 {
 	struct zcs_key k;
@@ -412,6 +430,7 @@ static Suite *key_suite(void)
 	tcase_add_test(tc, test_parse);
 	tcase_add_test(tc, test_load_modes);
 	tcase_add_test(tc, test_load_owner);
+	tcase_add_test(tc, test_key_id);
 	tcase_add_test(tc, test_load_not_regular);
 	tcase_add_test(tc, test_generate);
 	tcase_add_test(tc, test_err);

@@ -15,6 +15,7 @@
 #define S (1000ULL * 1000 * 1000)
 
 static char dir[64], key[128], seen_path[160];
+static const struct zcs_key the_key = { { 1, 2, 3 } };
 
 static void make_dir(void)
 {
@@ -34,7 +35,7 @@ static void remove_dir(void)
 
 START_TEST(test_where)
 {
-	struct zcs_recv_opts o = { 0 };
+	struct zcs_recv_opts o = { .rx.key = &the_key };
 	struct zcs_recv_runs r;
 	struct zcs_run_seen s;
 	char err[256];
@@ -69,7 +70,7 @@ END_TEST
 
 START_TEST(test_when_saved)
 {
-	struct zcs_recv_opts o = { .key_path = key };
+	struct zcs_recv_opts o = { .key_path = key, .rx.key = &the_key };
 	struct zcs_run_seen a = { .run = 3, .stream_id = 0x11, .meta_seq = 0 }, b = a, back;
 	struct zcs_recv_runs r;
 	char err[256];

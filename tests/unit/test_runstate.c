@@ -21,6 +21,8 @@
 
 static char dir[64];
 static char path[128];
+/* the id of the key the records are kept for (any 8 bytes: zcs_key_id's are tested below) */
+static const uint8_t kid[ZCS_KEY_ID_BYTES] = { 0x5e, 0xc0, 0x01, 0x02, 0x03, 0x04, 0x05, 0xff };
 
 static void make_dir(void)
 {
@@ -257,9 +259,9 @@ START_TEST(test_state_owner)
 	make_dir();
 	snprintf(seen, sizeof(seen), "%s/stream.key.seen", dir);
 	write_file(path, "3\n", 0600);
-	zcs_run_seen_format(&s, text, sizeof(text));
+	zcs_run_seen_format(&s, kid, text, sizeof(text));
 	write_file(seen, text, 0600);
-	ck_assert_int_eq(zcs_run_seen_load(seen, &r, err, sizeof(err)), 1);
+	ck_assert_int_eq(zcs_run_seen_load(seen, kid, &r, err, sizeof(err)), 1);
 	if (geteuid() == 0) {
 		ck_assert_int_eq(chown(path, 65534, 65534), 0);
 		ck_assert_int_eq(zcs_run_counter_next(path, &run, err, sizeof(err)), -EPERM);
@@ -268,7 +270,7 @@ START_TEST(test_state_owner)
 		read_back(path, text, sizeof(text));
 		ck_assert_str_eq(text, "3\n");
 		ck_assert_int_eq(chown(seen, 65534, 65534), 0);
-		ck_assert_int_eq(zcs_run_seen_load(seen, &r, err, sizeof(err)), -EPERM);
+		ck_assert_int_eq(zcs_run_seen_load(seen, kid, &r, err, sizeof(err)), -EPERM);
 		ck_assert_ptr_nonnull(strstr(err, seen));
 		ck_assert_ptr_nonnull(strstr(err, "owned by uid 65534"));
 		ck_assert_int_eq(chown(path, 0, 0), 0);
@@ -284,19 +286,27 @@ START_TEST(test_seen_round_trip)
 	const struct zcs_run_seen s = { .run = 12, .stream_id = 0x1a2b3c4d,
 					.salt = { 0, 1, 2, 0xab, 0xcd, 0xef, 0x10, 0xff },
 					.meta_seq = UINT64_MAX };
+	uint8_t id[ZCS_KEY_ID_BYTES];
 	struct zcs_run_seen r;
 	char text[128], err[256];
+	bool has_id;
 
-	ck_assert_uint_eq(zcs_run_seen_format(&s, text, sizeof(text)), strlen(text));
+	ck_assert_uint_eq(zcs_run_seen_format(&s, kid, text, sizeof(text)), strlen(text));
 	ck_assert_str_eq(text, "run 12 stream 0x1a2b3c4d salt 000102abcdef10ff "
-			 "meta 18446744073709551615\n");
-	ck_assert_int_eq(zcs_run_seen_parse(text, strlen(text), &r), 0);
+			 "meta 18446744073709551615 key 5ec00102030405ff\n");
+	ck_assert_int_eq(zcs_run_seen_parse(text, strlen(text), &r, id, &has_id), 0);
 	ck_assert_uint_eq(r.run, 12);
 	ck_assert_uint_eq(r.stream_id, 0x1a2b3c4d);
 	ck_assert_mem_eq(r.salt, s.salt, 8);
 	ck_assert_uint_eq(r.meta_seq, UINT64_MAX);
-	/* without its newline too; any other spelling is refused */
-	ck_assert_int_eq(zcs_run_seen_parse(text, strlen(text) - 1, &r), 0);
+	ck_assert(has_id);
+	ck_assert_mem_eq(id, kid, sizeof(kid));
+	/* without its newline too, and without a key id (as written before ids were); any other
+	 * spelling is refused */
+	ck_assert_int_eq(zcs_run_seen_parse(text, strlen(text) - 1, &r, id, &has_id), 0);
+	ck_assert_int_eq(zcs_run_seen_parse(text, strlen(text) - 22, &r, id, &has_id), 0);
+	ck_assert(!has_id);
+	ck_assert_uint_eq(r.meta_seq, UINT64_MAX);
 	static const char *const bad[] = {
 		"run 12 stream 0x1a2b3c4d salt 000102abcdef10ff meta 1 \n",
 		"run 12  stream 0x1a2b3c4d salt 000102abcdef10ff meta 1\n",
@@ -305,27 +315,63 @@ START_TEST(test_seen_round_trip)
 		"run 12 stream 0x1a2b3c4d salt 000102abcdef10f meta 1\n",
 		"run -1 stream 0x1a2b3c4d salt 000102abcdef10ff meta 1\n",
 		"run 12 stream 0x1a2b3c4d salt 000102abcdef10ff\n",
+		"run 12 stream 0x1a2b3c4d salt 000102abcdef10ff meta 1 key 5ec00102030405f\n",
+		"run 12 stream 0x1a2b3c4d salt 000102abcdef10ff meta 1 key \n",
+		"run 12 stream 0x1a2b3c4d salt 000102abcdef10ff meta 1 key 5ec00102030405ff0\n",
 		"12\n", "",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		ck_assert_int_eq(zcs_run_seen_parse(bad[i], strlen(bad[i]), &r), -EINVAL);
+		ck_assert_int_eq(zcs_run_seen_parse(bad[i], strlen(bad[i]), &r, id, &has_id), -EINVAL);
 
 	make_dir();
-	ck_assert_int_eq(zcs_run_seen_load(path, &r, err, sizeof(err)), 0);
-	ck_assert_int_eq(zcs_run_seen_save(path, &s, err, sizeof(err)), 0);
+	ck_assert_int_eq(zcs_run_seen_load(path, kid, &r, err, sizeof(err)), 0);
+	ck_assert_int_eq(zcs_run_seen_save(path, kid, &s, err, sizeof(err)), 0);
 	memset(&r, 0, sizeof(r));
-	ck_assert_int_eq(zcs_run_seen_load(path, &r, err, sizeof(err)), 1);
+	ck_assert_int_eq(zcs_run_seen_load(path, kid, &r, err, sizeof(err)), 1);
 	ck_assert_uint_eq(r.run, 12);
 	ck_assert_uint_eq(r.meta_seq, UINT64_MAX);
 	write_file(path, "run 12\n", 0600);
-	ck_assert_int_eq(zcs_run_seen_load(path, &r, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(zcs_run_seen_load(path, kid, &r, err, sizeof(err)), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "corrupt"));
 	ck_assert_int_eq(unlink(path), 0);
 	ck_assert_int_eq(symlink("/etc/passwd", path), 0);
-	ck_assert_int_eq(zcs_run_seen_load(path, &r, err, sizeof(err)), -ELOOP);
+	ck_assert_int_eq(zcs_run_seen_load(path, kid, &r, err, sizeof(err)), -ELOOP);
 	/* saving replaces the link, never writes through it */
-	ck_assert_int_eq(zcs_run_seen_save(path, &s, err, sizeof(err)), 0);
-	ck_assert_int_eq(zcs_run_seen_load(path, &r, err, sizeof(err)), 1);
+	ck_assert_int_eq(zcs_run_seen_save(path, kid, &s, err, sizeof(err)), 0);
+	ck_assert_int_eq(zcs_run_seen_load(path, kid, &r, err, sizeof(err)), 1);
+	remove_dir();
+}
+END_TEST
+
+/* Run state belongs to one key: a record of another key is none for this one, and this key's
+ * first save replaces it, whatever the runs' numbers (a new key's counter may start at 1). */
+START_TEST(test_seen_per_key)
+{
+	static const uint8_t other[ZCS_KEY_ID_BYTES] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	const struct zcs_run_seen old = { .run = 12, .stream_id = 0xa, .meta_seq = 40 };
+	const struct zcs_run_seen fresh = { .run = 1, .stream_id = 0xb, .meta_seq = 0 };
+	struct zcs_run_seen r = { .run = 99 };
+	char err[256];
+
+	make_dir();
+	ck_assert_int_eq(zcs_run_seen_save(path, other, &old, err, sizeof(err)), 0);
+	ck_assert_int_eq(zcs_run_seen_load(path, kid, &r, err, sizeof(err)), ZCS_RUN_SEEN_OTHER_KEY);
+	ck_assert_uint_eq(r.run, 99);   /* untouched */
+	/* this key's run 1 is kept over the other key's run 12, and the other key's is now gone */
+	ck_assert_int_eq(zcs_run_seen_save(path, kid, &fresh, err, sizeof(err)), 0);
+	ck_assert_int_eq(zcs_run_seen_load(path, kid, &r, err, sizeof(err)), 1);
+	ck_assert_uint_eq(r.run, 1);
+	ck_assert_uint_eq(r.stream_id, 0xb);
+	ck_assert_int_eq(zcs_run_seen_load(path, other, &r, err, sizeof(err)),
+			 ZCS_RUN_SEEN_OTHER_KEY);
+	/* a record written before ids were is taken as this key's (it is named after the key),
+	 * and still never lowered */
+	write_file(path, "run 12 stream 0x0000000a salt 0000000000000000 meta 40\n", 0600);
+	ck_assert_int_eq(zcs_run_seen_load(path, kid, &r, err, sizeof(err)), 1);
+	ck_assert_uint_eq(r.run, 12);
+	ck_assert_int_eq(zcs_run_seen_save(path, kid, &fresh, err, sizeof(err)), 1);
+	ck_assert_int_eq(zcs_run_seen_load(path, kid, &r, err, sizeof(err)), 1);
+	ck_assert_uint_eq(r.run, 12);
 	remove_dir();
 }
 END_TEST
@@ -343,7 +389,7 @@ static uint64_t loaded_run(uint64_t *meta)
 	struct zcs_run_seen r;
 	char err[256];
 
-	ck_assert_msg(zcs_run_seen_load(path, &r, err, sizeof(err)) == 1, "%s", err);
+	ck_assert_msg(zcs_run_seen_load(path, kid, &r, err, sizeof(err)) == 1, "%s", err);
 	if (meta)
 		*meta = r.meta_seq;
 	return r.run;
@@ -360,33 +406,33 @@ START_TEST(test_seen_never_lowered)
 
 	make_dir();
 	s = seen_rec(5, 0xa, 1, 10);
-	ck_assert_int_eq(zcs_run_seen_save(path, &s, err, sizeof(err)), 0);
+	ck_assert_int_eq(zcs_run_seen_save(path, kid, &s, err, sizeof(err)), 0);
 	s = seen_rec(3, 0xb, 2, 99);
-	ck_assert_int_eq(zcs_run_seen_save(path, &s, err, sizeof(err)), 1);
+	ck_assert_int_eq(zcs_run_seen_save(path, kid, &s, err, sizeof(err)), 1);
 	ck_assert_uint_eq(loaded_run(&meta), 5);
 	ck_assert_uint_eq(meta, 10);
 	s = seen_rec(5, 0xa, 1, 7);                   /* the same run, seen less far */
-	ck_assert_int_eq(zcs_run_seen_save(path, &s, err, sizeof(err)), 1);
+	ck_assert_int_eq(zcs_run_seen_save(path, kid, &s, err, sizeof(err)), 1);
 	ck_assert_uint_eq(loaded_run(&meta), 5);
 	ck_assert_uint_eq(meta, 10);
 	s = seen_rec(5, 0xa, 1, 12);                  /* ... and further */
-	ck_assert_int_eq(zcs_run_seen_save(path, &s, err, sizeof(err)), 0);
+	ck_assert_int_eq(zcs_run_seen_save(path, kid, &s, err, sizeof(err)), 0);
 	ck_assert_uint_eq(loaded_run(&meta), 5);
 	ck_assert_uint_eq(meta, 12);
 	s = seen_rec(6, 0xc, 3, 1);
-	ck_assert_int_eq(zcs_run_seen_save(path, &s, err, sizeof(err)), 0);
+	ck_assert_int_eq(zcs_run_seen_save(path, kid, &s, err, sizeof(err)), 0);
 	ck_assert_uint_eq(loaded_run(NULL), 6);
 	/* a corrupt record is replaced, as is one of another run under the same number */
 	write_file(path, "run 9\n", 0600);
-	ck_assert_int_eq(zcs_run_seen_save(path, &s, err, sizeof(err)), 0);
+	ck_assert_int_eq(zcs_run_seen_save(path, kid, &s, err, sizeof(err)), 0);
 	ck_assert_uint_eq(loaded_run(NULL), 6);
 	s = seen_rec(6, 0xd, 4, 1);
-	ck_assert_int_eq(zcs_run_seen_save(path, &s, err, sizeof(err)), 0);
+	ck_assert_int_eq(zcs_run_seen_save(path, kid, &s, err, sizeof(err)), 0);
 	/* a symbolic link planted as the lock file is refused, not followed */
 	snprintf(err, sizeof(err), "%s.lock", path);
 	ck_assert_int_eq(unlink(err), 0);
 	ck_assert_int_eq(symlink("/etc/passwd", err), 0);
-	ck_assert_int_eq(zcs_run_seen_save(path, &s, err, sizeof(err)), -ELOOP);
+	ck_assert_int_eq(zcs_run_seen_save(path, kid, &s, err, sizeof(err)), -ELOOP);
 	remove_dir();
 }
 END_TEST
@@ -411,11 +457,11 @@ START_TEST(test_seen_two_writers_locked)
 	if (pid == 0) {
 		/* the lock belongs to the open file, which the child shares until it lets go */
 		close(lock);
-		_exit(zcs_run_seen_save(path, &newer, err, sizeof(err)) == 0 ? 0 : 1);
+		_exit(zcs_run_seen_save(path, kid, &newer, err, sizeof(err)) == 0 ? 0 : 1);
 	}
 	/* the first writer's critical section: it read nothing newer, and writes its run */
 	usleep(300 * 1000);
-	len = zcs_run_seen_format(&older, text, sizeof(text));
+	len = zcs_run_seen_format(&older, kid, text, sizeof(text));
 	ck_assert_int_eq(zcs_statefile_write(path, text, len, err, sizeof(err)), 0);
 	zcs_statefile_unlock(lock);
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
@@ -443,7 +489,7 @@ START_TEST(test_seen_two_writers_race)
 			for (uint64_t run = 1 + (uint64_t)w; run <= 200; run += 2) {
 				const struct zcs_run_seen s = seen_rec(run, (uint32_t)run, 1, 1);
 
-				if (zcs_run_seen_save(path, &s, err, sizeof(err)) < 0)
+				if (zcs_run_seen_save(path, kid, &s, err, sizeof(err)) < 0)
 					_exit(1);
 			}
 			_exit(0);
@@ -504,6 +550,7 @@ static Suite *runstate_suite(void)
 	tcase_add_test(tc, test_counter_not_writable);
 	tcase_add_test(tc, test_state_owner);
 	tcase_add_test(tc, test_seen_round_trip);
+	tcase_add_test(tc, test_seen_per_key);
 	tcase_add_test(tc, test_seen_never_lowered);
 	tcase_add_test(tc, test_seen_two_writers_locked);
 	tcase_add_test(tc, test_seen_two_writers_race);
