@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* Statistics formatting for zcs-recv (see recv_stats.h and docs/receiver.md, which defines every
  * counter).  All output goes into the caller's buffer through one bounded appender. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 
 #include "clock.h"
 #include "jsonout.h"
@@ -71,43 +74,132 @@ static double msps(const struct zcs_recv_snapshot *cur, const struct zcs_recv_sn
 	return dt > 0 ? (double)n / dt / 1e6 : 0.0;
 }
 
+/* The live line's fields, kept in the order they are shown; on a narrow terminal the ones of
+ * lowest rank (the highest number) give way first. */
+#define LINE_FIELDS 24
+#define FIELD_CHARS 48
+
+struct line {
+	char text[LINE_FIELDS][FIELD_CHARS];
+	int rank[LINE_FIELDS];
+	size_t n;
+};
+
+static void field(struct line *l, int rank, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void field(struct line *l, int rank, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (l->n == LINE_FIELDS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(l->text[l->n], FIELD_CHARS, fmt, ap);
+	va_end(ap);
+	l->rank[l->n++] = rank;
+}
+
 int zcs_recv_stats_line(char *buf, size_t len, const struct zcs_recv_snapshot *c,
-			const struct zcs_recv_snapshot *prev)
+			const struct zcs_recv_snapshot *prev, unsigned width)
 {
 	struct sbuf b = { buf, len, 0 };
+	struct line l = { .n = 0 };
+	bool shown[LINE_FIELDS] = { false };
+	size_t used = 0;
 
 	if (len)
 		buf[0] = 0;
-	put(&b, "%7.1f s %8.3f MS/s  samples %" PRIu64 "  lost %" PRIu64 "  late %" PRIu64
-	    "  dup %" PRIu64 "  reord %" PRIu64 "  invalid %" PRIu64 "  gap %" PRIu64
-	    "  sockdrop %" PRIu64 "  overruns %" PRIu64 "  depth %zu/%zu",
-	    c->seconds, msps(c, prev), c->gf.samples, c->ro.lost, c->ro.late, c->ro.duplicate,
-	    c->ro.reordered, c->rx.invalid, c->gf.gap_samples, c->rx.socket_drops, c->overruns,
-	    c->depth, c->window);
-	/* only when it happened: on a clean stream the line stays as it was */
-	if (c->rx.unconfirmed)
-		put(&b, "  unconfirmed %" PRIu64, c->rx.unconfirmed);
-	/* a consumer that came and started reading late: no loss in its stream, so only news */
-	if (c->skipped)
-		put(&b, "  skipped %" PRIu64, c->skipped);
-	/* keyed streams: datagrams that failed verification are news whenever there are any */
-	if (c->rx.invalid_by[ZCS_PERR_AUTH] || c->rx.replayed)
-		put(&b, "  auth %" PRIu64 "  replayed %" PRIu64, c->rx.invalid_by[ZCS_PERR_AUTH],
-		    c->rx.replayed);
+	if (width && width < 20)
+		width = 20;
+	/* what is wrong first: until a stream is locked no counter means anything */
+	if (!c->locked)
+		field(&l, 0, "(waiting for a stream)");
+	else if (!c->have_meta)
+		field(&l, 0, "(waiting for metadata)");
+	/* then every way a sample can be lost or spoiled, so a narrow terminal keeps them */
+	field(&l, 1, "lost %" PRIu64, c->ro.lost);
+	field(&l, 1, "gap %" PRIu64, c->gf.gap_samples);
+	field(&l, 1, "sockdrop %" PRIu64, c->rx.socket_drops);
+	field(&l, 1, "overruns %" PRIu64, c->overruns);
+	field(&l, 3, "invalid %" PRIu64, c->rx.invalid);
+	field(&l, 3, "late %" PRIu64, c->ro.late);
 	/* erasure coding: only on a stream that carries parity */
 	if (c->rx.parity)
-		put(&b, "  restored %" PRIu64 "  unrecoverable %" PRIu64 "  parity %" PRIu64,
-		    c->rx.restored, c->rx.unrecoverable, c->rx.parity);
+		field(&l, 3, "unrecoverable %" PRIu64, c->rx.unrecoverable);
+	/* keyed streams: datagrams that failed verification are news whenever there are any */
+	if (c->rx.invalid_by[ZCS_PERR_AUTH] || c->rx.replayed) {
+		field(&l, 3, "auth %" PRIu64, c->rx.invalid_by[ZCS_PERR_AUTH]);
+		field(&l, 3, "replayed %" PRIu64, c->rx.replayed);
+	}
 	/* parity that was not the sender's: news whenever there is any */
 	if (c->rx.rebuilt_refused)
-		put(&b, "  rebuilt_refused %" PRIu64, c->rx.rebuilt_refused);
+		field(&l, 3, "rebuilt_refused %" PRIu64, c->rx.rebuilt_refused);
+	/* only when it happened: on a clean stream the line stays as it was */
+	if (c->rx.unconfirmed)
+		field(&l, 3, "unconfirmed %" PRIu64, c->rx.unconfirmed);
+	/* a consumer that came and started reading late: no loss in its stream, so only news */
+	if (c->skipped)
+		field(&l, 4, "skipped %" PRIu64, c->skipped);
+	/* how it goes (the rate right after the loss counters in rank), then the rest */
+	field(&l, 2, "| %.3f MS/s", msps(c, prev));
+	field(&l, 4, "%.1f s", c->seconds);
+	field(&l, 5, "samples %" PRIu64, c->gf.samples);
+	field(&l, 5, "dup %" PRIu64, c->ro.duplicate);
+	field(&l, 5, "reord %" PRIu64, c->ro.reordered);
+	field(&l, 5, "depth %zu/%zu", c->depth, c->window);
+	if (c->rx.parity) {
+		field(&l, 6, "restored %" PRIu64, c->rx.restored);
+		field(&l, 6, "parity %" PRIu64, c->rx.parity);
+	}
 	if (c->rx.have_age)
-		put(&b, "  age %.1f ms", (double)c->rx.age_ns / 1e6);
-	if (!c->locked)
-		put(&b, "  (waiting for a stream)");
-	else if (!c->have_meta)
-		put(&b, "  (waiting for metadata)");
+		field(&l, 6, "age %.1f ms", (double)c->rx.age_ns / 1e6);
+	/* by rank, then in order, every field that still fits in width - 1 (the last column stays
+	 * free: a terminal that wraps there breaks the \r update); a rank that does not fit whole
+	 * ends the choice, so a narrow line never shows a lesser field in place of a greater one */
+	for (int rank = 0; rank <= 6; rank++) {
+		size_t need = 0;
+
+		for (size_t i = 0; i < l.n; i++)
+			if (l.rank[i] == rank)
+				need += strlen(l.text[i]) + 1;
+		if (width && used + need > (size_t)width) {
+			for (size_t i = 0; i < l.n; i++) {
+				const size_t w = strlen(l.text[i]) + 1;
+
+				if (l.rank[i] == rank && used + w <= (size_t)width) {
+					shown[i] = true;
+					used += w;
+				}
+			}
+			break;
+		}
+		for (size_t i = 0; i < l.n; i++)
+			shown[i] = shown[i] || l.rank[i] == rank;
+		used += need;
+	}
+	for (size_t i = 0; i < l.n; i++)
+		if (shown[i])
+			put(&b, "%s%s", b.used ? " " : "", l.text[i]);
 	return (int)b.used;
+}
+
+unsigned zcs_recv_stats_width(int fd)
+{
+	struct winsize ws;
+	const char *const cols = getenv("COLUMNS");
+	char *end;
+	unsigned long n;
+
+	if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	if (cols && *cols) {
+		errno = 0;
+		n = strtoul(cols, &end, 10);
+		if (!errno && !*end && n > 0 && n <= 1000)
+			return (unsigned)n;
+	}
+	return 80;
 }
 
 /* A recording: an output that writes to storage, where a block dropped is a hole for good (a live

@@ -38,9 +38,15 @@ void zcs_recv_snapshot_take(struct zcs_recv_snapshot *s, const struct zcs_rx *rx
 			    struct zcs_outputs *o, uint64_t start_ns);
 
 /* One statistics line without newline: rates over the interval since prev (NULL: since start).
- * Returns the length (snprintf's: truncated when >= len). */
+ * The loss counters come first; with width > 0 the line holds at most width - 1 columns (a
+ * terminal's width: the last column left free so \r can redraw it), whole fields only, the
+ * least important giving way first (the loss counters, then the rate, last); width 0: every
+ * field.  Returns the length (snprintf's: truncated when >= len). */
 int zcs_recv_stats_line(char *buf, size_t len, const struct zcs_recv_snapshot *cur,
-			const struct zcs_recv_snapshot *prev);
+			const struct zcs_recv_snapshot *prev, unsigned width);
+
+/* The width of the terminal on fd (TIOCGWINSZ), else $COLUMNS, else 80. */
+unsigned zcs_recv_stats_width(int fd);
 
 /* One JSON object (built with jansson) on one line without newline; "type" is "stats" or, when
  * final, "summary".  Returns its length, or -1 (buf "") when it does not fit. */

@@ -128,11 +128,12 @@ static void stats_line(struct ui *u, const struct zcs_recv_snapshot *cur,
 		zcs_recv_stats_json(line, sizeof(line), cur, prev, false);
 		fprintf(stderr, "%s\n", line);
 	} else if (u->tty) {
-		zcs_recv_stats_line(line, sizeof(line), cur, prev);
+		/* fits the terminal, resized or not: a wrapped line no longer redraws in place */
+		zcs_recv_stats_line(line, sizeof(line), cur, prev, zcs_recv_stats_width(STDERR_FILENO));
 		fprintf(stderr, "\r%s\033[K", line);
 		u->line_open = true;
 	} else {
-		zcs_recv_stats_line(line, sizeof(line), cur, prev);
+		zcs_recv_stats_line(line, sizeof(line), cur, prev, 0);
 		fprintf(stderr, "%s\n", line);
 	}
 	fflush(stderr);
