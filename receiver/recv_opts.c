@@ -57,6 +57,9 @@ static const char usage[] =
 "      --run-state FILE    where the newest keyed run followed is kept across restarts, so\n"
 "                          a replay of an earlier run is refused even right after a start\n"
 "                          (default: the key file's name + .seen; 'none': keep nothing)\n"
+"      --state-dir DIR     keep the run state in DIR (as DIR/<key file's name>.seen)\n"
+"                          instead of beside the key: a writable place for a key kept\n"
+"                          read-only (a service's StateDirectory, /var/lib/zcs)\n"
 "      --control [HOST:]PORT  forward rtl_tcp: clients' set_freq, set_sample_rate,\n"
 "                          set_gain_mode, set_gain (or by index) and set_bandwidth to\n"
 "                          zcs-send's control channel (HOST default: the stream's\n"
@@ -92,6 +95,7 @@ enum {
 	OPT_IFACE = 256, OPT_SOURCE, OPT_STREAM, OPT_WINDOW, OPT_GAP, OPT_EXIT_ON_EOS, OPT_JSON,
 	OPT_RCVBUF, OPT_MAX_DGRAM, OPT_BATCH, OPT_INTERVAL, OPT_HOLD, OPT_EOS_TIMEOUT, OPT_NO_GRO,
 	OPT_CLIENT_TIMEOUT, OPT_KEY, OPT_NO_KEY, OPT_CONTROL, OPT_RUN_STATE, OPT_CONTROL_ALLOW,
+	OPT_STATE_DIR,
 };
 
 static const struct option long_opts[] = {
@@ -117,6 +121,7 @@ static const struct option long_opts[] = {
 	{ "no-key", no_argument, NULL, OPT_NO_KEY },
 	{ "control", required_argument, NULL, OPT_CONTROL },
 	{ "run-state", required_argument, NULL, OPT_RUN_STATE },
+	{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 	{ "control-allow", required_argument, NULL, OPT_CONTROL_ALLOW },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -294,6 +299,8 @@ static int parse_one(struct zcs_recv_opts *o, int c, const char *arg, bool *eos_
 		return 0;
 	case OPT_RUN_STATE:
 		return zcs_cli_opt_path("--run-state", arg, &o->run_state, err, errlen);
+	case OPT_STATE_DIR:
+		return zcs_cli_opt_path("--state-dir", arg, &o->state_dir, err, errlen);
 	case OPT_CONTROL_ALLOW:
 		return control_allow(o, arg, err, errlen);
 	case 'q':
@@ -355,6 +362,12 @@ int zcs_recv_parse_opts(int argc, char **argv, struct zcs_recv_opts *o, char *er
 	if (o->run_state && o->no_key)
 		return zcs_err(err, errlen, -EINVAL, "--run-state keeps the newest keyed run: it "
 			       "needs a key, and --no-key leaves none");
+	if (o->state_dir && o->no_key)
+		return zcs_err(err, errlen, -EINVAL, "--state-dir keeps the newest keyed run: it "
+			       "needs a key, and --no-key leaves none");
+	if (o->state_dir && o->run_state)
+		return zcs_err(err, errlen, -EINVAL, "--state-dir and --run-state both say where "
+			       "the run state is: give one or the other");
 	if (o->ncontrol_allow && !o->control)
 		return zcs_err(err, errlen, -EINVAL, "--control-allow applies with --control only "
 			       "(without it no client's command is forwarded)");
@@ -387,8 +400,9 @@ int zcs_recv_default_key(struct zcs_recv_opts *o, char *path, size_t pathlen, ch
 			       "key ($ZCS_KEY, ~/.config/zcs/key or /etc/zcs/key, docs/security.md): "
 			       "the sender's control channel admits only holders of the stream key%s%s",
 			       note && note[0] ? "; " : "", note ? note : "");
-	if (o->run_state && !o->key_path)
-		return zcs_err(err, errlen, -EINVAL, "--run-state keeps the newest keyed run: it "
-			       "needs a key, --key FILE or a default key");
+	if ((o->run_state || o->state_dir) && !o->key_path)
+		return zcs_err(err, errlen, -EINVAL, "%s keeps the newest keyed run: it needs a key, "
+			       "--key FILE or a default key", o->run_state ? "--run-state" :
+			       "--state-dir");
 	return 0;
 }

@@ -32,6 +32,9 @@ struct zcs_recv_opts {
 	const char *control;   /* --control [HOST:]PORT: forward rtl_tcp clients' tuning there */
 	/* --run-state FILE ("none": keep nothing); NULL: the key file's name + ".seen" */
 	const char *run_state;
+	/* --state-dir DIR: the run state is DIR/<the key file's name>.seen instead; NULL: beside
+	 * the key */
+	const char *state_dir;
 	/* --control-allow: rtl_tcp clients forwarded besides those on loopback */
 	struct zcs_net_prefix control_allow[ZCS_RECV_MAX_ALLOW];
 	size_t ncontrol_allow;

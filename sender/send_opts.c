@@ -30,7 +30,7 @@ enum {
 	OPT_FILE_TYPE, OPT_LOOP, OPT_MTU, OPT_TTL, OPT_IFACE, OPT_MCAST_LOOP, OPT_ZSTD,
 	OPT_FEC,
 	OPT_SEND_PATH, OPT_CPUS, OPT_JSON, OPT_UNPACED, OPT_KEY, OPT_CONTROL, OPT_CONTROL_CLIENTS,
-	OPT_GEN_KEY, OPT_ANNOUNCE, OPT_RUN_COUNTER,
+	OPT_GEN_KEY, OPT_ANNOUNCE, OPT_RUN_COUNTER, OPT_STATE_DIR,
 };
 
 /* --mtu's range in its message, from the protocol's own minimum */
@@ -79,6 +79,7 @@ static const struct option long_opts[] = {
 	{ "control-clients", required_argument, NULL, OPT_CONTROL_CLIENTS },
 	{ "gen-key", required_argument, NULL, OPT_GEN_KEY },
 	{ "run-counter", required_argument, NULL, OPT_RUN_COUNTER },
+	{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 	{ "announce", optional_argument, NULL, OPT_ANNOUNCE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -299,6 +300,12 @@ static int check_combinations(struct zcs_send_opts *o, unsigned given, char *err
 	if (o->run_counter && !o->key_path)
 		return zcs_err(err, errlen, -EINVAL,
 			       "--run-counter numbers keyed runs: it needs --key FILE");
+	if (o->state_dir && !o->key_path)
+		return zcs_err(err, errlen, -EINVAL,
+			       "--state-dir keeps the keyed run counter: it needs --key FILE");
+	if (o->state_dir && o->run_counter)
+		return zcs_err(err, errlen, -EINVAL, "--state-dir and --run-counter both say where "
+			       "the run counter is: give one or the other");
 	if (o->control && !o->key_path)
 		return zcs_err(err, errlen, -EINVAL,
 			       "--control needs --key FILE: the control channel admits only "
@@ -512,6 +519,8 @@ static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *
 		return zcs_cli_opt_path("--gen-key", arg, &o->gen_key, err, errlen);
 	case OPT_RUN_COUNTER:
 		return zcs_cli_opt_path("--run-counter", arg, &o->run_counter, err, errlen);
+	case OPT_STATE_DIR:
+		return zcs_cli_opt_path("--state-dir", arg, &o->state_dir, err, errlen);
 	case OPT_ANNOUNCE:
 		return parse_announce(o, arg, err, errlen);
 	case 'q':

@@ -35,6 +35,9 @@ struct zcs_send_opts {
 	/* --run-counter FILE: where the keyed run counter is kept; NULL: the key file's name
 	 * with ".run" appended (common/wire/runstate.h) */
 	const char *run_counter;
+	/* --state-dir DIR: the run counter is DIR/<the key file's name>.run instead; NULL: beside
+	 * the key */
+	const char *state_dir;
 	const char *control;          /* --control [ADDR:]PORT, or NULL (off) */
 	size_t control_clients;       /* --control-clients N */
 	const char *gen_key;          /* --gen-key: write a fresh key file and exit */

@@ -191,8 +191,8 @@ static int next_run(const struct zcs_send_opts *o, uint64_t *run)
 	 * every line here shows them escaped */
 	if (o->run_counter)
 		snprintf(path, sizeof(path), "%s", o->run_counter);
-	else if (snprintf(path, sizeof(path), "%s%s", o->key_path, ZCS_RUN_COUNTER_SUFFIX) >=
-		 (int)sizeof(path)) {
+	else if (zcs_run_state_path(path, sizeof(path), o->state_dir, o->key_path,
+				    ZCS_RUN_COUNTER_SUFFIX) < 0) {
 		fprintf(stderr, "zcs-send: --key %s: name too long for its run counter\n",
 			zcs_text_escape(shown, sizeof(shown), o->key_path));
 		return 2;

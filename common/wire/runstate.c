@@ -62,6 +62,21 @@ static size_t parse_word(const char *s, size_t len, const char *word)
 	return len >= n && memcmp(s, word, n) == 0 ? n : 0;
 }
 
+int zcs_run_state_path(char *out, size_t cap, const char *dir, const char *key_path,
+		       const char *suffix)
+{
+	const char *base = strrchr(key_path, '/');
+	int n;
+
+	base = base ? base + 1 : key_path;
+	if (dir)
+		n = snprintf(out, cap, "%s%s%s%s", dir, dir[0] && dir[strlen(dir) - 1] == '/' ? ""
+			     : "/", base, suffix);
+	else
+		n = snprintf(out, cap, "%s%s", key_path, suffix);
+	return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
+}
+
 int zcs_run_counter_parse(const char *text, size_t len, uint64_t *value)
 {
 	size_t n;

@@ -21,6 +21,13 @@ extern "C" {
 #define ZCS_RUN_COUNTER_SUFFIX ".run"
 #define ZCS_RUN_SEEN_SUFFIX ".seen"
 
+/* The state file of the key at key_path: the key file's name with suffix appended
+ * (ZCS_RUN_COUNTER_SUFFIX, ZCS_RUN_SEEN_SUFFIX), in the key's own directory when dir is NULL,
+ * else in dir (--state-dir: a directory the program may write, as a hardened service's
+ * StateDirectory, while the key lies under a read-only /etc).  Returns 0 or -ENAMETOOLONG. */
+int zcs_run_state_path(char *out, size_t cap, const char *dir, const char *key_path,
+		       const char *suffix);
+
 /* Parses a run counter file's text: decimal digits (1 to 20, no sign, no space, within
  * uint64_t) and an optional "\n".  Returns 0 or -EINVAL. */
 int zcs_run_counter_parse(const char *text, size_t len, uint64_t *value);

@@ -5,7 +5,9 @@
 # with it, and the receiver (it reads its key at start).  The receiver followed runs 1-3 of the
 # old key and kept run 3 beside its key file (KEY.seen); that record belongs to the old key, so
 # the new key's run 1 must be followed at once, byte-exact, not refused as "not after run 3".
-# A receiver still on the old key meanwhile counts the new key's datagrams as `auth`.
+# A receiver still on the old key meanwhile counts the new key's datagrams as `auth`.  Done twice:
+# with the state beside the keys, and with both programs' `--state-dir` (the keys where nothing
+# is written, as a hardened service keeps them under a read-only /etc).
 # Ports 23050-23059 (in a network namespace of its own).
 # Usage: test_key_change.py ZCS_RECV ZCS_SEND ZCS_TONE_EXPECT
 import os
@@ -64,16 +66,26 @@ def copy_key(src, dst):
     os.chmod(dst, 0o600)
 
 
-def case_documented_change(d, extra_recv=(), extra_send=(), label=''):
+def case_documented_change(d, state_dir=False):
+    label = ', run state in --state-dir' if state_dir else ''
     c = Checker('the key changed as docs/security.md says' + label)
-    board, pc = os.path.join(d, 'board' + label), os.path.join(d, 'pc' + label)
+    tag = '-sd' if state_dir else ''
+    board, pc = os.path.join(d, 'board' + tag), os.path.join(d, 'pc' + tag)
     os.makedirs(board)
     os.makedirs(pc)
+    extra_send, extra_recv = (), ()
+    if state_dir:
+        # as a hardened service keeps it: the keys where the program may not write (a
+        # read-only /etc), the state in a directory of its own (a StateDirectory)
+        board_state, pc_state = os.path.join(d, 'board-state'), os.path.join(d, 'pc-state')
+        os.makedirs(board_state)
+        os.makedirs(pc_state)
+        extra_send, extra_recv = ('--state-dir', board_state), ('--state-dir', pc_state)
     old_key, pc_key = os.path.join(board, 'stream.key'), os.path.join(pc, 'stream.key')
     subprocess.run([SEND, '--gen-key', old_key], check=True, capture_output=True)
     copy_key(old_key, pc_key)
     # the old key in use: three runs followed, the newest (run 3) kept by the receiver
-    out = os.path.join(d, 'old' + label)
+    out = os.path.join(d, 'old' + tag)
     r = receiver(pc_key, out, extra_recv)
     for n, seed in enumerate((1, 2, 3), 1):
         send_run(old_key, seed, extra_send)
@@ -87,7 +99,7 @@ def case_documented_change(d, extra_recv=(), extra_send=(), label=''):
     # board; the receiver keeps its key file's name, and is restarted to read the new key
     new_key = os.path.join(board, 'stream-new.key')
     subprocess.run([SEND, '--gen-key', new_key], check=True, capture_output=True)
-    stale = os.path.join(d, 'stale' + label)
+    stale = os.path.join(d, 'stale' + tag)
     still_old = receiver(pc_key, stale, extra_recv)        # not restarted yet: the old key
     copy_key(new_key, pc_key)
     news = send_run(new_key, 4, extra_send)
@@ -97,17 +109,25 @@ def case_documented_change(d, extra_recv=(), extra_send=(), label=''):
     c.eq('receiver on the old key: samples', summary['samples'], 0)
     c.true('receiver on the old key: the new key\'s datagrams counted as auth',
            summary.get('invalid_by', {}).get('auth', 0) > 0)
-    out = os.path.join(d, 'new' + label)
+    out = os.path.join(d, 'new' + tag)
     r = receiver(pc_key, out, extra_recv)
-    c.true('the restarted receiver says the record it found was another key\'s',
-           'kept for another key' in r.news())
     send_run(new_key, 5, extra_send)
     c.true('new key: run 2 delivered', wait_count(r, 'samples', N))
     r.stop()
     summary = r.finish()
     c.eq('new key: exit status', r.rc, 0)
+    c.true('the restarted receiver says the record it found was another key\'s',
+           'kept for another key' in r.news())
     c.counters(summary, {'samples': N, 'lost': 0, 'invalid': 0, 'streams': 1, 'replayed': 0})
     c.same_bytes('new key: its run whole', read(out), expected(5))
+    if state_dir:
+        c.eq('--state-dir: the counters are kept there', sorted(os.listdir(board_state)),
+             ['stream-new.key.run', 'stream.key.run'])
+        c.true('--state-dir: the receiver\'s run state is kept there',
+               os.path.exists(os.path.join(pc_state, 'stream.key.seen')))
+        c.eq('--state-dir: nothing is written beside the keys',
+             sorted(os.listdir(board)) + sorted(f for f in os.listdir(pc)),
+             ['stream-new.key', 'stream.key', 'stream.key'])
     if c.failures:
         print(r.news())
     return c
@@ -118,6 +138,7 @@ def main():
     checks = []
     try:
         checks.append(case_documented_change(d))
+        checks.append(case_documented_change(d, state_dir=True))
     finally:
         for p in children:
             if p.poll() is None:

@@ -157,6 +157,9 @@ static const struct refusal {
 	{ { "--key", "/k", "--no-key" }, { "--key and --no-key", NULL } },
 	{ { "--control", "5392", "--no-key" }, { "--control needs a key", "--no-key" } },
 	{ { "--run-state", "/s", "--no-key" }, { "--run-state", "--no-key leaves none" } },
+	{ { "--state-dir", "/var/lib/zcs", "--no-key" }, { "--state-dir", "--no-key leaves none" } },
+	{ { "--key", "/k", "--state-dir", "/d", "--run-state", "/s" },
+	  { "--state-dir and --run-state", "one or the other" } },
 };
 
 START_TEST(test_refusals)

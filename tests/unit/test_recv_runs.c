@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests for receiver/recv_runs.c, zcs-recv's run state: where it lives (beside the key,
- * --run-state, none), what is loaded, when the newest run is saved (another run at once, the same
+ * --run-state, --state-dir, none), what is loaded, when the newest run is saved (another run at once, the same
  * run's metadata number every 10 s and at exit) and a failure that backs off. */
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,22 @@ START_TEST(test_where)
 	o.run_state = NULL;
 	ck_assert_int_lt(zcs_recv_runs_open(&r, &o, &s, err, sizeof(err)), 0);
 	ck_assert_ptr_nonnull(strstr(err, seen_path));
+	/* --state-dir: the key file's name + .seen there, the directory checked at start */
+	o.state_dir = dir;
+	ck_assert_int_eq(unlink(seen_path), 0);
+	ck_assert_int_eq(zcs_recv_runs_open(&r, &o, &s, err, sizeof(err)), 0);
+	ck_assert_str_eq(r.path, seen_path);
+	o.state_dir = "/nonexistent-zcs-state";
+	ck_assert_int_eq(zcs_recv_runs_open(&r, &o, &s, err, sizeof(err)), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(err, "--state-dir /nonexistent-zcs-state"));
+	o.state_dir = key;        /* a file, not a directory */
+	{
+		FILE *f = fopen(key, "w");
+
+		ck_assert_ptr_nonnull(f);
+		fclose(f);
+	}
+	ck_assert_int_eq(zcs_recv_runs_open(&r, &o, &s, err, sizeof(err)), -ENOTDIR);
 	remove_dir();
 }
 END_TEST

@@ -76,6 +76,24 @@ static int entries(void)
 	return n;
 }
 
+START_TEST(test_state_path)
+{
+	char p[64];
+
+	/* beside the key, or in --state-dir under the key file's own name */
+	ck_assert_int_eq(zcs_run_state_path(p, sizeof(p), NULL, "/etc/zcs/stream.key", ".run"), 0);
+	ck_assert_str_eq(p, "/etc/zcs/stream.key.run");
+	ck_assert_int_eq(zcs_run_state_path(p, sizeof(p), "/var/lib/zcs", "/etc/zcs/key", ".seen"),
+			 0);
+	ck_assert_str_eq(p, "/var/lib/zcs/key.seen");
+	ck_assert_int_eq(zcs_run_state_path(p, sizeof(p), "/var/lib/zcs/", "stream.key", ".run"),
+			 0);
+	ck_assert_str_eq(p, "/var/lib/zcs/stream.key.run");
+	ck_assert_int_eq(zcs_run_state_path(p, 20, "/var/lib/zcs", "/etc/zcs/key", ".seen"),
+			 -ENAMETOOLONG);
+}
+END_TEST
+
 START_TEST(test_counter_parse)
 {
 	uint64_t v;
@@ -543,6 +561,7 @@ static Suite *runstate_suite(void)
 	Suite *s = suite_create("runstate");
 	TCase *tc = tcase_create("core");
 
+	tcase_add_test(tc, test_state_path);
 	tcase_add_test(tc, test_counter_parse);
 	tcase_add_test(tc, test_counter_missing_then_advanced);
 	tcase_add_test(tc, test_counter_corrupt);
