@@ -13,15 +13,7 @@
 #include "formats.h"
 #include "output.h"
 #include "proto.h"
-
-struct zcs_gapfill_stats {
-	uint64_t samples;         /* I/Q pairs handed to the outputs: received + zero-filled */
-	uint64_t rx_samples;      /* of those, pairs that came from the network */
-	uint64_t gap_samples;     /* pairs lost on the way (zero-filled, or skipped with --gap drop) */
-	uint64_t discont_samples; /* pairs the sender lost at its source (ZCS_FLAG_DISCONT), likewise */
-	uint64_t gaps;            /* stretches filled or skipped */
-	uint64_t jumps;           /* sample index went backwards or leapt: position taken as is */
-};
+#include "rx_counters.h"   /* struct zcs_gapfill_stats, its counters */
 
 /* Zero fill is bounded by real time, so that one datagram can make the receiver write no more
  * zeros than real time could have lost.  A gap is filled when it is within either bound:

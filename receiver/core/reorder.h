@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rx_counters.h"
+
 /* Sequence numbers remembered behind the window, one bit each, to tell a duplicate (that number
  * was delivered) from a late arrival (it was declared lost).  64 Ki numbers = 8 KiB cover more
  * than a second of a 20 MS/s stream, far longer than any datagram stays in a network. */
@@ -45,18 +47,7 @@ struct zcs_reorder_event {
 	uint64_t count;
 };
 
-/* Counters; each is defined by exactly one of the cases in zcs_reorder_push(). */
-struct zcs_reorder_stats {
-	uint64_t accepted;   /* arrivals held (verdict ACCEPTED) */
-	uint64_t delivered;  /* numbers released as data, in order */
-	uint64_t lost;       /* numbers released as lost: never delivered (late arrivals stay lost) */
-	uint64_t late;       /* arrivals whose number was already declared lost (or too old to tell) */
-	uint64_t duplicate;  /* arrivals whose number was already held or delivered */
-	uint64_t reordered;  /* accepted arrivals that came after a higher number had arrived */
-	uint64_t stale;      /* arrivals from before the stream's start */
-	uint64_t resyncs;    /* jumps beyond the resync distance (each reported once, losses not counted) */
-	uint64_t max_depth;  /* most datagrams ever held at once */
-};
+/* struct zcs_reorder_stats, its counters: rx_counters.h (the engine's snapshot reports them). */
 
 struct zcs_reorder_slot {
 	uint64_t seq;

@@ -16,8 +16,8 @@ MARKERS = ('unshare', 'ip netns add', 'isolate()', 'fakeboard_enter', 'lab_up ')
 # kernel-header check, common/'s include order, this check, the profile readers of the ARM counts.
 NO_NETWORK_SUITES = {'fuzz'}
 NO_NETWORK_TESTS = {'manpage_zcs_send', 'manpage_zcs_recv', 'manpage_zcs_ctl', 'board-kernel-compat',
-                    'common_layers', 'call_layers', 'tests_isolated', 'icount_profile',
-                    'auth_arm_funcs'}
+                    'common_layers', 'include_boundaries', 'call_layers', 'tests_isolated',
+                    'icount_profile', 'auth_arm_funcs'}
 
 
 def texts(cmd, build_dir, src_root):

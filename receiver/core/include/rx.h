@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* zcs-recv's receive engine: one UDP socket read with recvmmsg in batches, every datagram parsed
  * and validated, one stream followed, its metadata applied, its sample datagrams put through the
- * reorder window and the gap filler into the outputs.  rx.c does the socket and the buffers,
- * rx_dgram.c each datagram, rx_follow.c which stream and what of it is believed. */
+ * reorder window and the gap filler into the outputs.  The engine's one public header (with
+ * rx_counters.h): its parts and insides are private to receiver/core. */
 #ifndef ZCS_RX_H
 #define ZCS_RX_H
 
@@ -12,14 +12,13 @@
 #include <sys/socket.h>
 
 #include "formats.h"
-#include "gapfill.h"
 #include "key.h"
 #include "log.h"
 #include "net.h"
 #include "output.h"
 #include "proto.h"
-#include "reorder.h"
 #include "runstate.h"
+#include "rx_counters.h"
 
 struct zcs_rx_opts {
 	const char *listen;       /* "[GROUP|ADDR][:PORT]"; NULL or "" = every local address */
