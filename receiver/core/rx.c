@@ -15,7 +15,7 @@
 #include "codec.h"
 #include "compat.h"
 #include "err.h"
-#include "rx_impl.h"
+#include "rx_dgram.h"
 
 /* Batches handled per zcs_rx_step before returning to the caller's loop. */
 #define BATCHES_PER_STEP 16

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* Each datagram once read (see rx_impl.h): verified, parsed, filtered by sender, handed to the
+/* Each datagram once read (see rx_dgram.h): verified, parsed, filtered by sender, handed to the
  * stream-following unit (rx_follow.h) for which stream and what is believed, decompressed, placed
  * in the reorder window, and what the window releases handed to the gap filler, the one door to
- * the outputs.  rx.c calls in here; nothing here calls rx.c. */
+ * the outputs.  Parity goes to rx_parity.c, a run awaiting the board's datagrams to
+ * rx_pending.c.  rx.c calls in here; nothing here calls rx.c. */
 #include <errno.h>
 #include <inttypes.h>
 #include <netinet/in.h>
@@ -13,7 +14,9 @@
 #include "bytes.h"
 #include "clock.h"
 #include "codec.h"
-#include "rx_impl.h"
+#include "rx_dgram.h"
+#include "rx_parity.h"
+#include "rx_pending.h"
 #include "seq.h"
 #include "zcs_config.h"
 
@@ -33,6 +36,7 @@ void zcs_rx_dgram_init(struct zcs_rx *rx)
 	};
 
 	zcs_follow_init(&rx->fs, &fo, &rx->ro, &rx->gf);
+	rx->datagram = zcs_rx_datagram;
 }
 
 /* Buffer b leaves the engine's hands.  The buffer being handled (cur) stays in its batch slot;
@@ -146,16 +150,10 @@ static const char *gain_mode_name(int m)
 	}
 }
 
-/* A block's parity comes after its datagrams and after the rest of the train that ended it (up
- * to 64 KB more), so a hole early in a block must wait that long: the window holds
- * FEC_WINDOW_BLOCKS blocks and their parity, within its capacity (--window, when given, is the
- * user's). */
-#define FEC_WINDOW_BLOCKS 4
-
 /* The window in datagrams: --window, or AUTO_WINDOW_NS of the stream within [64, 1024] and, when
- * its metadata announces parity, FEC_WINDOW_BLOCKS blocks with it; either as the reorder window
- * will really be (a power of two), so the start-up test and the zero-fill bound reason with the
- * window in use, not the figure asked for. */
+ * its metadata announces parity, ZCS_RX_FEC_WINDOW_BLOCKS blocks with it; either as the reorder
+ * window will really be (a power of two), so the start-up test and the zero-fill bound reason
+ * with the window in use, not the figure asked for. */
 static size_t window_for(const struct zcs_rx *rx)
 {
 	const struct zcs_meta *m = &rx->fs.meta;
@@ -169,8 +167,8 @@ static size_t window_for(const struct zcs_rx *rx)
 		w = m->sample_rate * AUTO_WINDOW_NS / ZCS_NS_PER_SEC / spd;
 		if (w < AUTO_WINDOW_MIN)
 			w = AUTO_WINDOW_MIN;
-		if (w < FEC_WINDOW_BLOCKS * km)
-			w = FEC_WINDOW_BLOCKS * km;
+		if (w < ZCS_RX_FEC_WINDOW_BLOCKS * km)
+			w = ZCS_RX_FEC_WINDOW_BLOCKS * km;
 		if (w > ZCS_RX_MAX_WINDOW)
 			w = ZCS_RX_MAX_WINDOW;
 	}
@@ -423,130 +421,6 @@ static void refuse(struct zcs_rx *rx, const uint8_t *buf, size_t len, int verdic
 			"(auth)", id);
 }
 
-struct rebuilt_ctx {
-	struct zcs_rx *rx;
-	const struct sockaddr *from;
-};
-
-/* A datagram the parity rebuilt (fec_rx.c) goes through everything a received one does, in a
- * buffer of its own; keyed, it must verify first: parity that was not the sender's can then at
- * worst fail to help.  Returns 1 when it took its place in the stream, 0 when not, -EBADMSG
- * when it failed its own tag. */
-static int put_rebuilt(void *arg, uint8_t *dg, size_t len)
-{
-	const struct rebuilt_ctx *const c = arg;
-	struct zcs_rx *const rx = c->rx;
-	const uint64_t delivered = rx->ro.st.delivered;
-	uint32_t bi;
-	bool kept;
-
-	if (rx->opt.key && zcs_auth_verify(rx->opt.key, dg, len) != ZCS_AUTH_OK)
-		return -EBADMSG;
-	if (rx->nfree == 0 || len > rx->opt.max_dgram)
-		return 0;
-	bi = rx->free_list[--rx->nfree];
-	rx->bufs[bi].data = rx->bufs[bi].own;
-	memcpy(rx->bufs[bi].own, dg, len);
-	kept = zcs_rx_datagram(rx, bi, len, c->from);
-	if (!kept)
-		rx->free_list[rx->nfree++] = bi;
-	/* placed: held in the window, or released at once (it was the one the window waited
-	 * for).  Not a datagram whose seq is merely behind the window: one the receive path
-	 * refused (invalid, a duplicate) was counted restored when it was (fuzz_rx_fec
-	 * made_up_before_first) */
-	return kept || rx->ro.st.delivered != delivered ? 1 : 0;
-}
-
-/* The lowest seq the window has not released, for the parity of a block beginning at `at`:
- * before the stream's first sample datagram places the window nothing of it was released (the
- * window's own figure is then another stream's). */
-static uint64_t fec_next(const struct zcs_rx *rx, uint64_t at)
-{
-	return rx->fs.need_start ? at : rx->ro.next;
-}
-
-/* Rebuilds what it can of the block holding seq `at`, before the window gives up on it. */
-static void restore(struct zcs_rx *rx, uint64_t at, const struct sockaddr *from)
-{
-	struct rebuilt_ctx c = { rx, from };
-
-	if (!rx->fec.armed || rx->fec_placing)
-		return;
-	rx->fec_placing = true;
-	zcs_fec_rx_restore(&rx->fec, at, fec_next(rx, at), rx->fs.stream_id, put_rebuilt, &c);
-	rx->fec_placing = false;
-}
-
-/* Parity its metadata did not announce (a sender of revision 8): the window grows to hold
- * FEC_WINDOW_BLOCKS blocks and their parity as window_for would have made it.  Its slots are
- * indexed by the window's size, so it grows only while empty. */
-static void grow_window(struct zcs_rx *rx, const struct zcs_parity_hdr *p)
-{
-	const size_t need = FEC_WINDOW_BLOCKS * ((size_t)p->k + p->m);
-	size_t w;
-
-	if (rx->ro.window >= need || rx->opt.window || zcs_reorder_depth(&rx->ro) != 0)
-		goto check;
-	w = zcs_reorder_window_for(&rx->ro, need);
-	if (w <= rx->ro.window)
-		goto check;
-	rx->ro.window = w;
-	zcs_reorder_set_jump(&rx->ro, w);
-	zcs_gapfill_bound(&rx->gf, rx->fs.meta.sample_rate,
-			  (uint64_t)w * rx->fs.meta.samples_per_dgram);
-	zcs_log(&rx->opt.log, "stream 0x%08" PRIx32 ": reorder window %zu datagrams, so a block "
-		"and its parity fit (%u:%u)", rx->fs.stream_id, w, (unsigned)p->k, (unsigned)p->m);
-check:
-	if (!rx->said_fec_window && rx->ro.window < (size_t)p->k + p->m) {
-		rx->said_fec_window = true;
-		zcs_log(&rx->opt.log, "stream 0x%08" PRIx32 ": the reorder window (%zu datagrams) "
-			"is shorter than a block and its parity (%u): losses early in a block are "
-			"zero-filled before the parity comes; give --window %u or more",
-			rx->fs.stream_id, rx->ro.window, (unsigned)(p->k + p->m),
-			(unsigned)(FEC_WINDOW_BLOCKS * (p->k + p->m)));
-	}
-}
-
-/* A parity datagram: kept for the stream followed (keyed: of the run followed), also before its
- * first sample datagram (a block of one, or one whose datagrams were all lost, has its parity
- * first); ignored otherwise. */
-static void parity(struct zcs_rx *rx, const struct zcs_dgram *dg, const struct sockaddr *from)
-{
-	const struct zcs_parity_hdr *const p = &dg->parity;
-
-	if (!rx->fs.locked || p->stream_id != rx->fs.stream_id ||
-	    (rx->opt.key && memcmp(dg->salt, rx->fs.salt, sizeof(rx->fs.salt)) != 0))
-		return;
-	if (!rx->said_fec) {
-		rx->said_fec = true;
-		zcs_log(&rx->opt.log, "stream 0x%08" PRIx32 ": protected by erasure coding, %u:%u "
-			"(a block of %u datagrams restored when it lost at most %u)%s",
-			rx->fs.stream_id, (unsigned)p->k, (unsigned)p->m, (unsigned)p->k,
-			(unsigned)p->m, zcs_fec_available() ? "" :
-			"; this build of zcs-recv has no erasure code: the parity is only counted");
-	}
-	/* parity before any sample datagram (the window not placed yet, nothing received): kept
-	 * from its block on, and the window places itself as window_for says.  Parity the metadata
-	 * did not announce, after sample datagrams: kept from the next one that comes, and only
-	 * the blocks that begin there or later can be restored */
-	if (!rx->fec.armed && !rx->fec.failed && zcs_fec_available()) {
-		const uint64_t first = rx->fs.need_start ? p->block_seq :
-				       rx->ro.have_highest &&
-				       !zcs_seq_before(rx->ro.highest, rx->ro.next) ?
-				       rx->ro.highest + 1 : rx->ro.next;
-
-		if (zcs_fec_rx_arm(&rx->fec, first) == 0 && !rx->fs.need_start)
-			zcs_log(&rx->opt.log, "stream 0x%08" PRIx32 ": its metadata did not announce "
-				"the parity: blocks before datagram %" PRIu64 " cannot be restored",
-				rx->fs.stream_id, first);
-	}
-	if (!rx->fs.need_start)
-		grow_window(rx, p);
-	if (zcs_fec_rx_parity(&rx->fec, p, dg->payload, dg->keyed, fec_next(rx, p->block_seq)) < 0)
-		return;
-	restore(rx, p->block_seq, from);
-}
-
 /* A sample datagram dg (len bytes in buffer bi) of the stream followed: through the window to
  * the gap filler.  Returns whether buffer bi is kept. */
 static bool samples(struct zcs_rx *rx, uint32_t bi, size_t len, const struct zcs_dgram *dg,
@@ -561,11 +435,8 @@ static bool samples(struct zcs_rx *rx, uint32_t bi, size_t len, const struct zcs
 	if (zcs_follow_pre_meta(&rx->fs, &dg->hdr))
 		return false;
 	zcs_follow_sample_format(&rx->fs, dg->hdr.format);
-	/* parity announced: kept from the stream's first datagram, as received (decompression
-	 * below overwrites it); a stream without parity is neither kept nor allocated for */
-	if (!rx->fec.armed && rx->fs.meta.fec_k && !rx->fec.failed && zcs_fec_available())
-		zcs_fec_rx_arm(&rx->fec, dg->hdr.seq);
-	zcs_fec_rx_data(&rx->fec, b->data, len);
+	/* as received: decompression below overwrites it */
+	zcs_rx_parity_data(rx, b->data, len, dg->hdr.seq);
 	payload = dg->payload;
 	if (dg->hdr.flags & ZCS_FLAG_ZSTD) {
 		b->hdr = dg->hdr;
@@ -580,85 +451,28 @@ static bool samples(struct zcs_rx *rx, uint32_t bi, size_t len, const struct zcs
 		place_window(rx, &dg->hdr, bi);
 	kept = place(rx, bi, &dg->hdr, payload);
 	/* a datagram that came after its block's parity may complete what a rebuild needs */
-	restore(rx, dg->hdr.seq, from);
+	zcs_rx_parity_restore(rx, dg->hdr.seq, from);
 	return kept;
 }
 
-/* --- the datagrams of a run awaiting the board (rx_hold.h) --- */
-
-/* Gives up what the hold keeps: each datagram counted as dropped before its metadata. */
-static void hold_discard(struct zcs_rx *rx)
-{
-	struct zcs_rx_hold_rec rec;
-	const uint8_t *data;
-
-	while (zcs_rx_hold_pop(&rx->hold, &rec, &data))
-		zcs_follow_pend_drop(&rx->fs, rx->hold.gen, rec.seq, rec.samples);
-}
-
-/* Keeps sample datagram dg (len bytes at data) of the run awaiting the board, the oldest kept
- * giving way when the hold is full (they count as dropped, and the run's start as lost). */
-static void hold_keep(struct zcs_rx *rx, const uint8_t *data, size_t len, const struct zcs_dgram *dg)
-{
-	const uint64_t gen = zcs_follow_pend_gen(&rx->fs);
-	const struct zcs_rx_hold_rec rec = { .seq = dg->hdr.seq, .samples = dg->hdr.samples,
-					     .len = (uint32_t)len };
-	struct zcs_rx_hold_rec old;
-	const uint8_t *od;
-
-	if (rx->hold.count && rx->hold.gen != gen)
-		hold_discard(rx);
-	rx->hold.gen = gen;
-	if (!zcs_rx_hold_can(&rx->hold, len)) {
-		zcs_follow_pend_drop(&rx->fs, gen, rec.seq, rec.samples);
-		return;
-	}
-	while (!zcs_rx_hold_fits(&rx->hold, len) && zcs_rx_hold_pop(&rx->hold, &old, &od))
-		zcs_follow_pend_drop(&rx->fs, gen, old.seq, old.samples);
-	zcs_rx_hold_put(&rx->hold, &rec, data);
-}
-
-/* The run awaiting the board has just been followed: the datagrams kept of it go through as if
- * they came now, oldest first, each in a buffer of its own (the one being handled, cur, is left
- * alone), before the datagram that found the board's answer. */
-static void hold_deliver(struct zcs_rx *rx, uint64_t gen, const struct sockaddr *from)
-{
-	struct zcs_rx_hold_rec rec;
-	const uint8_t *data;
-
-	if (rx->hold.gen != gen) {
-		hold_discard(rx);
-		return;
-	}
-	while (zcs_rx_hold_pop(&rx->hold, &rec, &data)) {
-		struct zcs_dgram dg;
-		uint32_t hb;
-
-		/* never short: the window holds at most its capacity, and the pool has more */
-		if (rx->nfree == 0 || rec.len > rx->opt.max_dgram) {
-			zcs_follow_pend_drop(&rx->fs, gen, rec.seq, rec.samples);
-			continue;
-		}
-		hb = rx->free_list[--rx->nfree];
-		rx->bufs[hb].data = rx->bufs[hb].own;
-		memcpy(rx->bufs[hb].own, data, rec.len);
-		/* verified and parsed when it came: parsed again only to point into this buffer */
-		if (zcs_proto_parse(rx->bufs[hb].own, rec.len, &dg) < 0 ||
-		    !samples(rx, hb, rec.len, &dg, from))
-			rx->free_list[rx->nfree++] = hb;
-	}
-}
-
 /* After the following unit judged a datagram: the run awaiting the board just followed gets what
- * the hold kept of it; a run no longer awaiting (refused, replaced) loses it. */
+ * the hold kept of it, delivered as if it came now, oldest first, each in a buffer of its own
+ * (the one being handled is left alone), before the datagram that found the board's answer; a
+ * run no longer awaiting (refused, replaced) loses it. */
 static void hold_settle(struct zcs_rx *rx, const struct sockaddr *from)
 {
+	struct zcs_dgram dg;
 	uint64_t gen;
+	uint32_t hb;
+	size_t len;
 
-	if (zcs_follow_took_pending(&rx->fs, &gen))
-		hold_deliver(rx, gen, from);
-	else if (rx->hold.count && !zcs_follow_awaits(&rx->fs, rx->hold.gen))
-		hold_discard(rx);
+	if (zcs_follow_took_pending(&rx->fs, &gen)) {
+		while (zcs_rx_pending_next(rx, gen, &hb, &len, &dg))
+			if (!samples(rx, hb, len, &dg, from))
+				rx->free_list[rx->nfree++] = hb;
+	} else if (rx->hold.count && !zcs_follow_awaits(&rx->fs, rx->hold.gen)) {
+		zcs_rx_pending_discard(rx);
+	}
 }
 
 bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t bi, size_t len, const struct sockaddr *from)
@@ -686,7 +500,7 @@ bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t bi, size_t len, const struct so
 		return false;
 	}
 	if (dg.type == ZCS_DGRAM_PARITY) {
-		parity(rx, &dg, from);
+		zcs_rx_parity(rx, &dg, from);
 		return false;
 	}
 	if (dg.keyed && !rx->opt.key && !rx->said_unverified) {
@@ -697,7 +511,7 @@ bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t bi, size_t len, const struct so
 	}
 	switch (zcs_follow_select(&rx->fs, &dg, from, rx->now_ns)) {
 	case ZCS_FOLLOW_PEND:
-		hold_keep(rx, b->data, len, &dg);
+		zcs_rx_pending_keep(rx, b->data, len, &dg);
 		return false;
 	case ZCS_FOLLOW_FOREIGN:
 	case ZCS_FOLLOW_REPLAYED:
@@ -768,7 +582,7 @@ void zcs_rx_idle(struct zcs_rx *rx)
 void zcs_rx_finish(struct zcs_rx *rx)
 {
 	/* a run still awaiting the board: what was kept of it is dropped, and counted */
-	hold_discard(rx);
+	zcs_rx_pending_discard(rx);
 	free_buf(rx, zcs_follow_drop_cand(&rx->fs), ZCS_FOLLOW_NONE);
 	flush_window(rx, ZCS_FOLLOW_NONE);
 	zcs_fec_rx_close_all(&rx->fec);

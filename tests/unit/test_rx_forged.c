@@ -20,7 +20,7 @@
 #include "output.h"
 #include "proto.h"
 #include "rx.h"
-#include "rx_impl.h"
+#include "rx_engine.h"
 
 #define MS (1000ULL * 1000)
 #define RATE 2000000ULL

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The receive engine's insides, shared by rx.c (the socket, the buffers, the batches) and
- * rx_dgram.c (each datagram, from the buffer to the window and the gap filler).  Private to
- * receiver/core: users see rx.h only. */
-#ifndef ZCS_RX_IMPL_H
-#define ZCS_RX_IMPL_H
+/* The receive engine's state, shared by its files: rx.c (the socket, the buffers, the batches),
+ * rx_dgram.c (each datagram, from the buffer to the window and the gap filler), rx_parity.c
+ * (the erasure code's part) and rx_pending.c (a run awaiting the board).  Private to
+ * receiver/core: users see include/rx.h only. */
+#ifndef ZCS_RX_ENGINE_H
+#define ZCS_RX_ENGINE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -73,6 +74,10 @@ struct zcs_rx {
 	struct zcs_fec_rx fec;    /* parity, and the datagrams it may rebuild */
 	/* keyed with a liveness check: the datagrams of a run awaiting the board (else empty) */
 	struct zcs_rx_hold hold;
+	/* the engine's entrance for a datagram (zcs_rx_datagram, set by zcs_rx_dgram_init), for
+	 * what its parts hand back in: a datagram the parity rebuilt (rx_parity.c) goes through
+	 * everything a received one does, and this part, below rx_dgram.c, never calls up into it */
+	bool (*datagram)(struct zcs_rx *rx, uint32_t b, size_t len, const struct sockaddr *from);
 	bool fec_placing;         /* a rebuilt datagram is being placed (no rebuild within) */
 	bool said_fec, said_fec_window;
 	bool done;                /* --count reached, or end of stream with --exit-on-eos */
@@ -111,25 +116,5 @@ static inline uint64_t zcs_rx_silence(const struct zcs_rx *rx)
 {
 	return rx->dry_ns > rx->fs.last_rx_ns ? rx->dry_ns - rx->fs.last_rx_ns : 0;
 }
-
-/* --- rx_dgram.c, called by rx.c --- */
-
-/* Sets up what rx_dgram.c owns in rx (the stream-following unit; the window and the gap filler
- * are already initialised). */
-void zcs_rx_dgram_init(struct zcs_rx *rx);
-/* Handles one datagram of len bytes in buffer b from sender `from`, at rx->now_ns.  Returns true
- * when the engine keeps the buffer (the window, or a jump awaiting confirmation): it must not be
- * reused until released. */
-bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t b, size_t len, const struct sockaddr *from);
-/* Time passed without datagrams (up to rx->dry_ns): releases held ones of a silent stream, and
- * believes the claims nothing contradicted. */
-void zcs_rx_idle(struct zcs_rx *rx);
-/* Whether the next batch must carry each sender's address, judged at `now`, taken before the
- * read: with --source, and while a new stream may be followed (zcs_follow_wants_sender).  A
- * followed live stream needs no addresses, and copying one out per datagram costs the kernel a
- * user copy. */
-bool zcs_rx_want_from(const struct zcs_rx *rx, uint64_t now);
-/* Recomputes st.age_ns from the metadata's time stamp (once per step, not per datagram). */
-void zcs_rx_update_age(struct zcs_rx *rx);
 
 #endif
