@@ -4,7 +4,8 @@
  * datagrams are believed to claim (a jump, an end of stream): docs/receiver.md, "What is believed
  * when".  This unit decides; the engine (rx_dgram.c) acts: it owns the buffers, the reorder
  * window and the gap filler, which this unit only reads (the window's position, the fill bound).
- * Buffers are named by the engine's opaque 32-bit handles. */
+ * Buffers are named by the engine's opaque 32-bit handles.  Its files, one concern each, are
+ * listed in rx_follow_parts.h. */
 #ifndef ZCS_RX_FOLLOW_H
 #define ZCS_RX_FOLLOW_H
 
@@ -210,8 +211,8 @@ bool zcs_follow_eos_delivered(struct zcs_follow *f, uint64_t seq);
 void zcs_follow_end(struct zcs_follow *f);
 
 /* Metadata m of the stream followed: whether it is believed now (see meta_confirmed in
- * rx_follow.c) and then taken as the stream's settings.  Returns 0 when nothing changed (or it
- * is not believed yet), 1 for the stream's first settings, 2 for a change; *eff is what the
+ * rx_follow_meta.c) and then taken as the stream's settings.  Returns 0 when nothing changed (or
+ * it is not believed yet), 1 for the stream's first settings, 2 for a change; *eff is what the
  * outputs are to be told (a confirmed announcement keeps the index it was announced with). */
 int zcs_follow_meta(struct zcs_follow *f, const struct zcs_meta *m, uint64_t now,
 		    struct zcs_meta *eff);
