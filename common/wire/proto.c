@@ -339,7 +339,8 @@ static int parse_meta(const uint8_t *buf, size_t len, struct zcs_dgram *out)
 	pair = zcs_wire_pair_bytes(m->format);
 	if (pair == 0)
 		return -ZCS_PERR_BAD_FORMAT;
-	if (m->sample_rate == 0 || m->channel > 1 || m->samples_per_dgram == 0 ||
+	if (m->sample_rate == 0 || m->sample_rate > ZCS_PROTO_MAX_RATE || m->channel > 1 ||
+	    m->samples_per_dgram == 0 ||
 	    (m->gain_mode > ZCS_GAIN_HYBRID && m->gain_mode != ZCS_GAIN_UNKNOWN) ||
 	    (size_t)m->samples_per_dgram * pair >
 		    ZCS_PROTO_MAX_DGRAM - ZCS_PROTO_SAMPLE_HDR_SIZE)

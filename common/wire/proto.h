@@ -24,6 +24,12 @@ extern "C" {
 #define ZCS_PROTO_MAX_DGRAM 65507       /* largest UDP payload over IPv4 */
 #define ZCS_PROTO_DEFAULT_MTU 1500
 #define ZCS_PROTO_MIN_MTU 576
+/* The largest sample_rate metadata may announce (else bad_meta): 10 GS/s, above the I/Q rate of
+ * any radio (the fastest, direct-sampling RFSoC boards, stream a few GS/s; zcs-send itself at
+ * most 1 GS/s) and beyond what any link carries (cs8 at 10 GS/s is 160 Gbit/s); and the largest
+ * power of ten whose product with 10^9 fits in 64 bits, so a second's worth of nanoseconds
+ * times the rate never overflows. */
+#define ZCS_PROTO_MAX_RATE 10000000000ULL
 
 enum zcs_dgram_type {
 	ZCS_DGRAM_SAMPLES = 0,

@@ -230,7 +230,7 @@ START_TEST(test_meta_round_trip)
 	cases[1].gain_mdb = INT32_MIN;
 	cases[2] = (struct zcs_meta){
 		.stream_id = UINT32_MAX, .meta_version = UINT32_MAX, .next_seq = UINT64_MAX,
-		.ref_sample = UINT64_MAX, .ref_time_ns = UINT64_MAX, .sample_rate = UINT64_MAX,
+		.ref_sample = UINT64_MAX, .ref_time_ns = UINT64_MAX, .sample_rate = ZCS_PROTO_MAX_RATE,
 		.center_freq = UINT64_MAX, .bandwidth = UINT64_MAX, .gain_mdb = INT32_MAX,
 		.gain_mode = ZCS_GAIN_UNKNOWN, .channel = 1, .format = ZCS_WIRE_I16,
 		.flags = ZCS_META_FLAGS_KNOWN, .samples_per_dgram = 16368,
@@ -246,6 +246,30 @@ START_TEST(test_meta_round_trip)
 		ck_assert_int_eq(d.type, ZCS_DGRAM_META);
 		ck_assert_ptr_null(d.payload);
 		assert_meta_eq(&d.meta, &cases[i]);
+	}
+}
+END_TEST
+
+/* A rate above any radio's is malformed metadata: 2^64 - 1 and 2^63 - 1 (what a forger sent,
+ * and a SigMF recording then said) are refused, the bound itself taken. */
+START_TEST(test_meta_rate_bound)
+{
+	static const uint64_t refused[] = { UINT64_MAX, INT64_MAX, ZCS_PROTO_MAX_RATE + 1, 0 };
+	static const uint64_t taken[] = { 1, 61440000, 1000000000, ZCS_PROTO_MAX_RATE };
+	struct zcs_meta m = sample_meta();
+	uint8_t buf[META];
+	struct zcs_dgram d;
+
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		m.sample_rate = refused[i];
+		zcs_proto_write_meta(buf, &m);
+		ck_assert_int_eq(zcs_proto_parse(buf, META, &d), -ZCS_PERR_BAD_META);
+	}
+	for (size_t i = 0; i < sizeof(taken) / sizeof(taken[0]); i++) {
+		m.sample_rate = taken[i];
+		zcs_proto_write_meta(buf, &m);
+		ck_assert_int_eq(zcs_proto_parse(buf, META, &d), 0);
+		ck_assert_uint_eq(d.meta.sample_rate, taken[i]);
 	}
 }
 END_TEST
@@ -554,6 +578,7 @@ static Suite *proto_suite(void)
 	tcase_add_test(tc, test_sample_round_trip);
 	tcase_add_test(tc, test_sample_golden_bytes);
 	tcase_add_test(tc, test_meta_round_trip);
+	tcase_add_test(tc, test_meta_rate_bound);
 	tcase_add_test(tc, test_meta_offsets);
 	tcase_add_test(tc, test_meta_writer_cuts_strings);
 	tcase_add_loop_test(tc, test_rejections, 0, (int)(sizeof(rejects) / sizeof(rejects[0])));
