@@ -27,7 +27,7 @@
 
 enum {
 	OPT_FREQ = 256, OPT_GAIN, OPT_BW, OPT_CHANNEL, OPT_TONE, OPT_AMPLITUDE, OPT_NOISE, OPT_SEED,
-	OPT_FILE_TYPE, OPT_LOOP, OPT_MTU, OPT_TTL, OPT_IFACE, OPT_MCAST_LOOP, OPT_ZSTD,
+	OPT_FILE_TYPE, OPT_LOOP, OPT_MTU, OPT_LINK_SPEED, OPT_TTL, OPT_IFACE, OPT_MCAST_LOOP, OPT_ZSTD,
 	OPT_FEC,
 	OPT_SEND_PATH, OPT_CPUS, OPT_JSON, OPT_UNPACED, OPT_KEY, OPT_CONTROL, OPT_CONTROL_CLIENTS,
 	OPT_GEN_KEY, OPT_ANNOUNCE, OPT_RUN_COUNTER, OPT_STATE_DIR,
@@ -65,6 +65,7 @@ static const struct option long_opts[] = {
 	{ "file-type", required_argument, NULL, OPT_FILE_TYPE },
 	{ "loop", no_argument, NULL, OPT_LOOP },
 	{ "mtu", required_argument, NULL, OPT_MTU },
+	{ "link-speed", required_argument, NULL, OPT_LINK_SPEED },
 	{ "ttl", required_argument, NULL, OPT_TTL },
 	{ "iface", required_argument, NULL, OPT_IFACE },
 	{ "mcast-loop", no_argument, NULL, OPT_MCAST_LOOP },
@@ -456,6 +457,10 @@ static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *
 				      err, errlen);
 		o->mtu = ret < 0 ? o->mtu : (size_t)v;
 		return ret;
+	case OPT_LINK_SPEED:
+		/* bits a second: 100M for Fast Ethernet, 1G, 480M a USB 2.0 bus */
+		return zcs_cli_opt_u64("--link-speed", arg, 1000, 1000000000000ULL,
+				       "bits per second, 1k..1T", &o->link_speed, err, errlen);
 	case OPT_TTL:
 		*given |= G_MCAST;
 		ret = zcs_cli_opt_u64("--ttl", arg, 1, 255, "1..255", &v, err, errlen);

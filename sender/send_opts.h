@@ -21,6 +21,7 @@ struct zcs_send_opts {
 	bool unpaced;                 /* -r max or --unpaced */
 	uint64_t count;               /* 0 = no limit */
 	size_t mtu;
+	uint64_t link_speed;          /* --link-speed, bits/s; 0: as the kernel says */
 	struct zcs_net_tx_opts tx;
 	int zstd_level;               /* 0 = off */
 	unsigned fec_k, fec_m;        /* --fec K:M; 0:0 = off */

@@ -47,6 +47,8 @@ const char *zcs_send_usage(void)
 "      --loop            start the file again at its end\n"
 "Network:\n"
 "      --mtu BYTES       path MTU; sets the datagram size (default 1500)\n"
+"      --link-speed BPS  the link's speed in bits/s (e.g. 100M) where the kernel does not\n"
+"                        know it or a slower hop follows; the start-up check uses it\n"
 "      --ttl N           multicast hop limit (default 1)\n"
 "      --iface NAME      interface for multicast (or to bind unicast to)\n"
 "      --mcast-loop      deliver multicast to this host too (off by default)\n"

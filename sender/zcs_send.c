@@ -17,6 +17,7 @@
 #include "dnssd.h"
 #include "err.h"
 #include "key.h"
+#include "link_info.h"
 #include "log.h"
 #include "net.h"
 #include "pipeline.h"
@@ -178,6 +179,36 @@ static int start_announce(struct zcs_dnssd_announce **ann, const struct zcs_send
 	return zcs_dnssd_announce_start(ann, &s, &log, err, errlen);
 }
 
+/* Before the first datagram: what the stream costs on the wire, the link it leaves by, and a
+ * warning with what would fit when that link cannot carry it (sender/link_info.h). */
+static void say_link(const struct zcs_send_opts *o, const struct zcs_source *src, int fd)
+{
+	struct zcs_link l;
+	const struct zcs_stream_shape s = {
+		.format = o->format, .rate = src->info.sample_rate,
+		.udp_payload = zcs_proto_udp_payload(o->mtu, zcs_net_is_ipv6(&o->addr)),
+		.trailer = o->key_path ? ZCS_AUTH_SAMPLE_TRAILER : 0,
+		.fec_k = o->fec_k, .fec_m = o->fec_m, .ipv6 = zcs_net_is_ipv6(&o->addr),
+	};
+	struct zcs_stream_shape sl = s;
+	char line[1024];
+
+	zcs_link_probe(fd, o->link_speed, &l);
+	sl.link_mtu = l.mtu;
+	zcs_link_line(line, sizeof(line), &l);
+	if (!o->quiet)
+		fprintf(stderr, "zcs-send: %s\n", line);
+	/* unpaced, the stream goes as fast as it can: no rate to check */
+	if (!s.rate || (o->unpaced && !src->paced_by_device))
+		return;
+	zcs_link_stream_line(line, sizeof(line), &sl);
+	if (!o->quiet)
+		fprintf(stderr, "zcs-send: %s\n", line);
+	/* a warning even with -q: the stream will lose what the link cannot carry */
+	if (zcs_link_fit_line(line, sizeof(line), &sl, &l))
+		fprintf(stderr, "zcs-send: %s\n", line);
+}
+
 /* The keyed run's number: the counter kept beside the key (or at --run-counter) advanced and
  * made durable before the run's first datagram, so receivers can tell this run from any earlier
  * one without the board's clock (docs/security.md, "Fresh runs").  Returns 0 with *run set, or
@@ -299,6 +330,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "zcs-send: %s: %s\n", o.dest, err);
 		goto out;
 	}
+	say_link(&o, &src, fd);
 	if (gethostname(raw_host, sizeof(raw_host) - 1) < 0)
 		strcpy(raw_host, "unknown");
 	/* a host name is whatever root set: receivers refuse metadata with control characters or
