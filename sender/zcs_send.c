@@ -385,7 +385,7 @@ int main(int argc, char **argv)
 
 		/* the path as typed may hold escape sequences: shown escaped */
 		fprintf(stderr, "zcs-send: keyed stream: every datagram is authenticated with %s "
-			"(XChaCha20-Poly1305 tag, %d bytes more per datagram); run %llu\n",
+			"(Poly1305 tag, %d bytes more per datagram); run %llu\n",
 			zcs_text_escape(shown, sizeof(shown), o.key_path), ZCS_AUTH_SAMPLE_TRAILER,
 			(unsigned long long)run);
 	}

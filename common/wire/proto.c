@@ -501,6 +501,21 @@ static void seal(struct zcs_auth_tagger *t, uint8_t *dg, size_t total, uint64_t 
 	zcs_auth_tagger_tag(t, nonce, dg, total - END_TAG, dg + total - END_TAG);
 }
 
+void zcs_auth_prepare(const struct zcs_auth *a, struct zcs_auth_tagger *t, uint32_t stream_id,
+		      int base_type, uint64_t first, size_t count)
+{
+	uint8_t nonce[ZCS_AUTH_NONCE_BYTES];
+
+	/* make_nonce's, from what the datagrams will carry: the salt, the stream id's bytes, the
+	 * keyed type and the first number */
+	memcpy(nonce + N_SALT, a->salt, ZCS_AUTH_SALT_BYTES);
+	zcs_put_le32(nonce + N_STREAM, stream_id);
+	nonce[N_TYPE] = (uint8_t)(base_type | ZCS_AUTH_TYPE_BIT);
+	memset(nonce + N_ZERO, 0, N_NUMBER - N_ZERO);
+	zcs_put_le64(nonce + N_NUMBER, first);
+	zcs_auth_tagger_prepare(t, nonce, count);
+}
+
 size_t zcs_auth_seal_samples(const struct zcs_auth *a, struct zcs_auth_tagger *t, uint8_t *dg,
 			     size_t len)
 {

@@ -219,6 +219,14 @@ size_t zcs_auth_seal_samples(const struct zcs_auth *a, struct zcs_auth_tagger *t
 size_t zcs_auth_seal_parity(const struct zcs_auth *a, struct zcs_auth_tagger *t, uint8_t *dg,
 			    size_t len);
 
+/* Readies t to seal the count keyed datagrams of base type (ZCS_DGRAM_SAMPLES or
+ * ZCS_DGRAM_PARITY) of stream_id in a's run numbered from first on (seq, or the parity's
+ * `number`): their one-time keys are made in one keystream call (auth.h,
+ * zcs_auth_tagger_prepare), so a train's datagrams each pay Poly1305 and a piece of it.  Optional:
+ * a datagram sealed without it makes its own. */
+void zcs_auth_prepare(const struct zcs_auth *a, struct zcs_auth_tagger *t, uint32_t stream_id,
+		      int base_type, uint64_t first, size_t count);
+
 /* dg holds a complete unkeyed metadata datagram (ZCS_PROTO_META_SIZE bytes) with room for
  * ZCS_AUTH_META_TRAILER more.  Sets the type bit, appends run_start_ns, the next meta_seq, the
  * run, salt and tag (made with t).  Returns the keyed datagram's length. */

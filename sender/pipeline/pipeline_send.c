@@ -86,6 +86,9 @@ static void fec_close(struct send_state *s)
 
 	if (!p->fec || e->count == 0)
 		return;
+	if (p->keyed) /* the block's parity numbers are e->number on */
+		zcs_auth_prepare(&p->auth, &p->tag_send, p->cfg.stream_id, ZCS_DGRAM_PARITY,
+				 e->number, e->m);
 	for (unsigned i = 0; i < e->m && p->fec_npend < p->fec_pend_max; i++) {
 		uint8_t *const buf = p->fec_pend + p->fec_pend_stride * p->fec_npend;
 		size_t len = zcs_fec_enc_parity(e, i, p->cfg.stream_id, buf);
@@ -195,7 +198,13 @@ static void flush(struct send_state *s)
  * in place behind each payload. */
 static void seal_rest(struct zcs_pipeline *p, struct zcs_train *t)
 {
-	for (size_t k = p->slot_settings[t->index].sealed; k < t->count; k++) {
+	const size_t sealed = p->slot_settings[t->index].sealed;
+
+	/* their one-time keys in one keystream call */
+	if (sealed < t->count)
+		zcs_auth_prepare(&p->auth, &p->tag_send, p->cfg.stream_id, ZCS_DGRAM_SAMPLES,
+				 t->first_seq + sealed, t->count - sealed);
+	for (size_t k = sealed; k < t->count; k++) {
 		const size_t len = t->lens[k];
 
 		t->lens[k] = (uint16_t)zcs_auth_seal_samples(&p->auth, &p->tag_send,

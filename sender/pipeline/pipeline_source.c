@@ -156,6 +156,10 @@ static size_t finish_dgram(struct src_state *s, struct zcs_train *t, size_t k, s
 	/* sealed in place, behind the (possibly compressed) payload: the slot has the room; the
 	 * train's later datagrams are the send thread's to seal */
 	if (p->keyed && k < s->fmt->seal_src) {
+		/* the one-time keys of the datagrams this thread seals, in one keystream call */
+		if (k == 0)
+			zcs_auth_prepare(&p->auth, &p->tag_source, p->cfg.stream_id,
+					 ZCS_DGRAM_SAMPLES, h.seq, s->fmt->seal_src);
 		p->slot_settings[t->index].sealed = k + 1;
 		return zcs_auth_seal_samples(&p->auth, &p->tag_source, dg, ZCS_PROTO_SAMPLE_HDR_SIZE + h.payload_len);
 	}

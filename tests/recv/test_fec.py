@@ -187,8 +187,7 @@ def main():
         # datagrams' trailer (its last 24) nor the parity's own (24)
         for i in range(32 + 16, len(f) - 24 - 24):
             f[i] ^= 0x5a
-        nonce = bytes(f[-24:-16]) + bytes(f[4:8]) + bytes([f[3]]) + b'\0\0\0' + bytes(f[16:24])
-        f[-16:] = zcs_auth_ref.xchacha20poly1305_tag(key, nonce, bytes(f[:-16]))
+        f[-16:] = zcs_auth_ref.tag(key, zcs_auth_ref.nonce_of(bytes(f)), bytes(f[:-16]))
         return bytes(f)
     within = within_m(SPD_KEYED)
     wrong_lost = sorted(s for s in within if s // K * K in wrong_blocks)

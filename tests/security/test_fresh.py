@@ -332,7 +332,7 @@ def case_vector():
         '00 00 00 00 00 00 00 00 69 69 6f 00 00 00 00 00',
         '00 78 41 cb 02 00 00 00 00 00 00 00 00 00 00 00',
         '07 00 00 00 00 00 00 00 5a 43 53 2d 73 61 6c 74',
-        '51 05 9d 67 04 07 fb 2e 8a dc 1f 8a 37 1c 82 1a',
+        '03 29 3c 82 a0 af 94 73 fb 13 ab 29 be f6 32 67',
     )))
     c.eq('length', len(vec), 176)
     c.true('verifies under the key 00..1f', zcs_auth_ref.verify(bytes(range(32)), vec))

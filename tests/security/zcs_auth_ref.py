@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # A second implementation of the keyed-datagram check, written from docs/protocol.md ("Keyed
-# datagrams") alone, in plain Python (no libsodium): HChaCha20, ChaCha20 and Poly1305 as RFC 8439
-# and draft-irtf-cfrg-xchacha define them.  The tests verify zcs-send's datagrams with it, so the
+# datagrams", "The tag", revision 13) alone, in plain Python (no libsodium): HChaCha20, the
+# ChaCha20 block and Poly1305 as RFC 8439 and draft-irtf-cfrg-xchacha define them.  The tests
+# verify zcs-send's datagrams with it, and the C unit test checks vectors made with it, so the
 # document, not only common/wire/auth.c, is what a receiver needs.
 import struct
 
@@ -55,13 +56,30 @@ def poly1305(key32, msg):
     return ((acc + s) & ((1 << 128) - 1)).to_bytes(16, 'little')
 
 
-def xchacha20poly1305_tag(key, nonce24, aad):
-    """The tag of encrypting the empty message with additional data aad."""
+# The 64-bit nonce of the one-time keys' keystream (revision 13): the ASCII bytes "zcs-otks"
+OTK_NONCE = b'zcs-otks'
+
+
+def one_time_key(subkey, number):
+    """The 32 bytes at offset 32 * number of the keystream under subkey and OTK_NONCE, in the
+    variant with a 64-bit block counter (state words 12-13) and a 64-bit nonce (words 14-15)."""
+    b = number >> 1
+    block = chacha20_block(subkey, b & MASK, struct.pack('<I', b >> 32) + OTK_NONCE)
+    return block[32:] if number & 1 else block[:32]
+
+
+def tag(key, nonce24, aad):
+    """The tag of the bytes aad under key and the 24-byte nonce (prefix 16, number u64le 8)."""
     sub = hchacha20(key, nonce24[:16])
-    nonce12 = b'\0\0\0\0' + nonce24[16:]
-    otk = chacha20_block(sub, 0, nonce12)[:32]
+    otk = one_time_key(sub, struct.unpack('<Q', nonce24[16:])[0])
     pad = b'\0' * (-len(aad) % 16)
     return poly1305(otk, aad + pad + struct.pack('<QQ', len(aad), 0))
+
+
+def nonce_of(d):
+    """The nonce of keyed datagram d (type 128, 129 or 130; its length already checked)."""
+    at = {0: 8, 1: 136, 2: 16}[d[3] & 0x7f]
+    return d[-24:-16] + d[4:8] + bytes([d[3]]) + b'\0\0\0' + d[at:at + 8]
 
 
 def verify(key, d):
@@ -69,25 +87,18 @@ def verify(key, d):
     if len(d) < 4 or not d[3] & 0x80:
         return False
     base = d[3] & 0x7f
-    if base == 0:
+    # samples (the end of stream too) and parity (revision 8) carry salt and tag, 24 bytes
+    # after a 32-byte header; metadata is exactly 176 bytes
+    if base in (0, 2):
         if len(d) < 32 + 24:
             return False
-        number = d[8:16]
     elif base == 1:
         if len(d) != 128 + 48:
             return False
-        number = d[136:144]
-    elif base == 2:
-        # parity (revision 8): a sample datagram's trailer, numbered by the parity's `number`
-        if len(d) < 32 + 24:
-            return False
-        number = d[16:24]
     else:
         return False
-    salt, tag = d[-24:-16], d[-16:]
-    nonce = salt + d[4:8] + bytes([d[3]]) + b'\0\0\0' + number
     # the comparison need not be constant-time here: this is a test, not a receiver
-    return xchacha20poly1305_tag(key, nonce, d[:-16]) == tag
+    return tag(key, nonce_of(d), d[:-16]) == d[-16:]
 
 
 def meta_run(d):

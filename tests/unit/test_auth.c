@@ -190,8 +190,8 @@ START_TEST(test_golden_vector)
 	static const uint8_t want[62] = {
 		0x5a, 0x53, 0x01, 0x80, 0x78, 0x56, 0x34, 0x12, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 		0xe0, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x04, 0x02, 0x00, 0x06, 0x00, 0x00, 0x00,
-		0xff, 0x07, 0x80, 0x01, 0x30, 0x00, 0x5a, 0x43, 0x53, 0x2d, 0x73, 0x61, 0x6c, 0x74, 0xa7, 0x2a,
-		0xcf, 0xa9, 0x89, 0x5a, 0x14, 0xa5, 0xc1, 0x5b, 0xcf, 0xf3, 0xbf, 0x63, 0xdd, 0xc4,
+		0xff, 0x07, 0x80, 0x01, 0x30, 0x00, 0x5a, 0x43, 0x53, 0x2d, 0x73, 0x61, 0x6c, 0x74, 0x75, 0xde,
+		0xd4, 0xe4, 0xb3, 0xdd, 0x2f, 0x10, 0xdf, 0x5d, 0x7b, 0x40, 0x6d, 0x8e, 0x16, 0x10,
 	};
 	struct zcs_key k;
 	struct zcs_auth a;
@@ -217,8 +217,8 @@ START_TEST(test_meta_golden_vector)
 	static const uint8_t want_trailer[ZCS_AUTH_META_TRAILER] = {
 		0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00,
 		0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5a, 0x43, 0x53, 0x2d,
-		0x73, 0x61, 0x6c, 0x74, 0x3c, 0x2a, 0xa3, 0x61, 0x94, 0xbe, 0xb8, 0xcb, 0x8f, 0x67,
-		0x01, 0x6a, 0x51, 0x61, 0x85, 0xa9,
+		0x73, 0x61, 0x6c, 0x74, 0x52, 0xf6, 0xad, 0x31, 0xba, 0xb1, 0x19, 0xb4, 0x55, 0x0a,
+		0xe0, 0xd2, 0x8d, 0x26, 0x2e, 0xcd,
 	};
 	struct zcs_meta m = {
 		.stream_id = 0x12345678, .meta_version = 3, .next_seq = 5, .ref_sample = 3040,
@@ -254,8 +254,8 @@ START_TEST(test_tag_of_bytes)
 	static const uint8_t dg[62] = {
 		0x5a, 0x53, 0x01, 0x80, 0x78, 0x56, 0x34, 0x12, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 		0xe0, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x04, 0x02, 0x00, 0x06, 0x00, 0x00, 0x00,
-		0xff, 0x07, 0x80, 0x01, 0x30, 0x00, 0x5a, 0x43, 0x53, 0x2d, 0x73, 0x61, 0x6c, 0x74, 0xa7, 0x2a,
-		0xcf, 0xa9, 0x89, 0x5a, 0x14, 0xa5, 0xc1, 0x5b, 0xcf, 0xf3, 0xbf, 0x63, 0xdd, 0xc4,
+		0xff, 0x07, 0x80, 0x01, 0x30, 0x00, 0x5a, 0x43, 0x53, 0x2d, 0x73, 0x61, 0x6c, 0x74, 0x75, 0xde,
+		0xd4, 0xe4, 0xb3, 0xdd, 0x2f, 0x10, 0xdf, 0x5d, 0x7b, 0x40, 0x6d, 0x8e, 0x16, 0x10,
 	};
 	uint8_t nonce[ZCS_AUTH_NONCE_BYTES] = {
 		0x5a, 0x43, 0x53, 0x2d, 0x73, 0x61, 0x6c, 0x74, 0x78, 0x56, 0x34, 0x12, 0x80, 0, 0, 0,
@@ -295,7 +295,7 @@ START_TEST(test_golden_meta_vector)
 		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x69, 0x69, 0x6f, 0x00, 0x00, 0x00, 0x00, 0x00,
 		0x00, 0x78, 0x41, 0xcb, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 		0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5a, 0x43, 0x53, 0x2d, 0x73, 0x61, 0x6c, 0x74,
-		0x51, 0x05, 0x9d, 0x67, 0x04, 0x07, 0xfb, 0x2e, 0x8a, 0xdc, 0x1f, 0x8a, 0x37, 0x1c, 0x82, 0x1a,
+		0x03, 0x29, 0x3c, 0x82, 0xa0, 0xaf, 0x94, 0x73, 0xfb, 0x13, 0xab, 0x29, 0xbe, 0xf6, 0x32, 0x67,
 	};
 	struct zcs_meta m = {
 		.stream_id = 0x12345678, .meta_version = 1, .ref_time_ns = 12000000000ULL,
@@ -326,45 +326,189 @@ START_TEST(test_golden_meta_vector)
 }
 END_TEST
 
-/* The tagger (a cached HChaCha20 subkey, one ChaCha20 block, Poly1305 from OpenSSL or libsodium)
- * against libsodium's XChaCha20-Poly1305 itself: random keys, nonces and lengths from 0 to past a
- * jumbo datagram, one tagger reused across keys' nonce prefixes as a thread reuses its own (the
- * prefix changes every few tags, so both the cache's hit and its refill are taken), and every
- * tag it accepts is exactly libsodium's. */
-START_TEST(test_tagger_is_the_aead)
+/* Tags of the golden vector's 46 bytes under numbers at the keystream's seams, from
+ * tests/security/zcs_auth_ref.py (written from docs/protocol.md, "The tag"): 0 and 1 (the two
+ * halves of block 0), 2^33 - 2 and 2^33 - 1 (the last block before the counter's low word wraps),
+ * 2^33 and 2^33 + 1 (the first after: the high word 1), 2^64 - 2 and 2^64 - 1 (the last block). */
+static const struct {
+	uint64_t number;
+	uint8_t tag[ZCS_AUTH_TAG_BYTES];
+} number_vectors[] = {
+	{ 0, { 0xdc, 0xc5, 0xdb, 0xc7, 0xe1, 0xc0, 0x93, 0x87, 0x71, 0xf4, 0x8b, 0xd3, 0xbe, 0x54, 0x71, 0xd5 } },
+	{ 1, { 0x8b, 0x56, 0xba, 0xfd, 0x50, 0xff, 0xe3, 0xcb, 0x0a, 0x2d, 0xdc, 0x3d, 0xd6, 0x03, 0xb0, 0xe5 } },
+	{ 2, { 0xed, 0x94, 0x28, 0xb3, 0x25, 0xce, 0x6e, 0x86, 0x96, 0x63, 0x63, 0x2b, 0x0c, 0xf2, 0x0e, 0x56 } },
+	{ 0x1fffffffeULL, { 0xb6, 0x05, 0xef, 0x92, 0x01, 0x24, 0xa2, 0x82, 0x6e, 0x88, 0x16, 0x80, 0xd0, 0xf2, 0x01, 0x81 } },
+	{ 0x1ffffffffULL, { 0x1f, 0xd6, 0x94, 0x06, 0x4e, 0xb9, 0x12, 0x56, 0xd5, 0x7b, 0x1b, 0x17, 0x33, 0x9a, 0x84, 0xeb } },
+	{ 0x200000000ULL, { 0x75, 0x63, 0x9c, 0xe2, 0xbc, 0x9d, 0x00, 0x89, 0xaf, 0xbc, 0x6d, 0x07, 0xbc, 0xc9, 0xb0, 0xb6 } },
+	{ 0x200000001ULL, { 0x1e, 0x44, 0x58, 0x70, 0x8c, 0x2a, 0x25, 0x06, 0xc3, 0x1d, 0x0f, 0x46, 0x14, 0x8d, 0x95, 0xbc } },
+	{ 0xfffffffffffffffeULL, { 0xd8, 0x06, 0x8e, 0x1f, 0x5c, 0x96, 0x32, 0x14, 0x20, 0xc0, 0xb7, 0x3b, 0xf1, 0xb6, 0x58, 0x1d } },
+	{ 0xffffffffffffffffULL, { 0x90, 0x56, 0xfa, 0x1e, 0xb7, 0x2e, 0x4f, 0xc8, 0xae, 0xba, 0x1e, 0x44, 0xb2, 0x71, 0x07, 0x7e } },
+};
+
+/* The golden vector's prefix (salt "ZCS-salt", stream 0x12345678, type 128) with number n. */
+static void golden_nonce(uint8_t nonce[ZCS_AUTH_NONCE_BYTES], uint64_t n)
 {
-	enum { ROUNDS = 6000, MAXLEN = 9100 };
-	static uint8_t bytes[MAXLEN];
-	uint8_t key[ZCS_KEY_BYTES], nonce[ZCS_AUTH_NONCE_BYTES], want[16], got[16];
+	static const uint8_t prefix[16] = {
+		0x5a, 0x43, 0x53, 0x2d, 0x73, 0x61, 0x6c, 0x74, 0x78, 0x56, 0x34, 0x12, 0x80, 0, 0, 0,
+	};
+
+	memcpy(nonce, prefix, sizeof(prefix));
+	zcs_put_le64(nonce + 16, n);
+}
+
+/* Each number's tag is the reference's, whichever way it is made: alone (a receiver's
+ * zcs_auth_tag), by a tagger unprepared, and by a tagger that prepared a run of numbers across
+ * the seam (one keystream call each side of the counter's low word, and the run cut at 2^64 - 1). */
+START_TEST(test_number_vectors)
+{
+	static const uint8_t ad[46] = {
+		0x5a, 0x53, 0x01, 0x80, 0x78, 0x56, 0x34, 0x12, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0xe0, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x04, 0x02, 0x00, 0x06, 0x00, 0x00, 0x00,
+		0xff, 0x07, 0x80, 0x01, 0x30, 0x00, 0x5a, 0x43, 0x53, 0x2d, 0x73, 0x61, 0x6c, 0x74,
+	};
+	static const uint64_t starts[] = { 0, 1, 0x1fffffffdULL, 0x1fffffffeULL, 0xffffffffffffffc0ULL,
+					   0xfffffffffffffffdULL };
+	uint8_t key[ZCS_KEY_BYTES], nonce[ZCS_AUTH_NONCE_BYTES], tag[ZCS_AUTH_TAG_BYTES];
 	struct zcs_auth_tagger t;
+
+	for (size_t i = 0; i < sizeof(key); i++)
+		key[i] = (uint8_t)i;
+	ck_assert_int_eq(zcs_auth_tagger_init(&t, key, NULL, 0), 0);
+	for (size_t v = 0; v < sizeof(number_vectors) / sizeof(number_vectors[0]); v++) {
+		golden_nonce(nonce, number_vectors[v].number);
+		zcs_auth_tag(key, nonce, ad, sizeof(ad), tag);
+		ck_assert_mem_eq(tag, number_vectors[v].tag, sizeof(tag));
+		ck_assert(zcs_auth_tag_ok(key, nonce, ad, sizeof(ad), number_vectors[v].tag));
+		zcs_auth_tagger_tag(&t, nonce, ad, sizeof(ad), tag);
+		ck_assert_mem_eq(tag, number_vectors[v].tag, sizeof(tag));
+	}
+	for (size_t s = 0; s < sizeof(starts) / sizeof(starts[0]); s++) {
+		golden_nonce(nonce, starts[s]);
+		zcs_auth_tagger_prepare(&t, nonce, ZCS_AUTH_TAGGER_OTKS);
+		ck_assert_uint_eq(t.otk_count, starts[s] > UINT64_MAX - ZCS_AUTH_TAGGER_OTKS ?
+					       UINT64_MAX - starts[s] + 1 : ZCS_AUTH_TAGGER_OTKS);
+		for (size_t v = 0; v < sizeof(number_vectors) / sizeof(number_vectors[0]); v++) {
+			const uint64_t n = number_vectors[v].number;
+
+			if (n - starts[s] >= ZCS_AUTH_TAGGER_OTKS)
+				continue;
+			golden_nonce(nonce, n);
+			zcs_auth_tagger_tag(&t, nonce, ad, sizeof(ad), tag);
+			ck_assert_mem_eq(tag, number_vectors[v].tag, sizeof(tag));
+		}
+	}
+	zcs_auth_tagger_wipe(&t);
+}
+END_TEST
+
+/* The tagger against zcs_auth_tag (the construction step by step, libsodium alone): random keys,
+ * nonces and lengths from 0 to past a jumbo datagram, the tag written apart or right after the
+ * bytes (a trailer: with no padding, Poly1305 takes the lengths from there); runs of numbers prepared at random starts
+ * (odd and even) and lengths (past the most a tagger prepares), tagged in order as a sender seals a
+ * train, with numbers outside the run, other types' prefixes (a metadata datagram between a train's
+ * datagrams) and a new run's prefix among them; one tagger reused throughout as a thread reuses its
+ * own.  Every tag is zcs_auth_tag's, every flipped bit refused. */
+START_TEST(test_tagger_is_the_tag)
+{
+	enum { ROUNDS = 160, MAXLEN = 9100 };
+	static uint8_t bytes[MAXLEN + ZCS_AUTH_TAG_BYTES];
+	uint8_t key[ZCS_KEY_BYTES], nonce[ZCS_AUTH_NONCE_BYTES], other[ZCS_AUTH_NONCE_BYTES];
+	uint8_t want[16], got[16];
+	struct zcs_auth_tagger t;
+	size_t tags = 0, prepared = 0;
 
 	randombytes_buf(key, sizeof(key));
 	ck_assert_int_eq(zcs_auth_tagger_init(&t, key, NULL, 0), 0);
 	randombytes_buf(nonce, sizeof(nonce));
+	nonce[12] = 0x80;
 	for (int r = 0; r < ROUNDS; r++) {
-		/* lengths around every multiple of 16 often, any length otherwise */
-		const size_t len = r % 3 ? randombytes_uniform(MAXLEN) : (size_t)(r % 97) * 16 + (size_t)(r % 5);
+		const size_t count = randombytes_uniform(ZCS_AUTH_TAGGER_OTKS + 8) + 1;
+		uint64_t first;
 
-		if (r % 7 == 0)
-			randombytes_buf(nonce, 16);           /* a new run: new prefix */
-		randombytes_buf(nonce + 16, 8);               /* a new datagram number */
-		randombytes_buf(bytes, len);
-		zcs_auth_tag(key, nonce, bytes, len, want);
-		zcs_auth_tagger_tag(&t, nonce, bytes, len, got);
-		ck_assert_mem_eq(got, want, sizeof(want));
-		ck_assert(zcs_auth_tagger_ok(&t, nonce, bytes, len, want));
-		want[r % 16] ^= (uint8_t)(1u << (r % 8));
-		ck_assert(!zcs_auth_tagger_ok(&t, nonce, bytes, len, want));
+		if (r % 23 == 0) {
+			randombytes_buf(nonce, 12);        /* a new run: new salt and stream */
+			randombytes_buf(key, sizeof(key)); /* ... under another key */
+			zcs_auth_tagger_wipe(&t);
+			ck_assert_int_eq(zcs_auth_tagger_init(&t, key, NULL, 0), 0);
+		}
+		randombytes_buf(nonce + 16, 8);
+		first = zcs_get_le64(nonce + 16);
+		if (r % 3 == 0)
+			zcs_put_le64(nonce + 16, first >>= 40); /* small numbers, as a run's are */
+		if (r % 2 == 0)
+			zcs_auth_tagger_prepare(&t, nonce, count);
+		for (size_t i = 0; i < count + 2; i++) {
+			/* lengths around every multiple of 16 often, any length otherwise */
+			const size_t len = i % 3 ? randombytes_uniform(MAXLEN) :
+						   (size_t)(i % 97) * 16 + (size_t)(r % 5);
+			/* the tag right after the bytes, as a datagram's trailer has it */
+			const bool trailer = i % 4 == 3;
+			const uint8_t *use = nonce;
+
+			zcs_put_le64(nonce + 16, first + i);
+			if (i % 11 == 5) {
+				/* a metadata datagram (or parity) of the same run between them */
+				memcpy(other, nonce, sizeof(other));
+				other[12] = (uint8_t)(0x81 + r % 2);
+				zcs_put_le64(other + 16, (uint64_t)r);
+				use = other;
+			}
+			prepared += use == nonce && r % 2 == 0 && i < count;
+			randombytes_buf(bytes, len);
+			zcs_auth_tag(key, use, bytes, len, want);
+			if (trailer) {
+				zcs_auth_tagger_tag(&t, use, bytes, len, bytes + len);
+				memcpy(got, bytes + len, sizeof(got));
+			} else {
+				zcs_auth_tagger_tag(&t, use, bytes, len, got);
+			}
+			ck_assert_mem_eq(got, want, sizeof(want));
+			ck_assert(zcs_auth_tagger_ok(&t, use, bytes, len, want));
+			want[i % 16] ^= (uint8_t)(1u << (i % 8));
+			ck_assert(!zcs_auth_tagger_ok(&t, use, bytes, len, want));
+			tags++;
+		}
 	}
 	zcs_auth_tagger_wipe(&t);
-	/* another key in the same tagger struct: nothing of the first is left to reuse */
-	randombytes_buf(key, sizeof(key));
-	ck_assert_int_eq(zcs_auth_tagger_init(&t, key, NULL, 0), 0);
-	zcs_auth_tag(key, nonce, bytes, 100, want);
-	zcs_auth_tagger_tag(&t, nonce, bytes, 100, got);
-	ck_assert_mem_eq(got, want, sizeof(want));
-	zcs_auth_tagger_wipe(&t);
-	printf("note tagger: Poly1305 from %s\n", zcs_auth_poly1305_impl());
+	ck_assert_uint_gt(prepared, tags / 3);
+	printf("note tagger: Poly1305 from %s; %zu tags, %zu of them prepared\n",
+	       zcs_auth_poly1305_impl(), tags, prepared);
+}
+END_TEST
+
+/* What revision 13 changes for a receiver of revisions 3-12: a datagram tagged by the earlier
+ * construction (libsodium's XChaCha20-Poly1305 of the empty message, the one-time key block 0 of
+ * the nonce's number) is refused by zcs_auth_verify, and a revision 13 datagram fails the earlier
+ * check, whatever its number: keyed senders and receivers are updated together. */
+START_TEST(test_earlier_revision_refused)
+{
+	struct zcs_key k;
+	struct zcs_auth a;
+	uint8_t buf[128], nonce[ZCS_AUTH_NONCE_BYTES], tag[ZCS_AUTH_TAG_BYTES], none = 0;
+	size_t len;
+
+	key_of(&k, 9);
+	ck_assert_int_eq(zcs_auth_init(&a, &k, 1, NULL, 0), 0);
+	for (uint64_t seq = 0; seq < 4; seq++) {
+		len = sealed_samples(&a, buf, seq, 20);
+		ck_assert_int_eq(zcs_auth_verify(&k, buf, len), ZCS_AUTH_OK);
+		memcpy(nonce, buf + len - 24, 8);
+		memcpy(nonce + 8, buf + 4, 4);
+		nonce[12] = buf[3];
+		memset(nonce + 13, 0, 3);
+		memcpy(nonce + 16, buf + 8, 8);
+		/* an earlier receiver's check of it */
+		ck_assert_int_ne(crypto_aead_xchacha20poly1305_ietf_decrypt_detached(
+					 &none, NULL, &none, 0, buf + len - 16, buf, len - 16, nonce,
+					 k.bytes), 0);
+		/* an earlier sender's tag of the same bytes */
+		crypto_aead_xchacha20poly1305_ietf_encrypt_detached(&none, tag, NULL, &none, 0, buf,
+								    len - 16, NULL, nonce, k.bytes);
+		ck_assert_mem_ne(tag, buf + len - 16, sizeof(tag));
+		memcpy(buf + len - 16, tag, sizeof(tag));
+		ck_assert_int_eq(zcs_auth_verify(&k, buf, len), ZCS_AUTH_BAD);
+	}
+	zcs_auth_wipe(&a);
 }
 END_TEST
 
@@ -381,7 +525,9 @@ static Suite *auth_suite(void)
 	tcase_add_test(tc, test_meta_golden_vector);
 	tcase_add_test(tc, test_tag_of_bytes);
 	tcase_add_test(tc, test_golden_meta_vector);
-	tcase_add_test(tc, test_tagger_is_the_aead);
+	tcase_add_test(tc, test_number_vectors);
+	tcase_add_test(tc, test_tagger_is_the_tag);
+	tcase_add_test(tc, test_earlier_revision_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }

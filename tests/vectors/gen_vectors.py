@@ -88,7 +88,7 @@ class Stream:
 
     def _seal(self, d, number):
         nonce = self.salt + d[4:8] + bytes([d[3]]) + b'\0\0\0' + struct.pack('<Q', number)
-        return d + zcs_auth_ref.xchacha20poly1305_tag(KEY, nonce, d)
+        return d + zcs_auth_ref.tag(KEY, nonce, d)
 
     def meta(self, flags=0, next_seq=None, ref_sample=None, meta_seq=None, version='0.1.0'):
         if self.fec:
