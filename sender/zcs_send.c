@@ -13,6 +13,7 @@
 
 #include "auth.h"
 #include "clock.h"
+#include "ctl_proto.h"
 #include "ctl_server.h"
 #include "dnssd.h"
 #include "err.h"
@@ -374,6 +375,12 @@ int main(int argc, char **argv)
 		}
 		fprintf(stderr, "zcs-send: control channel on %s (%zu clients at most)\n",
 			o.control, o.control_clients);
+		/* the stream does not say where the channel is: applications that pass no device
+		 * argument (the SoapySDR module in SDR++) try 5392, or take the port DNS-SD gives */
+		if (control_port(o.control) != ZCS_CTL_DEFAULT_PORT && !o.announce)
+			fprintf(stderr, "zcs-send: control port %u is not the default %u: SoapySDR "
+				"applications with no device arguments find it only with --announce\n",
+				(unsigned)control_port(o.control), (unsigned)ZCS_CTL_DEFAULT_PORT);
 	}
 	if (o.announce && start_announce(&ann, &o, &src, stream_id, raw_host, err,
 					 sizeof(err)) < 0) {

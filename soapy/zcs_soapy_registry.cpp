@@ -291,7 +291,11 @@ static SoapySDR::Kwargs dnssd_kwargs(const struct zcs_dnssd_stream &d)
 	return k;
 }
 
-/* Appends the announced streams that listening did not hear (a group nobody named, say). */
+/* Appends the announced streams that listening did not hear (a group nobody named, say).  A
+ * stream heard as well keeps its heard entry (list[j] for heard[j]), which takes from the
+ * announcement what the stream itself does not say: the control port, for a zcs-send --control
+ * on a port other than the default, so an application that gives no device argument (SDR++)
+ * still tunes it.  A hint's control= wins. */
 static void dnssd_merge(const SoapySDR::Kwargs &args, const ZcsArgs &a,
 			struct zcs_dnssd_browse *b, const struct zcs_rx_found *heard, int nheard,
 			SoapySDR::KwargsList &list)
@@ -303,8 +307,14 @@ static void dnssd_merge(const SoapySDR::Kwargs &args, const ZcsArgs &a,
 		const struct zcs_dnssd_stream &d = found[i];
 		bool dup = false;
 
-		for (int j = 0; j < nheard; j++)
-			dup = dup || heard[j].meta.stream_id == d.stream_id;
+		for (int j = 0; j < nheard; j++) {
+			if (heard[j].meta.stream_id != d.stream_id)
+				continue;
+			dup = true;
+			if (d.control_port && (size_t)j < list.size() && !args.count("control"))
+				list[(size_t)j]["control"] = zcs_soapy_host(d.sender) + ":" +
+							    std::to_string(d.control_port);
+		}
 		if (dup || !dnssd_wanted(a, d))
 			continue;
 		if (!zcs_net_is_multicast(&d.dest) && !dest_is_here(d)) {

@@ -5,8 +5,9 @@
 # avahi-daemon (its own config).  zcs-send --announce on either, SoapySDRUtil --find=driver=zcs
 # on the pc listing what was announced: multicast groups the find was never told (opened with the
 # arguments find gave, the board's across the veth), a keyed unicast stream with its control
-# port, a retune and a change of wire format reaching the TXT record, the board's stream to the
-# pc listed and its stream to its own loopback not, an ended stream withdrawn, and zcs-send
+# port, a retune and a change of wire format reaching the TXT record, a stream heard on the
+# default port tuned with no device argument through its announced control port, the board's
+# stream to the pc listed and its stream to its own loopback not, an ended stream withdrawn, and zcs-send
 # streaming on without a daemon (no bus at all; then a bus and no avahi-daemon yet, which starts
 # later).
 # Usage: test_dnssd.sh MODULE_DIR ZCS_SEND ZCS_CTL
@@ -246,6 +247,45 @@ find_field_until "DNS-SD 'zcs on " wire_format i16
 [ "$(field "DNS-SD 'zcs on " stream_frequency)" = 433920000 ] || fail "unicast: frequency after format"
 # the multicast stream is still listed beside it
 grep -q "DNS-SD 'zcs-dnssd-mc'" "$tmp/out" || fail "two streams: the multicast one is gone"
+
+# a stream heard on the default port whose control channel is on a port of its own: the
+# announcement gives the heard entry that port, so an application that passes no device argument
+# (SDR++: enumerate(), then make() with what it found; the key the default one, ZCS_KEY) tunes
+# it.  Before, the heard entry kept the default 5392 and the tuning went nowhere.
+"$SEND" -q -s tone -f p12 -r 1000000 --key "$tmp/key" --run-counter "$tmp/key.ctl.run" \
+	--control 22234 --announce=zcs-dnssd-ctl 198.18.77.1 >"$tmp/send_ctl.log" 2>&1 &
+ctl_pid=$!
+pids="$pids $ctl_pid"
+wait_for 60 grep -q "DNS-SD: announced as 'zcs-dnssd-ctl'" "$tmp/send_ctl.log" ||
+	fail "the sender with --control 22234 was not announced"
+tune_no_args() {
+	if [ -n "${ZCS_SOAPY_PRELOAD:-}" ]; then
+		set -- env LD_PRELOAD="$ZCS_SOAPY_PRELOAD" ASAN_OPTIONS=detect_leaks=0 "$@"
+	fi
+	ZCS_KEY="$tmp/key" "$@" /usr/bin/python3 - >"$tmp/tune.log" 2>&1 <<'PYEOF'
+import SoapySDR
+from SoapySDR import SOAPY_SDR_RX
+found = [dict(k) for k in SoapySDR.Device.enumerate('')]
+mine = [k for k in found if k.get('driver') == 'zcs' and 'DNS-SD' not in k.get('label', '')
+        and k.get('control') == '198.18.77.1:22234']
+print('found:', found)
+if not mine:
+    raise SystemExit('the heard stream has no control=198.18.77.1:22234')
+dev = SoapySDR.Device(mine[0])
+dev.setFrequency(SOAPY_SDR_RX, 0, 433.92e6)
+print('tuned to', dev.getFrequency(SOAPY_SDR_RX, 0))
+PYEOF
+}
+i=0
+until tune_no_args; do
+	i=$((i + 1))
+	[ $i -lt 10 ] || fail "no device arguments: not tuned: $(tail -5 "$tmp/tune.log")"
+done
+"$CTL" -k "$tmp/key" 198.18.77.1:22234 get >"$tmp/ctl_get.log" 2>&1 || fail "zcs-ctl get on 22234"
+grep -q '^freq  *433920000 Hz' "$tmp/ctl_get.log" ||
+	fail "no device arguments: the board was not tuned: $(cat "$tmp/ctl_get.log")"
+kill "$ctl_pid"
+wait "$ctl_pid" 2>/dev/null || true
 
 # the board's streams, announced by its own avahi-daemon across the veth: its group (opened
 # with find's arguments: the datagrams cross the veth), its stream to this pc (the board the
