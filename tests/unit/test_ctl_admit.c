@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests for sender/control/ctl_admit.c: sources (IPv4, IPv4-mapped, IPv6 /64), decaying
- * scores, proving the key, each rule of the choice of who gives way, and a flood from 40
- * addresses that never closes a key holder's handshake. */
+ * scores, proving the key, each rule of the choice of who gives way, and floods from 40 and from
+ * 12,000 addresses that never close a key holder's handshake. */
 #include <arpa/inet.h>
 #include <check.h>
 #include <math.h>
@@ -179,6 +179,55 @@ START_TEST(test_flood)
 }
 END_TEST
 
+/* Issue 30's flood: 12,000 addresses (47 /24s of 10.20.0.0/16) connect in turn without pause, each
+ * held until it gives way, so every cell of the address sketch counts several of them.  A key
+ * holder's first connection from a fresh address of another /24 comes in the middle: admitted,
+ * and never the one that gives way.  Counted by address alone it looked as busy as any (its
+ * cells were full) and was refused. */
+START_TEST(test_flood_many_addresses)
+{
+	enum { CAP = 32, ATTACKERS = 12000, ARRIVALS = 5 * ATTACKERS };
+	static const char *const holders[] = { "10.30.0.1:1", "10.20.200.1:1" };
+	struct zcs_ctl_admit_cand held[CAP];
+	const struct zcs_ctl_source holder = src_of(holders[_i]);
+	size_t n = 0;
+	uint64_t t = 9000 * SEC;
+	long holder_at = -1;
+	unsigned taken = 0, refused = 0;
+
+	ck_assert_int_eq(zcs_ctl_admit_init(&adm), 0);
+	for (int k = 0; k < ARRIVALS; k++) {
+		char spec[32];
+		const bool is_holder = k == ARRIVALS / 2;
+		const int j = k % ATTACKERS;
+		struct zcs_ctl_source s;
+		long pick;
+
+		snprintf(spec, sizeof(spec), "10.20.%d.%d:1", j / 254, 1 + j % 254);
+		s = is_holder ? holder : src_of(spec);
+		t += 100000;            /* 10,000 connections a second */
+		zcs_ctl_admit_count(&adm, &s, t);
+		pick = zcs_ctl_admit_decide(&adm, held, n, CAP, &s, t);
+		if (pick == ZCS_CTL_ADMIT_REFUSE) {
+			ck_assert_msg(!is_holder, "the key holder %s was refused", holders[_i]);
+			refused++;
+			continue;
+		}
+		ck_assert_msg(pick != holder_at || holder_at < 0, "the key holder gave way at %d", k);
+		if (pick == ZCS_CTL_ADMIT_TAKE)
+			pick = (long)n++;
+		held[pick] = (struct zcs_ctl_admit_cand){ .src = s, .since_ns = t };
+		taken++;
+		if (is_holder)
+			holder_at = pick;
+	}
+	ck_assert_int_ge(holder_at, 0);
+	ck_assert(same(held[holder_at].src, holder));
+	printf("flood of %d from %d addresses: %u taken, %u refused; the key holder %s kept its "
+	       "slot\n", ARRIVALS, ATTACKERS, taken, refused, holders[_i]);
+}
+END_TEST
+
 static Suite *admit_suite(void)
 {
 	Suite *s = suite_create("ctl_admit");
@@ -188,6 +237,7 @@ static Suite *admit_suite(void)
 	tcase_add_test(tc, test_scores);
 	tcase_add_test(tc, test_decide);
 	tcase_add_test(tc, test_flood);
+	tcase_add_loop_test(tc, test_flood_many_addresses, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
