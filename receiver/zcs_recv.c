@@ -61,10 +61,10 @@ static void news(void *ctx, const char *msg)
 	fprintf(stderr, "zcs-recv: %s\n", msg);
 }
 
-/* The newest keyed run followed goes to the run state as it changes (recv_runs.h).  A failure is
+/* The newest keyed run followed goes to the run state as it changes (rx_runs.h).  A failure is
  * said once and costs nothing else: the running receiver still refuses replays, only a restarted
  * one would not know this run. */
-static void keep_runs(struct ui *u, struct zcs_recv_runs *runs, const struct zcs_rx *rx,
+static void keep_runs(struct ui *u, struct zcs_rx_runs *runs, const struct zcs_rx *rx,
 		      bool final)
 {
 	struct zcs_run_seen newest;
@@ -72,7 +72,7 @@ static void keep_runs(struct ui *u, struct zcs_recv_runs *runs, const struct zcs
 
 	if (!zcs_rx_run_newest(rx, &newest))
 		return;
-	if (zcs_recv_runs_keep(runs, &newest, zcs_mono_ns(), final, err, sizeof(err)) >= 0 ||
+	if (zcs_rx_runs_keep(runs, &newest, zcs_mono_ns(), final, err, sizeof(err)) >= 0 ||
 	    u->said_runs)
 		return;
 	u->said_runs = true;
@@ -215,7 +215,7 @@ int main(int argc, char **argv)
 	const char *ended_by = "signal";
 	uint32_t id;
 	struct zcs_key key;
-	struct zcs_recv_runs runs;
+	struct zcs_rx_runs runs;
 	struct zcs_run_seen seen;
 	int ret, status = 0;
 

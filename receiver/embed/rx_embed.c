@@ -17,9 +17,9 @@
 #include "err.h"
 #include "key.h"
 #include "output.h"
-#include "recv_runs.h"
 #include "rx.h"
 #include "rx_embed.h"
+#include "rx_runs.h"
 
 /* The receive thread looks at its stop flag at least this often. */
 #define STEP_MS 50
@@ -28,7 +28,7 @@ struct zcs_rx_embed {
 	struct zcs_rx *rx;
 	struct zcs_rx_opts ropt;
 	struct zcs_key key;        /* key=, for ropt.key */
-	struct zcs_recv_runs runs; /* run_state= (receive thread after the open) */
+	struct zcs_rx_runs runs;   /* run_state= (receive thread after the open) */
 	struct zcs_run_seen seen;
 	bool said_runs;            /* a failure to keep the run state was said */
 	struct zcs_ctl_live *live; /* control=: the liveness check */
@@ -71,7 +71,7 @@ static void news(void *ctx, const char *msg)
 }
 
 /* The newest keyed run followed goes to the run state as it changes, as zcs-recv keeps it
- * (recv_runs.h); a failure is said once and costs nothing else. */
+ * (rx_runs.h); a failure is said once and costs nothing else. */
 static void keep_runs(struct zcs_rx_embed *e, bool final)
 {
 	struct zcs_run_seen newest;
@@ -79,7 +79,7 @@ static void keep_runs(struct zcs_rx_embed *e, bool final)
 
 	if (!zcs_rx_run_newest(e->rx, &newest))
 		return;
-	if (zcs_recv_runs_keep(&e->runs, &newest, zcs_mono_ns(), final, err, sizeof(err)) >= 0 ||
+	if (zcs_rx_runs_keep(&e->runs, &newest, zcs_mono_ns(), final, err, sizeof(err)) >= 0 ||
 	    e->said_runs)
 		return;
 	e->said_runs = true;
@@ -149,7 +149,7 @@ int zcs_rx_embed_open(struct zcs_rx_embed **ep, const struct zcs_rx_embed_opts *
 		if (ret < 0)
 			goto out;
 		e->ropt.key = &e->key;
-		ret = zcs_recv_runs_open_path(&e->runs, o->run_state, &e->key, &e->seen, err,
+		ret = zcs_rx_runs_open(&e->runs, o->run_state, &e->key, &e->seen, err,
 					      errlen);
 		if (ret < 0)
 			goto out;

@@ -4,6 +4,9 @@
 # includes one (read from the quoted includes, by file name: names are unique across the tree).
 # The unit tests and fuzzers of a library's insides reach them on purpose, each named below with
 # the folder whose insides it tests (the build gives them that folder: tests/unit/meson.build).
+# And a program's own headers (those beside its main file: receiver/recv_opts.h, ...) are the
+# program's: none of its libraries (its subfolders) includes one, so each library, the SoapySDR
+# module's reader (receiver/embed/) among them, stands on the libraries below it alone.
 # The build enforces the same through include paths; this also catches a relative path around
 # them ("../core/reorder.h").
 # Usage: test_boundaries.py SOURCE-ROOT
@@ -13,6 +16,7 @@ import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 TREES = ['common', 'formats', 'sender', 'receiver', 'soapy', 'ctl', 'tests']
+PROGRAMS = ['sender', 'receiver']
 SOURCES = ('.c', '.h', '.cc', '.cpp')
 
 # Tests of a library's insides: file -> the library folder they may reach into.
@@ -60,6 +64,18 @@ def main():
                 continue
             bad.append(f'{f} includes "{inc}", private to {lib} (its users see '
                        f'{lib}/include/ only)')
+    # a program's headers, reached from its libraries
+    for prog in PROGRAMS:
+        own = {os.path.basename(f) for f in files
+               if os.path.dirname(f) == prog and f.endswith('.h')}
+        for f in files:
+            if not f.startswith(prog + '/') or os.path.dirname(f) == prog:
+                continue
+            with open(os.path.join(root, f), errors='replace') as fh:
+                for inc in INCLUDE.findall(fh.read()):
+                    if os.path.basename(inc) in own:
+                        bad.append(f'{f} includes "{inc}", the program\'s own ({prog}/): a '
+                                   f'library stands on the libraries below it alone')
     for f, lib in INSIDES.items():
         if f not in files:
             bad.append(f'{f}, named as a test of {lib}\'s insides, does not exist')

@@ -37,7 +37,7 @@ static void remove_dir(void)
 START_TEST(test_where)
 {
 	struct zcs_recv_opts o = { .rx.key = &the_key };
-	struct zcs_recv_runs r;
+	struct zcs_rx_runs r;
 	struct zcs_run_seen s;
 	char err[256];
 
@@ -89,35 +89,35 @@ START_TEST(test_when_saved)
 {
 	struct zcs_recv_opts o = { .key_path = key, .rx.key = &the_key };
 	struct zcs_run_seen a = { .run = 3, .stream_id = 0x11, .meta_seq = 0 }, b = a, back;
-	struct zcs_recv_runs r;
+	struct zcs_rx_runs r;
 	char err[256];
 
 	make_dir();
 	ck_assert_int_eq(zcs_recv_runs_open(&r, &o, &back, err, sizeof(err)), 0);
 	/* a run followed: at once */
-	ck_assert_int_eq(zcs_recv_runs_keep(&r, &a, 100 * S, false, err, sizeof(err)), 1);
-	ck_assert_int_eq(zcs_recv_runs_keep(&r, &a, 101 * S, false, err, sizeof(err)), 0);
+	ck_assert_int_eq(zcs_rx_runs_keep(&r, &a, 100 * S, false, err, sizeof(err)), 1);
+	ck_assert_int_eq(zcs_rx_runs_keep(&r, &a, 101 * S, false, err, sizeof(err)), 0);
 	/* the run goes on: every 10 s, and at exit */
 	a.meta_seq = 20;
-	ck_assert_int_eq(zcs_recv_runs_keep(&r, &a, 105 * S, false, err, sizeof(err)), 0);
-	ck_assert_int_eq(zcs_recv_runs_keep(&r, &a, 110 * S, false, err, sizeof(err)), 1);
+	ck_assert_int_eq(zcs_rx_runs_keep(&r, &a, 105 * S, false, err, sizeof(err)), 0);
+	ck_assert_int_eq(zcs_rx_runs_keep(&r, &a, 110 * S, false, err, sizeof(err)), 1);
 	a.meta_seq = 21;
-	ck_assert_int_eq(zcs_recv_runs_keep(&r, &a, 111 * S, true, err, sizeof(err)), 1);
+	ck_assert_int_eq(zcs_rx_runs_keep(&r, &a, 111 * S, true, err, sizeof(err)), 1);
 	ck_assert_int_eq(zcs_recv_runs_open(&r, &o, &back, err, sizeof(err)), 1);
 	ck_assert_uint_eq(back.run, 3);
 	ck_assert_uint_eq(back.meta_seq, 21);
 	/* another run: at once, however soon */
 	b.run = 4;
-	ck_assert_int_eq(zcs_recv_runs_keep(&r, &b, 111 * S, false, err, sizeof(err)), 1);
+	ck_assert_int_eq(zcs_rx_runs_keep(&r, &b, 111 * S, false, err, sizeof(err)), 1);
 	/* the directory gone: an error, then no retry for 10 s, then a retry */
 	remove_dir();
 	b.run = 5;
-	ck_assert_int_lt(zcs_recv_runs_keep(&r, &b, 200 * S, false, err, sizeof(err)), 0);
+	ck_assert_int_lt(zcs_rx_runs_keep(&r, &b, 200 * S, false, err, sizeof(err)), 0);
 	ck_assert_ptr_nonnull(strstr(err, seen_path));
-	ck_assert_int_eq(zcs_recv_runs_keep(&r, &b, 201 * S, false, err, sizeof(err)), 0);
-	ck_assert_int_lt(zcs_recv_runs_keep(&r, &b, 210 * S, false, err, sizeof(err)), 0);
+	ck_assert_int_eq(zcs_rx_runs_keep(&r, &b, 201 * S, false, err, sizeof(err)), 0);
+	ck_assert_int_lt(zcs_rx_runs_keep(&r, &b, 210 * S, false, err, sizeof(err)), 0);
 	ck_assert_int_eq(mkdir(dir, 0700), 0);
-	ck_assert_int_eq(zcs_recv_runs_keep(&r, &b, 211 * S, true, err, sizeof(err)), 1);
+	ck_assert_int_eq(zcs_rx_runs_keep(&r, &b, 211 * S, true, err, sizeof(err)), 1);
 	ck_assert_int_eq(zcs_recv_runs_open(&r, &o, &back, err, sizeof(err)), 1);
 	ck_assert_uint_eq(back.run, 5);
 	remove_dir();
