@@ -85,9 +85,9 @@ configure() {
 		id zcs
 		zcs-send --gen-key /etc/zcs/key
 		chown zcs:zcs /etc/zcs/key
-		echo "ZCS_SEND_ARGS=\"-s tone --tone 100k -r 1M -f p12 --key /etc/zcs/key --run-counter /var/lib/zcs-send/key.run 127.0.0.1:45393\"" \
+		echo "ZCS_SEND_ARGS=\"-s tone --tone 100k -r 1M -f p12 --key /etc/zcs/key --state-dir /var/lib/zcs-send 127.0.0.1:45393\"" \
 			>/etc/zcs/send.conf
-		echo "ZCS_RECV_ARGS=\"127.0.0.1:45393 --key /etc/zcs/key --run-state /var/lib/zcs-recv-ci/key.seen -o file:/var/lib/zcs-recv-ci/rx.cs16\"" \
+		echo "ZCS_RECV_ARGS=\"127.0.0.1:45393 --key /etc/zcs/key --state-dir /var/lib/zcs-recv-ci -o file:/var/lib/zcs-recv-ci/rx.cs16\"" \
 			>/etc/zcs/recv-ci.conf'
 }
 
@@ -136,8 +136,8 @@ stream() {
 	done
 	say "zcs-recv@ci wrote $size bytes of the keyed stream"
 	[ "$size" -gt 400000 ] || { in_ct journalctl -q --no-pager -u zcs-recv@ci | tail -20; return 1; }
-	# the keyed run counter went where the sender may write
-	in_ct cat /var/lib/zcs-send/key.run
+	# the keyed run counter and run state went to the services' own directories (--state-dir)
+	in_ct ls -l /var/lib/zcs-send/key.run /var/lib/zcs-recv-ci/key.seen
 }
 
 ensure_base && mount_root && install_debs && configure && boot && stream
