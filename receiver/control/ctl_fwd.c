@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "cond.h"
 #include "ctl_client.h"
 #include "ctl_fwd.h"
 #include "err.h"
@@ -253,7 +254,6 @@ int zcs_ctl_fwd_start(struct zcs_ctl_fwd **out, const char *addr, const struct z
 		      char *err, size_t errlen)
 {
 	struct zcs_ctl_fwd *f;
-	pthread_condattr_t ca;
 	int ret;
 
 	*out = NULL;
@@ -270,13 +270,18 @@ int zcs_ctl_fwd_start(struct zcs_ctl_fwd **out, const char *addr, const struct z
 		free(f);
 		return ret;
 	}
+	/* the burst's deadlines (fwd_main) are on CLOCK_MONOTONIC */
+	if ((ret = zcs_cond_init_mono(&f->cv)) < 0) {
+		free(f);
+		return zcs_err(err, errlen, ret, "control: condition variable: %s", strerror(-ret));
+	}
+	if ((ret = pthread_mutex_init(&f->mu, NULL)) != 0) {
+		pthread_cond_destroy(&f->cv);
+		free(f);
+		return zcs_err(err, errlen, -ret, "control: mutex: %s", strerror(ret));
+	}
 	f->key = *key;
 	f->log = log;
-	pthread_mutex_init(&f->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&f->cv, &ca);
-	pthread_condattr_destroy(&ca);
 	if ((ret = pthread_create(&f->thread, NULL, fwd_main, f)) != 0) {
 		zcs_ctl_fwd_stop(f);
 		return zcs_err(err, errlen, -ret, "control: cannot start its thread: %s",

@@ -195,8 +195,15 @@ int zcs_ctl_live_start(struct zcs_ctl_live **out, const char *addr, const struct
 		free(l);
 		return ret;
 	}
-	pthread_mutex_init(&l->mu, NULL);
-	pthread_cond_init(&l->cv, NULL);
+	if ((ret = pthread_mutex_init(&l->mu, NULL)) != 0) {
+		ret = zcs_err(err, errlen, -ret, "control: mutex: %s", strerror(ret));
+		goto fail;
+	}
+	if ((ret = pthread_cond_init(&l->cv, NULL)) != 0) {
+		pthread_mutex_destroy(&l->mu);
+		ret = zcs_err(err, errlen, -ret, "control: condition variable: %s", strerror(ret));
+		goto fail;
+	}
 	if ((ret = pthread_create(&l->thread, NULL, live_main, l)) != 0) {
 		zcs_ctl_live_stop(l);
 		return zcs_err(err, errlen, -ret, "control: cannot start the liveness check's thread: "
@@ -205,6 +212,11 @@ int zcs_ctl_live_start(struct zcs_ctl_live **out, const char *addr, const struct
 	l->started = true;
 	*out = l;
 	return 0;
+fail:
+	close(l->cancel_fd);
+	zcs_key_wipe(&l->key);
+	free(l);
+	return ret;
 }
 
 void zcs_ctl_live_stats(struct zcs_ctl_live *l, struct zcs_ctl_live_stats *out)

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "cond.h"
 #include "ctl_live.h"
 #include "err.h"
 #include "key.h"
@@ -125,8 +126,18 @@ int zcs_rx_embed_open(struct zcs_rx_embed **ep, const struct zcs_rx_embed_opts *
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return zcs_err(err, errlen, -ENOMEM, "out of memory");
-	pthread_mutex_init(&e->mu, NULL);
-	pthread_cond_init(&e->cond, NULL);
+	/* wait_meta's deadlines are on CLOCK_MONOTONIC: a wall clock set meanwhile moves neither */
+	ret = zcs_cond_init_mono(&e->cond);
+	if (ret < 0) {
+		free(e);
+		return zcs_err(err, errlen, ret, "condition variable");
+	}
+	ret = pthread_mutex_init(&e->mu, NULL);
+	if (ret != 0) {
+		pthread_cond_destroy(&e->cond);
+		free(e);
+		return zcs_err(err, errlen, -ret, "mutex");
+	}
 	e->log = o->log;
 	e->log_ctx = o->log_ctx;
 	e->start_ns = zcs_mono_ns();
@@ -410,20 +421,20 @@ void zcs_rx_embed_counters(struct zcs_rx_embed *e, struct zcs_rx_embed_counters 
 bool zcs_rx_embed_wait_meta(struct zcs_rx_embed *e, int timeout_ms, struct zcs_meta *m,
 			    struct zcs_addr *from)
 {
-	const uint64_t end = zcs_wall_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000ULL;
+	const uint64_t end = zcs_mono_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000ULL;
 	bool have;
 
 	pthread_mutex_lock(&e->mu);
-	/* the condition variable runs on the wall clock (its default); a step comes every 50 ms */
+	/* the condition variable runs on CLOCK_MONOTONIC (open); a step comes every 50 ms */
 	for (;;) {
 		uint64_t t;
 		struct timespec ts;
 
 		have = zcs_reader_last_meta(e->rd, m);
 		/* the sender is known once the step that brought the metadata is over */
-		if ((have && e->sender.len) || e->error < 0 || zcs_wall_ns() >= end)
+		if ((have && e->sender.len) || e->error < 0 || zcs_mono_ns() >= end)
 			break;
-		t = zcs_wall_ns() + 100 * 1000000ULL;
+		t = zcs_mono_ns() + 100 * 1000000ULL;
 		ts.tv_sec = (time_t)(t / 1000000000ULL);
 		ts.tv_nsec = (long)(t % 1000000000ULL);
 		pthread_cond_timedwait(&e->cond, &e->mu, &ts);

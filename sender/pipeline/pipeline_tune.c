@@ -7,24 +7,17 @@
 #include <time.h>
 
 #include "clock.h"
+#include "cond.h"
 #include "err.h"
 #include "pipeline_impl.h"
 
 int zcs_pipeline_tune_init(struct zcs_pipeline *p)
 {
-	pthread_condattr_t ca;
 	int ret;
 
-	if ((ret = pthread_condattr_init(&ca)) != 0)
-		return -ret;
-	/* zcs_pipeline_retune's deadline is on CLOCK_MONOTONIC: a condition variable left on the
-	 * realtime default would read it as a date in 1970 and time out at once */
-	ret = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	if (ret == 0)
-		ret = pthread_cond_init(&p->tune_cv, &ca);
-	pthread_condattr_destroy(&ca);
-	if (ret != 0)
-		return -ret;
+	/* zcs_pipeline_retune's deadline is on CLOCK_MONOTONIC */
+	if ((ret = zcs_cond_init_mono(&p->tune_cv)) < 0)
+		return ret;
 	if ((ret = pthread_mutex_init(&p->tune_mu, NULL)) != 0) {
 		pthread_cond_destroy(&p->tune_cv);
 		return -ret;
