@@ -245,6 +245,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "zcs-recv: %s\n", err);
 		return 2;
 	}
+	/* from here on every way out passes out_outputs, which wipes the key (none before it
+	 * returns but the load's own failure, which leaves nothing of it) */
 	if (opts.key_path) {
 		if (zcs_key_load(&key, opts.key_path, err, sizeof(err)) < 0) {
 			if (opts.key_default)
@@ -263,8 +265,8 @@ int main(int argc, char **argv)
 		/* the message names the file, after the key's path: shown escaped */
 		fprintf(stderr, "zcs-recv: --run-state: %s\n",
 			zcs_text_escape(shown, sizeof(shown), err));
-		zcs_key_wipe(&key);
-		return 2;
+		status = 2;
+		goto out_outputs;
 	}
 	if (ret == 1)
 		opts.rx.run_seen = &seen;
@@ -278,7 +280,8 @@ int main(int argc, char **argv)
 	ret = zcs_outputs_create(&out, opts.rx.type);
 	if (ret < 0) {
 		fprintf(stderr, "zcs-recv: outputs: %s\n", strerror(-ret));
-		return 1;
+		status = 1;
+		goto out_outputs;
 	}
 	zcs_outputs_set_log(out, (struct zcs_log){ news, &u });
 	if (opts.control) {
