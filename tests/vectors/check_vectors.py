@@ -22,7 +22,13 @@ def run(cmd, vec_dir, name, key):
         out = os.path.join(tmp, 'out.cs16')
         args = cmd + [os.path.join(vec_dir, name + '.zcsv'), '--out', out]
         if key:
-            args += ['--key', os.path.join(vec_dir, key)]
+            # a copy of mode 0600 owned by whoever runs this: a checkout leaves the file
+            # readable by others, which a receiver rightly refuses
+            kpath = os.path.join(tmp, key)
+            with open(os.path.join(vec_dir, key), 'rb') as src, \
+                    open(os.open(kpath, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), 'wb') as dst:
+                dst.write(src.read())
+            args += ['--key', kpath]
         p = subprocess.run(args, capture_output=True, text=True, timeout=240)
         if p.returncode != 0:
             raise RuntimeError('%s: exit %d: %s' % (name, p.returncode, p.stderr.strip()))

@@ -69,6 +69,12 @@ def strz(text, n):
     return b + b'\0' * (n - len(b))
 
 
+def tag(key, d, number):
+    """The tag of keyed datagram d (all of it but the tag), numbered `number` (*The tag*)."""
+    nonce = d[-8:] + d[4:8] + bytes([d[3]]) + b'\0\0\0' + struct.pack('<Q', number)
+    return zcs_auth_ref.tag(key, nonce, d)
+
+
 class Stream:
     """One sender run: its datagrams as the document lays them out."""
 
@@ -87,8 +93,7 @@ class Stream:
         self.zstd = False
 
     def _seal(self, d, number):
-        nonce = self.salt + d[4:8] + bytes([d[3]]) + b'\0\0\0' + struct.pack('<Q', number)
-        return d + zcs_auth_ref.tag(KEY, nonce, d)
+        return d + tag(KEY, d, number)
 
     def meta(self, flags=0, next_seq=None, ref_sample=None, meta_seq=None, version='0.1.0'):
         if self.fec:
@@ -359,6 +364,7 @@ def v_invalid():
         m[:-1], m + b'\0',                                        # truncated, bad_length
         m[:67] + b'\x04' + m[68:],                                # reserved meta flag
         m[:40] + b'\0' * 8 + m[48:],                              # bad_meta: rate 0
+        m[:40] + struct.pack('<Q', 10**10 + 1) + m[48:],          # bad_meta: above 10 GS/s
         m[:65] + b'\x02' + m[66:],                                # bad_meta: channel
         m[:64] + b'\x07' + m[65:],                                # bad_meta: gain mode
         m[:72] + b'x' * 32 + m[104:],                             # bad_meta: no NUL
@@ -665,6 +671,107 @@ def v_outage_fast():
     return outage(1.1)
 
 
+def v_keyed():
+    """A keyed stream, received with the key: everything verifies."""
+    c = Capture(keyed=True)
+    run_stream(c, Stream(keyed=True), 100, drop={40})
+    return c
+
+
+def v_keyed_no_key():
+    """The same stream received without the key: the trailers set aside, nothing verified."""
+    c = Capture()
+    run_stream(c, Stream(keyed=True), 100, drop={40})
+    return c
+
+
+def v_keyed_forged():
+    """With the key: unkeyed datagrams, a keyed one altered after sealing (its version byte, its
+    samples), one sealed under another key, all counted auth whatever else is wrong; one sealed
+    with protocol version 2 verifies and is then bad_version."""
+    s, c = Stream(keyed=True), Capture(keyed=True)
+    plain = Stream()
+    c.at(0, s.meta())
+    t = 0
+    for i in range(80):
+        d = s.samples(flags=EOS if i == 79 else 0)
+        c.at(t, d)
+        if i == 10:
+            c.add(plain.meta())
+            c.add(plain.samples(seq=11, first=1100, advance=False))
+        if i == 20:
+            c.add(d[:2] + b'\x02' + d[3:])                       # auth, not bad_version
+            c.add(d[:40] + bytes([d[40] ^ 1]) + d[41:])          # a sample altered
+            c.add(b'ZS')                                          # auth, not truncated
+        if i == 30:
+            other_key = bytes(32)
+            d2 = s.samples(seq=31, first=3100, advance=False)[:-16]
+            c.add(d2 + tag(other_key, d2, 31))
+        if i == 40:
+            v2 = bytearray(s.samples(seq=41, first=4100, advance=False)[:-16])
+            v2[2] = 2
+            c.add(bytes(v2) + tag(KEY, bytes(v2), 41))
+        t += DGRAM_NS
+    return c
+
+
+def v_keyed_replay():
+    """With the key: the run's own metadata replayed (refused: meta_seq), its sample datagrams
+    replayed (duplicates, or late), an earlier run's metadata (refused: old_run) and samples
+    (foreign)."""
+    old = Stream(keyed=True, run=1, salt=b'old-salt', sid=0x01d)
+    old_meta = old.meta()
+    old_samples = [old.samples() for _ in range(5)]
+    s, c = Stream(keyed=True, run=2), Capture(keyed=True)
+    first_meta = s.meta()
+    c.at(0, first_meta)
+    t = 0
+    ds = []
+    for i in range(600):
+        if i and i % 200 == 0:
+            c.at(t, s.meta())
+        d = s.samples(flags=EOS if i == 599 else 0)
+        ds.append(d)
+        c.at(t, d)
+        if i == 50:
+            c.add(first_meta)
+            c.add(ds[45])
+            c.add(old_meta)
+            c.add(old_samples[0])
+        if i == 500:
+            c.add(ds[10])
+        t += DGRAM_NS
+    return c
+
+
+def v_keyed_new_run():
+    """With the key: a later run (run 3, another stream id) replaces the run followed at once,
+    before it has fallen silent; the earlier run's datagrams after that are foreign."""
+    a, b = Stream(keyed=True, run=2, sid=0xa2), Stream(keyed=True, run=3, sid=0xa3,
+                                                         salt=b'run3salt')
+    c = Capture(keyed=True)
+    c.at(0, a.meta())
+    t = 0
+    for i in range(60):
+        c.at(t, a.samples())
+        t += DGRAM_NS
+    c.at(t, b.meta())
+    for i in range(60):
+        c.at(t, b.samples(flags=EOS if i == 59 else 0))
+        c.add(a.samples())
+        t += DGRAM_NS
+    return c
+
+
+def v_keyed_fec():
+    """With the key: keyed parity (type 130) restores lost datagrams; the rebuilt ones verify."""
+    s = Stream(keyed=True, fec=(4, 2))
+    s.spd = 78                        # 40 bytes less: the trailer and the parity's header
+    c = Capture(keyed=True)
+    run_stream(c, s, 40, drop={1, 8, 9, 16, 17, 18})
+    return c
+
+
 VECTORS = {
     'clean': ('one i16 stream, nothing lost', v_clean),
     'clean_p12': ('one p12 stream', v_clean_p12),
@@ -694,6 +801,12 @@ VECTORS = {
     'silence': ('another stream id after 1.45 s and 1.55 s of silence', v_silence),
     'outage': ('1 s lost, the jump confirmed by silence, filled', v_outage),
     'outage_fast': ('a jump claiming more samples than real time allows', v_outage_fast),
+    'keyed': ('a keyed stream with the key', v_keyed),
+    'keyed_no_key': ('a keyed stream without the key', v_keyed_no_key),
+    'keyed_forged': ('with the key: unkeyed, altered, other key, version 2', v_keyed_forged),
+    'keyed_replay': ('with the key: replays of the run and of an earlier run', v_keyed_replay),
+    'keyed_new_run': ('with the key: a later run replaces the run followed', v_keyed_new_run),
+    'keyed_fec': ('with the key: keyed parity', v_keyed_fec),
     'confirm_format': ('an unkeyed change of format before and after 500 ms', v_confirm_format),
 }
 

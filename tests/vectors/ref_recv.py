@@ -165,8 +165,8 @@ def parse(d):
             raise Reject(8)
         if g.fmt not in PAIR:
             raise Reject(5)
-        if g.rate == 0 or g.rate > 10**10 or g.channel > 1 or g.gain_mode not in (0, 1, 2, 3, 255) or \
-                g.spd == 0 or g.spd * PAIR[g.fmt] > 65475:
+        if g.rate == 0 or g.rate > 10**10 or g.channel > 1 or \
+                g.gain_mode not in (0, 1, 2, 3, 255) or g.spd == 0 or g.spd * PAIR[g.fmt] > 65475:
             raise Reject(9)
         g.sender = text(d[72:104])
         g.version = text(d[104:120])
