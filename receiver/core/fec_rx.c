@@ -41,26 +41,74 @@ static unsigned count_data(const struct zcs_fec_rx_block *b)
 			  __builtin_popcountll(b->have_data[1]));
 }
 
-/* A block leaves the store: missing datagrams then are lost for good. */
-static void drop_block(struct zcs_fec_rx *f, struct zcs_fec_rx_block *b)
+static bool released(const struct zcs_fec_rx_block *b, uint64_t next)
 {
-	if (b->used && count_data(b) < b->k)
-		f->st.unrecoverable++;
-	b->used = false;
+	return !zcs_seq_before(next, b->block_seq + b->k);
 }
 
-void zcs_fec_rx_close_all(struct zcs_fec_rx *f)
+/* Whether b misses a datagram the window released (before next): lost for good. */
+static bool missed(const struct zcs_fec_rx_block *b, uint64_t next)
+{
+	for (unsigned j = 0; j < b->k && zcs_seq_before(b->block_seq + j, next); j++)
+		if (!has(b, j))
+			return true;
+	return false;
+}
+
+/* The window released all of b, or the stream ended at next: what it misses before next is lost
+ * for good (past it, no datagram of the stream was ever seen: a block that reaches there is not
+ * the sender's, or the stream's end was lost with it, which nobody can tell).  Counted once a
+ * block number: by the reading of it holding most parity (the sender's sends m, a forger one),
+ * the first judged among equals. */
+static void judge(struct zcs_fec_rx *f, struct zcs_fec_rx_block *b, uint64_t next)
+{
+	const unsigned mine = (unsigned)__builtin_popcount(b->have_parity);
+
+	if (!b->used || b->judged)
+		return;
+	b->judged = true;
+	if (!missed(b, next))
+		return;
+	for (size_t i = 0; i < ZCS_FEC_RX_BLOCKS; i++) {
+		const struct zcs_fec_rx_block *const c = &f->blk[i];
+		const unsigned theirs = (unsigned)__builtin_popcount(c->have_parity);
+
+		if (c == b || !c->used || c->block_seq != b->block_seq)
+			continue;
+		if (theirs > mine || (theirs == mine && c->judged && missed(c, next)))
+			return;
+	}
+	f->st.unrecoverable++;
+}
+
+static void judge_released(struct zcs_fec_rx *f, uint64_t next)
 {
 	for (size_t i = 0; i < ZCS_FEC_RX_BLOCKS; i++)
-		drop_block(f, &f->blk[i]);
+		if (f->blk[i].used && released(&f->blk[i], next))
+			judge(f, &f->blk[i], next);
 }
 
-void zcs_fec_rx_reset(struct zcs_fec_rx *f)
+void zcs_fec_rx_close_all(struct zcs_fec_rx *f, const uint64_t *next)
 {
-	zcs_fec_rx_close_all(f);
+	for (size_t i = 0; i < ZCS_FEC_RX_BLOCKS && next; i++)
+		judge(f, &f->blk[i], *next);
+	for (size_t i = 0; i < ZCS_FEC_RX_BLOCKS; i++)
+		f->blk[i].used = false;
+}
+
+void zcs_fec_rx_reset(struct zcs_fec_rx *f, const uint64_t *next)
+{
+	zcs_fec_rx_close_all(f, next);
 	memset(f->len, 0, sizeof(f->len));
 	f->armed = false;
 	f->k = f->m = 0;
+	f->want_k = f->want_m = 0;
+}
+
+void zcs_fec_rx_expect(struct zcs_fec_rx *f, uint8_t k, uint8_t m)
+{
+	f->want_k = k;
+	f->want_m = m;
 }
 
 /* The shard of datagram seq kept in the ring, or NULL. */
@@ -74,16 +122,10 @@ static uint8_t *kept(struct zcs_fec_rx *f, uint64_t seq, size_t *len)
 	return f->data + f->cap * s;
 }
 
-static struct zcs_fec_rx_block *block_of(struct zcs_fec_rx *f, uint64_t seq)
+static bool covers(const struct zcs_fec_rx_block *b, uint64_t seq)
 {
-	for (size_t i = 0; i < ZCS_FEC_RX_BLOCKS; i++) {
-		struct zcs_fec_rx_block *const b = &f->blk[i];
-
-		if (b->used && !zcs_seq_before(seq, b->block_seq) &&
-		    zcs_seq_before(seq, b->block_seq + b->k))
-			return b;
-	}
-	return NULL;
+	return b->used && !zcs_seq_before(seq, b->block_seq) &&
+	       zcs_seq_before(seq, b->block_seq + b->k);
 }
 
 static int allocate(struct zcs_fec_rx *f)
@@ -136,28 +178,60 @@ void zcs_fec_rx_data(struct zcs_fec_rx *f, const uint8_t *dg, size_t len)
 	f->seq[s] = seq;
 	f->len[s] = (uint16_t)len;
 	f->st.kept++;
-	b = block_of(f, seq);
-	if (b)
-		set_has(b, (unsigned)(seq - b->block_seq));
+	/* every reading of its block */
+	for (size_t i = 0; i < ZCS_FEC_RX_BLOCKS; i++) {
+		b = &f->blk[i];
+		if (covers(b, seq))
+			set_has(b, (unsigned)(seq - b->block_seq));
+	}
 }
 
-/* The block p belongs to: found, or opened in a free slot or the oldest one's. */
-static struct zcs_fec_rx_block *open_block(struct zcs_fec_rx *f, const struct zcs_parity_hdr *p)
+/* Which block gives way to a new one: a free slot, else one given up, else one the window has
+ * released, else the oldest. */
+static bool gives_way_before(const struct zcs_fec_rx_block *c, const struct zcs_fec_rx_block *b,
+			     uint64_t next)
 {
-	struct zcs_fec_rx_block *b = NULL;
+	if (!b || !c->used || !b->used)
+		return !b || (!c->used && b->used);
+	if (c->given_up != b->given_up)
+		return c->given_up;
+	if (released(c, next) != released(b, next))
+		return released(c, next);
+	return zcs_seq_before(c->block_seq, b->block_seq);
+}
+
+/* The block p belongs to (its number, k, m and shard length): found, or opened.  A reading of
+ * the same number that disagrees is kept beside it, ZCS_FEC_RX_VARIANTS at most: a newer one then
+ * replaces the one holding least parity. */
+static struct zcs_fec_rx_block *open_block(struct zcs_fec_rx *f, const struct zcs_parity_hdr *p,
+					   uint64_t next)
+{
+	struct zcs_fec_rx_block *b = NULL, *least = NULL;
+	unsigned readings = 0;
 	size_t len;
 
 	for (size_t i = 0; i < ZCS_FEC_RX_BLOCKS; i++) {
 		struct zcs_fec_rx_block *const c = &f->blk[i];
 
-		if (c->used && c->block_seq == p->block_seq)
-			return c->k == p->k && c->m == p->m && c->shard_len == p->shard_len ? c : NULL;
-		if (!b || !c->used || (b->used && zcs_seq_before(c->block_seq, b->block_seq)))
-			b = b && !b->used ? b : c;
+		if (c->used && c->block_seq == p->block_seq) {
+			if (c->k == p->k && c->m == p->m && c->shard_len == p->shard_len)
+				return c;
+			readings++;
+			if (!least || __builtin_popcount(c->have_parity) <
+				      __builtin_popcount(least->have_parity))
+				least = c;
+		}
+		if (gives_way_before(c, b, next))
+			b = c;
 	}
-	drop_block(f, b);
+	if (readings >= ZCS_FEC_RX_VARIANTS)
+		b = least;
+	if (b->used && released(b, next))
+		judge(f, b, next);
 	b->used = true;
 	b->given_up = false;
+	b->judged = false;
+	b->nfailed = 0;
 	b->block_seq = p->block_seq;
 	b->k = p->k;
 	b->m = p->m;
@@ -176,18 +250,23 @@ int zcs_fec_rx_parity(struct zcs_fec_rx *f, const struct zcs_parity_hdr *p, cons
 	struct zcs_fec_rx_block *b;
 
 	f->st.parity++;
+	/* another M, or a block longer than the K the metadata announces: not the sender's parity
+	 * (a shorter one is: the stream's last block, cut short at its end) */
+	if (f->want_k && (p->k > f->want_k || p->m != f->want_m))
+		return 0;
 	f->k = p->k;
 	f->m = p->m;
 	if (!f->armed)
 		return f->failed ? -ENOMEM : 0;
+	judge_released(f, next);
 	/* all of it released already, begun before datagrams were kept, or larger than this
 	 * receiver's datagrams: of no use */
 	if (!zcs_seq_before(next, p->block_seq + p->k) || zcs_seq_before(p->block_seq, f->from) ||
 	    p->shard_len > f->cap - ZCS_FEC_ALIGN - ZCS_FEC_SKIP)
 		return 0;
-	b = open_block(f, p);
-	if (!b || (b->have_parity >> p->index) & 1)
-		return 0;    /* a copy, or disagreeing with the block's first parity */
+	b = open_block(f, p, next);
+	if ((b->have_parity >> p->index) & 1)
+		return 0;    /* a copy */
 	b->keyed = keyed;
 	b->have_parity |= 1u << p->index;
 	memcpy(b->parity + f->cap * p->index, payload, p->shard_len);
@@ -196,30 +275,25 @@ int zcs_fec_rx_parity(struct zcs_fec_rx *f, const struct zcs_parity_hdr *p, cons
 	return 0;
 }
 
-void zcs_fec_rx_restore(struct zcs_fec_rx *f, uint64_t at, uint64_t next, uint32_t stream_id,
-			int (*put)(void *ctx, uint8_t *dg, size_t len), void *ctx)
+/* Decodes b with its parity pidx[0..np) (np: as many as it misses), and puts what it rebuilt.
+ * Returns 0, or -1 when a rebuilt datagram was not believed (some of that parity was not the
+ * sender's: counted refused; what was placed before it stays, being verified). */
+static int decode_with(struct zcs_fec_rx *f, struct zcs_fec_rx_block *b, const uint8_t *pidx,
+		       unsigned np, uint64_t next, uint32_t stream_id,
+		       int (*put)(void *ctx, uint8_t *dg, size_t len), void *ctx)
 {
-	struct zcs_fec_rx_block *const b = f->armed ? block_of(f, at) : NULL;
-	uint8_t *data[ZCS_FEC_MAX_K], *par[ZCS_FEC_MAX_M], pidx[ZCS_FEC_MAX_M];
+	uint8_t *data[ZCS_FEC_MAX_K], *par[ZCS_FEC_MAX_M];
 	bool have[ZCS_FEC_MAX_K];
-	const size_t padded = b ? zcs_fec_padded(b->shard_len) : 0;
-	unsigned np = 0, missing;
+	const size_t padded = zcs_fec_padded(b->shard_len);
 	size_t len;
 	int ret;
 
-	if (!b || b->given_up)
-		return;
-	missing = b->k - count_data(b);
-	if (missing == 0 || missing > (unsigned)__builtin_popcount(b->have_parity))
-		return;
-	for (unsigned i = 0; i < b->m && np < missing; i++)
-		if ((b->have_parity >> i) & 1) {
-			/* the decoder turns its parity into syndromes: a copy, so the block's own
-			 * stays as it came */
-			par[np] = f->work + f->cap * np;
-			memcpy(par[np], b->parity + f->cap * i, padded);
-			pidx[np++] = (uint8_t)i;
-		}
+	for (unsigned i = 0; i < np; i++) {
+		/* the decoder turns its parity into syndromes: a copy, so the block's own stays as
+		 * it came */
+		par[i] = f->work + f->cap * i;
+		memcpy(par[i], b->parity + f->cap * pidx[i], padded);
+	}
 	for (unsigned j = 0; j < b->k; j++) {
 		const uint64_t seq = b->block_seq + j;
 		const size_t s = seq & (ZCS_FEC_RX_SLOTS - 1);
@@ -228,14 +302,14 @@ void zcs_fec_rx_restore(struct zcs_fec_rx *f, uint64_t at, uint64_t next, uint32
 		have[j] = has(b, j) && kept(f, seq, &len);
 		if (has(b, j) && !have[j]) {
 			b->given_up = true;   /* overwritten in the ring: too late for this block */
-			return;
+			return 0;
 		}
 		if (have[j] && len > ZCS_FEC_SKIP + (size_t)b->shard_len) {
-			/* longer than the block's parity says its datagrams are: that parity was
-			 * not the sender's (regression fuzz_rx_fec short_shard: the padding's
-			 * length went negative and wrote over the heap) */
+			/* longer than the block's parity says its datagrams are: that reading of the
+			 * block was not the sender's (regression fuzz_rx_fec short_shard: the
+			 * padding's length went negative and wrote over the heap) */
 			b->given_up = true;
-			return;
+			return 0;
 		}
 		if (have[j]) {
 			/* the shard: from byte ZCS_FEC_SKIP, zero-padded in place */
@@ -248,7 +322,7 @@ void zcs_fec_rx_restore(struct zcs_fec_rx *f, uint64_t at, uint64_t next, uint32
 	}
 	if (zcs_fec_decode(b->k, data, have, par, pidx, np, b->shard_len) < 0) {
 		b->given_up = true;
-		return;
+		return 0;
 	}
 	for (unsigned j = 0; j < b->k; j++) {
 		const uint64_t seq = b->block_seq + j;
@@ -266,20 +340,15 @@ void zcs_fec_rx_restore(struct zcs_fec_rx *f, uint64_t at, uint64_t next, uint32
 		zcs_put_le64(dg + 8, seq);
 		dlen = ZCS_PROTO_SAMPLE_HDR_SIZE + zcs_get_le16(dg + 28) +
 		       (b->keyed ? ZCS_AUTH_SAMPLE_TRAILER : 0);
-		set_has(b, j);
 		if (dlen > ZCS_FEC_SKIP + (size_t)b->shard_len) {
-			/* not a datagram of this block: the parity was not the sender's */
-			b->given_up = true;
-			b->have_data[j / 64] &= ~(1ull << (j % 64));
+			/* not a datagram of this block: some parity was not the sender's */
 			f->st.refused++;
-			continue;
+			return -1;
 		}
+		if (zcs_seq_before(seq, next))
+			continue;    /* its place was already filled with zeros: lost all the same */
 		f->len[seq & (ZCS_FEC_RX_SLOTS - 1)] = (uint16_t)dlen;
-		if (zcs_seq_before(seq, next)) {
-			/* its place was already filled with zeros: lost all the same */
-			b->have_data[j / 64] &= ~(1ull << (j % 64));
-			continue;
-		}
+		set_has(b, j);
 		ret = put(ctx, dg, dlen);
 		if (ret > 0) {
 			f->st.restored++;
@@ -287,10 +356,59 @@ void zcs_fec_rx_restore(struct zcs_fec_rx *f, uint64_t at, uint64_t next, uint32
 		}
 		b->have_data[j / 64] &= ~(1ull << (j % 64));
 		if (ret < 0) {
-			/* it failed its own tag: some parity was not the sender's, and every
-			 * other rebuild from it would fail the same way */
+			/* it failed its own tag: so would every other rebuild from that parity */
+			f->len[seq & (ZCS_FEC_RX_SLOTS - 1)] = 0;
 			f->st.refused++;
-			b->given_up = true;
+			return -1;
 		}
 	}
+	return 0;
+}
+
+/* Rebuilds what b misses, from as much of its parity as it needs: the first such choice, and
+ * when that parity proves not to be the sender's, the next (each window of its parity in index
+ * order), until one decodes or none is left: then the block waits for more parity (each choice
+ * is tried again when some comes, or a datagram: a few decodes a block at most). */
+static void restore_block(struct zcs_fec_rx *f, struct zcs_fec_rx_block *b, uint64_t next,
+			  uint32_t stream_id, int (*put)(void *ctx, uint8_t *dg, size_t len),
+			  void *ctx)
+{
+	uint8_t avail[ZCS_FEC_MAX_M];
+	unsigned navail = 0;
+
+	for (unsigned i = 0; i < b->m; i++)
+		if ((b->have_parity >> i) & 1)
+			avail[navail++] = (uint8_t)i;
+	for (unsigned first = 0; !b->given_up; first++) {
+		const unsigned missing = b->k - count_data(b);
+		uint32_t choice = 0;
+		bool failed = false;
+
+		if (missing == 0 || missing > navail)
+			return;
+		if (first + missing > navail)
+			return;         /* every choice of the parity here failed */
+		for (unsigned i = first; i < first + missing; i++)
+			choice |= 1u << avail[i];
+		for (unsigned i = 0; i < b->nfailed; i++)
+			failed |= b->failed[i] == choice;
+		if (failed)
+			continue;       /* tried before: the same bytes would fail the same way */
+		if (decode_with(f, b, avail + first, missing, next, stream_id, put, ctx) == 0)
+			return;
+		if (b->nfailed < sizeof(b->failed) / sizeof(b->failed[0]))
+			b->failed[b->nfailed++] = choice;
+	}
+}
+
+void zcs_fec_rx_restore(struct zcs_fec_rx *f, uint64_t at, uint64_t next, uint32_t stream_id,
+			int (*put)(void *ctx, uint8_t *dg, size_t len), void *ctx)
+{
+	if (!f->armed)
+		return;
+	judge_released(f, next);
+	/* each reading of the block: one the sender did not send cannot stop the other */
+	for (size_t i = 0; i < ZCS_FEC_RX_BLOCKS; i++)
+		if (covers(&f->blk[i], at))
+			restore_block(f, &f->blk[i], next, stream_id, put, ctx);
 }

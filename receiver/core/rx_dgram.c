@@ -132,7 +132,7 @@ static void end_followed(struct zcs_rx *rx, uint32_t cur)
 
 	free_buf(rx, zcs_follow_drop_cand(&rx->fs), cur);
 	flush_window(rx, cur);
-	zcs_fec_rx_reset(&rx->fec);
+	zcs_fec_rx_reset(&rx->fec, rx->fs.need_start ? NULL : &rx->ro.next);
 	if (eos)
 		end_stream(rx);
 	else if (!rx->fs.ended)
@@ -585,7 +585,7 @@ void zcs_rx_finish(struct zcs_rx *rx)
 	zcs_rx_pending_discard(rx);
 	free_buf(rx, zcs_follow_drop_cand(&rx->fs), ZCS_FOLLOW_NONE);
 	flush_window(rx, ZCS_FOLLOW_NONE);
-	zcs_fec_rx_close_all(&rx->fec);
+	zcs_fec_rx_close_all(&rx->fec, rx->fs.need_start ? NULL : &rx->ro.next);
 	/* the run ends: nothing can follow an end of stream delivered any more */
 	if (rx->fs.eos_pending)
 		end_stream(rx);

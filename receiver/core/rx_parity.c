@@ -17,13 +17,14 @@ struct rebuilt_ctx {
 
 /* A datagram the parity rebuilt (fec_rx.c) goes through everything a received one does, in a
  * buffer of its own; keyed, it must verify first: parity that was not the sender's can then at
- * worst fail to help.  Returns 1 when it took its place in the stream, 0 when not, -EBADMSG
- * when it failed its own tag. */
+ * worst fail to help.  Returns 1 when it took its place in the stream, 0 when not (no room, or
+ * its place taken), -EBADMSG when it failed its own tag or the parser refused it (counted
+ * invalid): either way some parity that rebuilt it was not the sender's. */
 static int put_rebuilt(void *arg, uint8_t *dg, size_t len)
 {
 	const struct rebuilt_ctx *const c = arg;
 	struct zcs_rx *const rx = c->rx;
-	const uint64_t delivered = rx->ro.st.delivered;
+	const uint64_t delivered = rx->ro.st.delivered, invalid = rx->st.invalid;
 	uint32_t bi;
 	bool kept;
 
@@ -37,6 +38,8 @@ static int put_rebuilt(void *arg, uint8_t *dg, size_t len)
 	kept = rx->datagram(rx, bi, len, c->from);
 	if (!kept)
 		rx->free_list[rx->nfree++] = bi;
+	if (rx->st.invalid != invalid)
+		return -EBADMSG;
 	/* placed: held in the window, or released at once (it was the one the window waited
 	 * for).  Not a datagram whose seq is merely behind the window: one the receive path
 	 * refused (invalid, a duplicate) was counted restored when it was (fuzz_rx_fec
@@ -123,7 +126,11 @@ void zcs_rx_parity(struct zcs_rx *rx, const struct zcs_dgram *dg, const struct s
 				"the parity: blocks before datagram %" PRIu64 " cannot be restored",
 				rx->fs.stream_id, first);
 	}
-	if (!rx->fs.need_start)
+	/* parity of another K:M than the metadata announces is not the sender's: it neither grows
+	 * the window nor is kept */
+	zcs_fec_rx_expect(&rx->fec, rx->fs.meta.fec_k, rx->fs.meta.fec_m);
+	if (!rx->fs.need_start && (!rx->fs.meta.fec_k || (p->k <= rx->fs.meta.fec_k &&
+							   p->m == rx->fs.meta.fec_m)))
 		grow_window(rx, p);
 	if (zcs_fec_rx_parity(&rx->fec, p, dg->payload, dg->keyed, fec_next(rx, p->block_seq)) < 0)
 		return;

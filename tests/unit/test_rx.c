@@ -552,6 +552,99 @@ START_TEST(test_fec_unannounced_from_next_block)
 }
 END_TEST
 
+/* A parity datagram of the stream's id that is not the sender's: for block block_seq, with k, m
+ * and index as given, its contents made up (fill). */
+static void fec_forged(struct rig *r, uint64_t block_seq, unsigned k, unsigned m, unsigned index,
+		       uint8_t fill)
+{
+	const struct zcs_parity_hdr p = {
+		.stream_id = 0xa, .block_seq = block_seq, .number = block_seq, .k = (uint8_t)k,
+		.m = (uint8_t)m, .index = (uint8_t)index,
+		.shard_len = SPD * 4 + ZCS_PROTO_SAMPLE_HDR_SIZE - ZCS_FEC_SKIP,
+	};
+
+	zcs_proto_write_parity_hdr(r->buf, &p);
+	memset(r->buf + ZCS_PROTO_PARITY_HDR_SIZE, fill, p.shard_len);
+	hand(r, ZCS_PROTO_PARITY_HDR_SIZE + p.shard_len);
+}
+
+/* Regression forged_parity_veto (issue 30): one forged parity datagram per block, ahead of the
+ * sender's, vetoed the block's recovery: the real block number with a wrong k (the block was
+ * opened with that k, and the sender's parity then "disagreed" and was dropped), or the right
+ * K:M with made-up contents at index 0 (the sender's index 0 then a "copy"; the rebuild from it
+ * refused, and the block given up).  Each block here loses one datagram; every one is restored,
+ * and nothing is counted unrecoverable.  Case 0: the metadata announces 4:2 (parity of another
+ * K:M is not the sender's); case 1: it does not (a sender of revision 8: both readings of a
+ * block are kept and decoded on their own), and block 0, which armed the store, is whole. */
+START_TEST(test_fec_forged_parity_no_veto)
+{
+	enum { BLOCKS = 6, N = BLOCKS * FK };
+	const bool announced = _i == 0;
+	struct rig r;
+	struct zcs_fec_enc enc = { 0 };
+	bool zero[N] = { false };
+
+	if (!zcs_fec_available())
+		return;   /* the erasure code is not in this build */
+	ck_assert_int_eq(zcs_fec_enc_init(&enc, FK, FM, ZCS_PROTO_SAMPLE_HDR_SIZE + SPD * 4), 0);
+	rig_open(&r, 0, false, 0);
+	if (announced)
+		meta_fec(&r, 0xa, FK, FM);
+	else
+		meta(&r, 0xa, 0);
+	for (uint64_t s = 0; s < N; s++) {
+		const uint64_t block = s / FK;
+
+		/* ahead of the block's last datagram, so ahead of its parity */
+		if (s % FK == FK - 1) {
+			if (block % 2)
+				fec_forged(&r, block * FK, FK, FM, 0, 0x33);
+			else
+				fec_forged(&r, block * FK, FK + 1, FM, 0, 0x5a);
+		}
+		fec_sample(&r, &enc, s, block > 0 && s % FK == 1, 0);
+	}
+	ck_assert_uint_eq(snap(&r).rx.restored, BLOCKS - 1);
+	ck_assert_uint_eq(snap(&r).rx.unrecoverable, 0);
+	fec_close_check(&r, N, zero, 0);
+	zcs_fec_enc_free(&enc);
+}
+END_TEST
+
+/* Regression malformed_parity_unrecoverable (issue 30): a flood of parity datagrams that are no
+ * block of the stream (any block number near it, any k, m and index) on a stream that loses
+ * nothing: unrecoverable counted 251 before (each made-up block left the store "missing"
+ * datagrams it never had); a counter counts what happened: 0, and the output is exact. */
+START_TEST(test_fec_malformed_parity_counts_nothing)
+{
+	enum { N = 200 };
+	struct rig r;
+	struct zcs_fec_enc enc = { 0 };
+	bool zero[N] = { false };
+	uint32_t rnd = 30;
+
+	if (!zcs_fec_available())
+		return;
+	ck_assert_int_eq(zcs_fec_enc_init(&enc, FK, FM, ZCS_PROTO_SAMPLE_HDR_SIZE + SPD * 4), 0);
+	rig_open(&r, 0, false, 0);
+	meta(&r, 0xa, 0);
+	for (uint64_t s = 0; s < N; s++) {
+		for (int i = 0; i < 3; i++) {
+			unsigned k, m;
+
+			rnd = rnd * 1103515245u + 12345u;
+			k = 1 + (rnd >> 8) % ZCS_FEC_MAX_K;
+			m = 1 + (rnd >> 16) % ZCS_FEC_MAX_M;
+			fec_forged(&r, s + (rnd >> 24) % 12, k, m, (rnd >> 4) % m, (uint8_t)rnd);
+		}
+		fec_sample(&r, &enc, s, false, 0);
+	}
+	ck_assert_uint_eq(snap(&r).rx.unrecoverable, 0);
+	fec_close_check(&r, N, zero, 0);
+	zcs_fec_enc_free(&enc);
+}
+END_TEST
+
 static Suite *rx_suite(void)
 {
 	Suite *s = suite_create("rx");
@@ -569,6 +662,8 @@ static Suite *rx_suite(void)
 	tcase_add_test(tc, test_fec_no_parity_no_cost);
 	tcase_add_test(tc, test_fec_announced_first_block);
 	tcase_add_test(tc, test_fec_unannounced_from_next_block);
+	tcase_add_loop_test(tc, test_fec_forged_parity_no_veto, 0, 2);
+	tcase_add_test(tc, test_fec_malformed_parity_counts_nothing);
 	suite_add_tcase(s, tc);
 	return s;
 }
