@@ -16,6 +16,11 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import recvlib  # noqa: E402
+
+# fixed ports: a network namespace of its own (loopback only)
+recvlib.isolate()
 RECV, SEND = sys.argv[1], sys.argv[2]
 # 6 M cf32 pairs are 48 MB: three times what an output's queue holds (256 blocks)
 N = 6_000_000

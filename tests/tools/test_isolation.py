@@ -17,7 +17,7 @@ MARKERS = ('unshare', 'ip netns add', 'isolate()', 'fakeboard_enter', 'lab_up ')
 NO_NETWORK_SUITES = {'fuzz'}
 NO_NETWORK_TESTS = {'manpage_zcs_send', 'manpage_zcs_recv', 'manpage_zcs_ctl', 'board-kernel-compat',
                     'common_layers', 'include_boundaries', 'call_layers', 'tests_isolated',
-                    'icount_profile', 'auth_arm_funcs'}
+                    'icount_profile', 'auth_arm_funcs', 'package_build_deps'}
 
 
 def texts(cmd, build_dir, src_root):
