@@ -127,6 +127,7 @@ int zcs_link_probe(int fd, uint64_t speed_bps, struct zcs_link *l)
 	struct ethtool_cmd ec = { .cmd = ETHTOOL_GSET };
 	struct ifreq ifr;
 	unsigned flags = 0;
+	uint32_t mbps;
 	int ret;
 
 	memset(l, 0, sizeof(*l));
@@ -152,9 +153,10 @@ int zcs_link_probe(int fd, uint64_t speed_bps, struct zcs_link *l)
 	if (speed_bps) {
 		l->speed_bps = speed_bps;
 		l->speed_from = "--link-speed";
-	} else if (ethtool(fd, l->ifname, &ec) == 0 && ethtool_cmd_speed(&ec) != (uint32_t)SPEED_UNKNOWN &&
-		   ethtool_cmd_speed(&ec) != 0 && l->kind != ZCS_LINK_LOOPBACK) {
-		l->speed_bps = (uint64_t)ethtool_cmd_speed(&ec) * 1000000;
+	} else if (ethtool(fd, l->ifname, &ec) == 0 &&
+		   (mbps = ethtool_cmd_speed(&ec)) != (uint32_t)SPEED_UNKNOWN && mbps != 0 &&
+		   l->kind != ZCS_LINK_LOOPBACK) {
+		l->speed_bps = (uint64_t)mbps * 1000000;
 		l->speed_from = "as the driver reports it";
 	} else if (l->kind == ZCS_LINK_USB_GADGET) {
 		l->speed_bps = gadget_bus_bps(&l->speed_from);
@@ -285,7 +287,7 @@ int zcs_link_fit_line(char *buf, size_t len, const struct zcs_stream_shape *s,
 		      const struct zcs_link *l)
 {
 	struct zcs_wire_rate w;
-	char r[32], alt[200] = "";
+	char r[32], alt[200] = "", mtu_hint[160] = "";
 	size_t used = 0;
 
 	if (len)
@@ -298,21 +300,23 @@ int zcs_link_fit_line(char *buf, size_t len, const struct zcs_stream_shape *s,
 		const uint64_t max = zcs_link_max_rate(s, f, l->speed_bps);
 		int n;
 
+		const char *const sep = used ? ", " : "";
+
 		if (max >= s->rate)
-			n = snprintf(alt + used, sizeof(alt) - used, "%s%s at this rate", used ? ", " : "",
+			n = snprintf(alt + used, sizeof(alt) - used, "%s%s at this rate", sep,
 				     zcs_wire_name(f));
 		else
-			n = snprintf(alt + used, sizeof(alt) - used, "%s%s up to %s", used ? ", " : "",
+			n = snprintf(alt + used, sizeof(alt) - used, "%s%s up to %s", sep,
 				     zcs_wire_name(f), rate_text(r, sizeof(r), max));
 		used += n > 0 && (size_t)n < sizeof(alt) - used ? (size_t)n : 0;
 	}
+	/* a gadget's link is one cable: a jumbo MTU on both ends is the user's to set */
+	if (l->mtu && l->mtu < 9000 && l->kind == ZCS_LINK_USB_GADGET)
+		snprintf(mtu_hint, sizeof(mtu_hint), "; a larger MTU on both ends spends less on "
+			 "headers: ip link set dev %s mtu 9000 here and on the PC, and --mtu 9000",
+			 l->ifname);
 	snprintf(buf, len, "warning: %s cannot carry this stream (%.1f Mb/s on the wire, the link "
-		 "%.6g Mb/s): expect loss.  What fits: %s%s%s%s", l->ifname,
-		 w.wire_bps / 1e6, (double)l->speed_bps / 1e6, alt,
-		 l->mtu && l->mtu < 9000 && l->kind == ZCS_LINK_USB_GADGET
-			 ? "; a larger MTU on both ends spends less on headers: ip link set dev "
-			 : "", l->mtu && l->mtu < 9000 && l->kind == ZCS_LINK_USB_GADGET ? l->ifname : "",
-		 l->mtu && l->mtu < 9000 && l->kind == ZCS_LINK_USB_GADGET
-			 ? " mtu 9000 here and on the PC, and --mtu 9000" : "");
+		 "%.6g Mb/s): expect loss.  What fits: %s%s", l->ifname, w.wire_bps / 1e6,
+		 (double)l->speed_bps / 1e6, alt, mtu_hint);
 	return 1;
 }

@@ -23,7 +23,7 @@ enum zcs_link_kind {
 
 struct zcs_link {
 	char ifname[IFNAMSIZ];
-	char driver[32];          /* ETHTOOL_GDRVINFO's driver name; "" when the kernel did not say */
+	char driver[32];          /* ETHTOOL_GDRVINFO's driver; "" when the kernel did not say */
 	enum zcs_link_kind kind;
 	uint64_t speed_bps;       /* what the link carries, bits/s; 0 unknown */
 	const char *speed_from;   /* where speed_bps came from (a static string) */
