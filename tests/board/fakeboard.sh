@@ -45,8 +45,10 @@ fb_attr() { mkdir -p "$(dirname "$1")"; printf '%s\n' "$2" > "$1"; }
 # An attribute file's value as libiio's writers left it (they write a NUL, sysfs a newline).
 fakeboard_attr() { tr -d '\0\n' < "$1"; }
 
+# ad9361-phy's tree; the argument 0 leaves out the FIR enable (fakeboard_up no-fir).  Called
+# alone too, by the kernels leg's guest (.ci/kernels/guest_lib.sh): the FIR is then there.
 fb_phy() {
-	local d=$FB_PHY fir=$1
+	local d=$FB_PHY fir=${1:-1}
 	fb_attr $d/name ad9361-phy
 	fb_attr $d/in_voltage_sampling_frequency 30720000
 	fb_attr $d/in_voltage_sampling_frequency_available "[2083333 1 61440000]"
