@@ -242,27 +242,35 @@ static int next_run(const struct zcs_send_opts *o, uint64_t *run)
 	return 0;
 }
 
-int main(int argc, char **argv)
-{
+/* Everything the program owns, set up in this order and released in reverse (tear_down). */
+struct send {
 	struct zcs_send_opts o;
-	struct zcs_source src = { 0 };
-	struct zcs_pipeline *pl = NULL;
-	struct zcs_ctl_server *ctl = NULL;
-	struct zcs_dnssd_announce *ann = NULL;
-	struct zcs_key key;
-	uint32_t stream_id = random_stream_id();
-	struct zcs_pipeline_stats fin;
-	char err[ERRLEN] = "", hostname[64] = "", raw_host[256] = "", text[2048];
-	sigset_t sigs;
-	uint64_t t0, run = 0;
-	int fd = -1, ret, status = 1;
+	sigset_t sigs;            /* SIGINT and SIGTERM, taken by sigtimedwait in watch() only */
+	struct zcs_source src;    /* open when src.ops is set */
+	struct zcs_key key;       /* loaded when o.key_path is set */
+	int fd;                   /* the UDP socket, -1: none */
+	char hostname[64], raw_host[256];
+	uint32_t stream_id;
+	uint64_t run;             /* keyed: this run's number */
+	struct zcs_pipeline *pl;
+	struct zcs_ctl_server *ctl;
+	struct zcs_dnssd_announce *ann;
+};
+
+/* The options (--help, --version and --gen-key answered here).  Returns -1 when the program
+ * goes on, else its exit status. */
+static int options(struct send *s, int argc, char **argv)
+{
+	struct zcs_send_opts *o = &s->o;
+	char err[ERRLEN] = "";
+	int ret;
 
 	/* before any descriptor is opened: `zcs-send -s - <&-` must not read its own UDP socket */
 	if (zcs_stdfds_guard(err, sizeof(err)) < 0) {
 		fprintf(stderr, "zcs-send: %s\n", err);
 		return 1;
 	}
-	ret = zcs_send_parse_opts(&o, argc, argv, err, sizeof(err));
+	ret = zcs_send_parse_opts(o, argc, argv, err, sizeof(err));
 	if (ret == ZCS_SEND_HELP) {
 		fputs(zcs_send_usage(), stdout);
 		return 0;
@@ -276,167 +284,259 @@ int main(int argc, char **argv)
 	if (ret == ZCS_SEND_GEN_KEY) {
 		char shown[1024];
 
-		if (zcs_key_generate(o.gen_key, err, sizeof(err)) < 0) {
+		if (zcs_key_generate(o->gen_key, err, sizeof(err)) < 0) {
 			fprintf(stderr, "zcs-send: %s\n", err);
 			return 1;
 		}
 		fprintf(stderr, "zcs-send: wrote a new key to %s (mode 0600): copy it to each "
 			"receiver over a channel you trust\n",
-			zcs_text_escape(shown, sizeof(shown), o.gen_key));
+			zcs_text_escape(shown, sizeof(shown), o->gen_key));
 		return 0;
 	}
-	if (ret < 0 || check_cpus(&o, err, sizeof(err)) < 0) {
+	if (ret < 0 || check_cpus(o, err, sizeof(err)) < 0) {
 		fprintf(stderr, "zcs-send: %s\n", err);
 		return 2;
 	}
-	/* signals are taken by sigtimedwait in main only, never by a handler in a data thread */
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	return -1;
+}
 
-	src.ops = source_ops(o.src.kind);
-	if (!src.ops) {
-		fprintf(stderr, "zcs-send: --source %s: not in this build\n", o.src.kind);
+/* Signals are taken by sigtimedwait in main's thread only, never by a handler in a data thread;
+ * a consumer gone is an EPIPE, not the end of the program. */
+static void block_signals(struct send *s)
+{
+	sigemptyset(&s->sigs);
+	sigaddset(&s->sigs, SIGINT);
+	sigaddset(&s->sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &s->sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* The source's kind, checked before the key is loaded, then --key's key.  Returns 0, or the exit
+ * status 2 with nothing loaded.  From here on every way out passes tear_down, which wipes the
+ * key. */
+static int load_key(struct send *s)
+{
+	char err[ERRLEN] = "";
+
+	if (!source_ops(s->o.src.kind)) {
+		fprintf(stderr, "zcs-send: --source %s: not in this build\n", s->o.src.kind);
 		return 2;
 	}
-	/* from here on every way out passes `out`, which wipes the key */
-	if (o.key_path && zcs_key_load(&key, o.key_path, err, sizeof(err)) < 0) {
+	if (s->o.key_path && zcs_key_load(&s->key, s->o.key_path, err, sizeof(err)) < 0) {
 		fprintf(stderr, "zcs-send: --key: %s\n", err);
 		return 2;
 	}
-	ret = src.ops->open(&src, &o.src, err, sizeof(err));
-	if (ret < 0) {
-		fprintf(stderr, "zcs-send: source %s: %s\n", o.src.kind, err);
-		src.ops = NULL;
-		goto out;
+	return 0;
+}
+
+/* The source, and what it says of itself.  Returns 0 or the exit status. */
+static int open_source(struct send *s)
+{
+	const struct zcs_send_opts *o = &s->o;
+	struct zcs_source *src = &s->src;
+	char err[ERRLEN] = "";
+
+	src->ops = source_ops(o->src.kind);
+	if (src->ops->open(src, &o->src, err, sizeof(err)) < 0) {
+		fprintf(stderr, "zcs-send: source %s: %s\n", o->src.kind, err);
+		src->ops = NULL;
+		return 1;
 	}
-	if (strcmp(o.src.kind, "tone") == 0) {
+	if (strcmp(o->src.kind, "tone") == 0) {
 		/* the tone's frequency is quantised (sender/source/synth.h): say which one is really sent */
-		const uint64_t r = src.info.sample_rate;
+		const uint64_t r = src->info.sample_rate;
 
 		fprintf(stderr, "zcs-send: tone %.3f Hz at %llu S/s (--tone %g rounded to a multiple "
-			"of rate/%u = %.3f Hz)\n", zcs_synth_tone_hz(o.src.tone_hz, r),
-			(unsigned long long)r, o.src.tone_hz, ZCS_SYNTH_PERIOD_MAX,
+			"of rate/%u = %.3f Hz)\n", zcs_synth_tone_hz(o->src.tone_hz, r),
+			(unsigned long long)r, o->src.tone_hz, ZCS_SYNTH_PERIOD_MAX,
 			(double)r / ZCS_SYNTH_PERIOD_MAX);
 	}
-	if (src.tune_lag_pairs && src.info.sample_rate)
+	if (src->tune_lag_pairs && src->info.sample_rate)
 		fprintf(stderr, "zcs-send: a retune's first new sample lies at most %llu pairs "
 			"(%.1f ms) after the index announced for it (the DMA queue)\n",
-			(unsigned long long)src.tune_lag_pairs,
-			(double)src.tune_lag_pairs * 1000.0 / (double)src.info.sample_rate);
-	fd = zcs_net_udp_sender(&o.addr, &o.tx, err, sizeof(err));
-	if (fd < 0) {
-		fprintf(stderr, "zcs-send: %s: %s\n", o.dest, err);
-		goto out;
+			(unsigned long long)src->tune_lag_pairs,
+			(double)src->tune_lag_pairs * 1000.0 / (double)src->info.sample_rate);
+	return 0;
+}
+
+/* The UDP socket to the destination, the link it leaves by, and the host name the metadata
+ * carries.  Returns 0 or the exit status. */
+static int open_socket(struct send *s)
+{
+	char err[ERRLEN] = "";
+
+	s->fd = zcs_net_udp_sender(&s->o.addr, &s->o.tx, err, sizeof(err));
+	if (s->fd < 0) {
+		fprintf(stderr, "zcs-send: %s: %s\n", s->o.dest, err);
+		return 1;
 	}
-	say_link(&o, &src, fd);
-	if (gethostname(raw_host, sizeof(raw_host) - 1) < 0)
-		strcpy(raw_host, "unknown");
+	say_link(&s->o, &s->src, s->fd);
+	if (gethostname(s->raw_host, sizeof(s->raw_host) - 1) < 0)
+		strcpy(s->raw_host, "unknown");
 	/* a host name is whatever root set: receivers refuse metadata with control characters or
 	 * broken UTF-8, so send it escaped, cut to the wire's 31 bytes at a character boundary */
-	zcs_text_escape(hostname, sizeof(((struct zcs_meta *)0)->sender), raw_host);
-	/* the last step before the pipeline: a run that fails to start sooner costs no number */
-	if (o.key_path && (ret = next_run(&o, &run)) != 0) {
-		status = ret;
-		goto out;
-	}
-	{
-		const struct zcs_pipeline_config pc = {
-			.src = &src, .fd = fd, .format = o.format,
-			.udp_payload = zcs_proto_udp_payload(o.mtu, zcs_net_is_ipv6(&o.addr)),
-			.count = o.count,
-			.pace_rate = src.paced_by_device || o.unpaced ? 0 : src.info.sample_rate,
-			.zstd_level = o.zstd_level, .path = o.path,
-			.fec_k = o.fec_k, .fec_m = o.fec_m,
-			.cpu_src = o.cpu_src, .cpu_send = o.cpu_send,
-			.stream_id = stream_id, .sender_name = hostname,
-			.source_name = o.src.kind, .log = { log_line, NULL },
-			.key = o.key_path ? &key : NULL, .run_start_ns = zcs_wall_ns(), .run = run,
-		};
+	zcs_text_escape(s->hostname, sizeof(((struct zcs_meta *)0)->sender), s->raw_host);
+	return 0;
+}
 
-		ret = zcs_pipeline_create(&pl, &pc, err, sizeof(err));
-	}
-	if (ret < 0) {
-		fprintf(stderr, "zcs-send: %s\n", err);
-		goto out;
-	}
-	if (o.control) {
-		const struct zcs_ctl_server_config cc = {
-			.listen = o.control, .key = &key, .max_clients = o.control_clients,
-			.pl = pl, .stream_id = stream_id, .format = o.format,
-			.source_name = o.src.kind, .run = run, .log = { log_line, NULL },
-		};
+/* The two threads between the source and the socket (not started yet).  Keyed, the run's
+ * number is taken last before it: a run that fails to start sooner costs no number.  Returns 0
+ * or the exit status. */
+static int create_pipeline(struct send *s)
+{
+	const struct zcs_send_opts *o = &s->o;
+	char err[ERRLEN] = "";
+	int ret;
 
-		if (zcs_ctl_server_start(&ctl, &cc, err, sizeof(err)) < 0) {
-			fprintf(stderr, "zcs-send: %s\n", err);
-			goto out;
-		}
-		fprintf(stderr, "zcs-send: control channel on %s (%zu clients at most)\n",
-			o.control, o.control_clients);
-		/* the stream does not say where the channel is: applications that pass no device
-		 * argument (the SoapySDR module in SDR++) try 5392, or take the port DNS-SD gives */
-		if (control_port(o.control) != ZCS_CTL_DEFAULT_PORT && !o.announce)
-			fprintf(stderr, "zcs-send: control port %u is not the default %u: SoapySDR "
-				"applications with no device arguments find it only with --announce\n",
-				(unsigned)control_port(o.control), (unsigned)ZCS_CTL_DEFAULT_PORT);
-	}
-	if (o.announce && start_announce(&ann, &o, &src, stream_id, raw_host, err,
-					 sizeof(err)) < 0) {
+	if (o->key_path && (ret = next_run(o, &s->run)) != 0)
+		return ret;
+	const struct zcs_pipeline_config pc = {
+		.src = &s->src, .fd = s->fd, .format = o->format,
+		.udp_payload = zcs_proto_udp_payload(o->mtu, zcs_net_is_ipv6(&o->addr)),
+		.count = o->count,
+		.pace_rate = s->src.paced_by_device || o->unpaced ? 0 : s->src.info.sample_rate,
+		.zstd_level = o->zstd_level, .path = o->path,
+		.fec_k = o->fec_k, .fec_m = o->fec_m,
+		.cpu_src = o->cpu_src, .cpu_send = o->cpu_send,
+		.stream_id = s->stream_id, .sender_name = s->hostname,
+		.source_name = o->src.kind, .log = { log_line, NULL },
+		.key = o->key_path ? &s->key : NULL, .run_start_ns = zcs_wall_ns(), .run = s->run,
+	};
+
+	if (zcs_pipeline_create(&s->pl, &pc, err, sizeof(err)) < 0) {
 		fprintf(stderr, "zcs-send: %s\n", err);
-		goto out;
+		return 1;
 	}
-	if (o.key_path) {
+	return 0;
+}
+
+/* --control: the control channel's listener.  Returns 0 or the exit status. */
+static int start_control(struct send *s)
+{
+	const struct zcs_send_opts *o = &s->o;
+	const struct zcs_ctl_server_config cc = {
+		.listen = o->control, .key = &s->key, .max_clients = o->control_clients,
+		.pl = s->pl, .stream_id = s->stream_id, .format = o->format,
+		.source_name = o->src.kind, .run = s->run, .log = { log_line, NULL },
+	};
+	char err[ERRLEN] = "";
+
+	if (zcs_ctl_server_start(&s->ctl, &cc, err, sizeof(err)) < 0) {
+		fprintf(stderr, "zcs-send: %s\n", err);
+		return 1;
+	}
+	fprintf(stderr, "zcs-send: control channel on %s (%zu clients at most)\n",
+		o->control, o->control_clients);
+	/* the stream does not say where the channel is: applications that pass no device
+	 * argument (the SoapySDR module in SDR++) try 5392, or take the port DNS-SD gives */
+	if (control_port(o->control) != ZCS_CTL_DEFAULT_PORT && !o->announce)
+		fprintf(stderr, "zcs-send: control port %u is not the default %u: SoapySDR "
+			"applications with no device arguments find it only with --announce\n",
+			(unsigned)control_port(o->control), (unsigned)ZCS_CTL_DEFAULT_PORT);
+	return 0;
+}
+
+/* Everything the stream needs, in order.  Returns 0 or the exit status. */
+static int set_up(struct send *s)
+{
+	char err[ERRLEN] = "";
+	int ret;
+
+	if ((ret = open_source(s)) != 0 || (ret = open_socket(s)) != 0 ||
+	    (ret = create_pipeline(s)) != 0)
+		return ret;
+	if (s->o.control && (ret = start_control(s)) != 0)
+		return ret;
+	if (s->o.announce && start_announce(&s->ann, &s->o, &s->src, s->stream_id, s->raw_host,
+					    err, sizeof(err)) < 0) {
+		fprintf(stderr, "zcs-send: %s\n", err);
+		return 1;
+	}
+	if (s->o.key_path) {
 		char shown[1024];
 
 		/* the path as typed may hold escape sequences: shown escaped */
 		fprintf(stderr, "zcs-send: keyed stream: every datagram is authenticated with %s "
 			"(Poly1305 tag, %d bytes more per datagram); run %llu\n",
-			zcs_text_escape(shown, sizeof(shown), o.key_path), ZCS_AUTH_SAMPLE_TRAILER,
-			(unsigned long long)run);
+			zcs_text_escape(shown, sizeof(shown), s->o.key_path), ZCS_AUTH_SAMPLE_TRAILER,
+			(unsigned long long)s->run);
 	}
-	t0 = zcs_mono_ns();
-	ret = zcs_pipeline_start(pl, err, sizeof(err));
+	return 0;
+}
+
+/* The stream: started, watched until its end or a signal, joined, and summed up.  Returns the
+ * exit status. */
+static int stream(struct send *s)
+{
+	const struct zcs_send_opts *o = &s->o;
+	struct zcs_pipeline_stats fin;
+	char err[ERRLEN] = "", text[2048];
+	const uint64_t t0 = zcs_mono_ns();
+	int ret, status = 1;
+
+	ret = zcs_pipeline_start(s->pl, err, sizeof(err));
 	if (ret < 0)
 		fprintf(stderr, "zcs-send: %s\n", err);
 	else
-		watch(pl, &o, &sigs, t0, ann);
-	ret = zcs_pipeline_join(pl, err, sizeof(err));
-	zcs_pipeline_stats(pl, &fin);
+		watch(s->pl, o, &s->sigs, t0, s->ann);
+	ret = zcs_pipeline_join(s->pl, err, sizeof(err));
+	zcs_pipeline_stats(s->pl, &fin);
 	if (ret < 0)
 		fprintf(stderr, "zcs-send: %s\n", err);
 	else
 		status = 0;
 	zcs_send_stats_summary(text, sizeof(text), &fin, (double)(zcs_mono_ns() - t0) / 1e9);
 	fputs(text, stderr);
-	if (ctl) {
+	if (s->ctl) {
 		struct zcs_ctl_server_stats cs;
 
-		zcs_ctl_server_stats(ctl, &cs);
-		zcs_ctl_server_stop(ctl);
-		ctl = NULL;
+		zcs_ctl_server_stats(s->ctl, &cs);
+		zcs_ctl_server_stop(s->ctl);
+		s->ctl = NULL;
 		fprintf(stderr, "zcs-send: %s\n", zcs_ctl_server_summary(&cs, text, sizeof(text)));
-		if (o.json)
+		if (o->json)
 			fprintf(stderr, "%s\n", zcs_ctl_server_json(&cs, text, sizeof(text)));
 	}
-	if (o.json) {
+	if (o->json) {
 		zcs_send_stats_json(text, sizeof(text), &fin, &fin, 0, (double)(zcs_mono_ns() - t0) / 1e9,
 				    true);
 		fprintf(stderr, "%s\n", text);
 	}
-out:
+	return status;
+}
+
+/* Releases what set_up made, in reverse, whatever it got to; the key is wiped before the source
+ * closes. */
+static void tear_down(struct send *s)
+{
 	/* the announcement goes first: nobody should find a stream that is ending */
-	zcs_dnssd_announce_stop(ann);
-	zcs_ctl_server_stop(ctl);
+	zcs_dnssd_announce_stop(s->ann);
+	zcs_ctl_server_stop(s->ctl);
 	/* the socket first, then the pool's memory (sendpath.h): zero-copy sends still in flight
 	 * after the drain's deadline pin the pool's pages until their socket is gone */
-	if (fd >= 0)
-		close(fd);
-	zcs_pipeline_destroy(pl);
-	if (o.key_path)
-		zcs_key_wipe(&key);
-	if (src.ops)
-		src.ops->close(&src);
-	return status;
+	if (s->fd >= 0)
+		close(s->fd);
+	zcs_pipeline_destroy(s->pl);
+	if (s->o.key_path)
+		zcs_key_wipe(&s->key);
+	if (s->src.ops)
+		s->src.ops->close(&s->src);
+}
+
+int main(int argc, char **argv)
+{
+	static struct send s = { .fd = -1 };
+	int ret;
+
+	s.stream_id = random_stream_id();
+	if ((ret = options(&s, argc, argv)) >= 0)
+		return ret;
+	block_signals(&s);
+	if ((ret = load_key(&s)) != 0)
+		return ret;
+	ret = set_up(&s);
+	if (ret == 0)
+		ret = stream(&s);
+	tear_down(&s);
+	return ret;
 }
