@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The libiio source's private state, shared by its two files: source_iio.c (open, stream, read
- * back) and source_iio_tune.c (settings from the control channel, the radio's capabilities).
- * They are one object split by concern, and call each other: the stream applies its first
- * settings through the tune path, and a tune reads the radio back and refits the stream's block. */
+/* The libiio source's private state, shared by its three files: source_iio.c (open, stream),
+ * source_iio_tune.c (settings from the control channel, the radio's capabilities) and
+ * source_iio_radio.c (the radio as both use it: channels, settings read back, the block fitted
+ * to a rate).  Calls go one way: the stream applies its first settings through the tune path,
+ * and both read the radio back and refit the block through source_iio_radio.c, which calls
+ * neither. */
 #ifndef ZCS_IIO_SRC_H
 #define ZCS_IIO_SRC_H
 
@@ -47,9 +49,32 @@ struct iio_src {
 	size_t pairs_asked;             /* the block last asked for (control thread) */
 };
 
+/* libiio's default count of kernel buffers (blocks in the DMA queue); we leave it as it is */
+#define ZCS_IIO_KERNEL_BUFFERS 4u
+
+/* --- source_iio_radio.c: the radio as both other files use it --- */
+
 /* Finds receiver ch's I/Q pair (voltage2ch, voltage2ch+1) on cf-ad9361-lpc; with enable, makes
  * it the only pair enabled (for the next buffer).  Returns 0 or -errno with err set. */
 int zcs_iio_rx_channels(struct iio_src *p, int ch, bool enable, char *err, size_t errlen);
+
+/* "manual" etc. as the AD9361 driver spells them, indexed by enum zcs_gain_mode. */
+extern const char *const zcs_iio_gain_mode_names[4];
+
+/* Reads every setting back; a setting the device lacks reads as 0 / unknown.  Returns 0, or
+ * -EIO when even the sample rate cannot be read. */
+int zcs_iio_read_info(const struct iio_src *p, uint8_t channel, struct zcs_radio_info *info);
+
+/* The block for rate: about 1/20 s, within [4096, 1 Mi] pairs, a multiple of 1024. */
+size_t zcs_iio_block_pairs(uint64_t rate);
+
+/* After a rate change (the control channel's, deferred: it holds from the rebuilt buffer; or
+ * another program's): asks the source thread for a buffer of the new rate's block when the
+ * block it has is more than a factor of 2 off, and sets the refill time-out for the rate.
+ * Called under the pipeline's tuning lock. */
+void zcs_iio_fit_block(struct zcs_source *s, struct iio_src *p, uint64_t rate, bool deferred);
+
+/* --- source_iio_tune.c: settings from the control channel, the radio's capabilities --- */
 
 /* What this board and build can do for rates (enum zcs_iio_rate_caps, iio_rate.h). */
 unsigned int zcs_iio_rate_caps(const struct iio_src *p);
@@ -67,20 +92,7 @@ bool zcs_iio_fir_ctl(const struct iio_device *phy);
  * make, naming the rates it can; the radio's refusal otherwise. */
 int zcs_iio_set_rate(struct iio_src *p, uint64_t rate, char *err, size_t errlen);
 
-/* After a rate change (the control channel's, deferred: it holds from the rebuilt buffer; or
- * another program's): asks the source thread for a buffer of the new rate's block when the
- * block it has is more than a factor of 2 off, and sets the refill time-out for the rate.
- * Called under the pipeline's tuning lock. */
-void zcs_iio_fit_block(struct zcs_source *s, struct iio_src *p, uint64_t rate, bool deferred);
-
-/* "manual" etc. as the AD9361 driver spells them, indexed by enum zcs_gain_mode. */
-extern const char *const zcs_iio_gain_mode_names[4];
-
-/* Reads every setting back; a setting the device lacks reads as 0 / unknown.  Returns 0, or
- * -EIO when even the sample rate cannot be read. */
-int zcs_iio_read_info(const struct iio_src *p, uint8_t channel, struct zcs_radio_info *info);
-
-/* The control channel's ops (source_iio_tune.c). */
+/* The control channel's ops. */
 int zcs_iio_tune(struct zcs_source *s, const struct zcs_ctl_settings *want, uint32_t *refused,
 		 char *err, size_t errlen);
 void zcs_iio_caps(struct zcs_source *s, struct zcs_ctl_caps *caps);

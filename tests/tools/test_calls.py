@@ -13,13 +13,10 @@ import sys
 
 # One object split by thread or kind: the output set (receiver/outputs/output_kinds.h says why its
 # files call each other: the writers report failure and ask whether the set is stopping).
-# The libiio source likewise (sender/source/iio_src.h): the stream applies its first settings
-# through the tune path, and a tune reads the radio back and refits the stream's block.
 ALLOWED = [
     ('zcs_recv_outputs', {'outputs_outputs.c', 'outputs_out_feed.c', 'outputs_out_writer.c',
                           'outputs_out_fifo.c', 'outputs_out_file.c', 'outputs_out_rtltcp.c',
                           'outputs_out_sigmf.c', 'outputs_out_tcp.c', 'outputs_out_udp.c'}),
-    ('zcs_source', {'source_source_iio.c', 'source_source_iio_tune.c'}),
 ]
 
 
