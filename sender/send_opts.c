@@ -12,12 +12,12 @@
 #include <string.h>
 
 #include "cli.h"
-#include "compress.h"
 #include "ctl_server.h"
 #include "err.h"
 #include "formats.h"
 #include "proto.h"
 #include "fec.h"
+#include "pipeline.h"
 #include "send_opts.h"
 #include "sendpath.h"
 #include "sigmf_read.h"

@@ -9,6 +9,7 @@
 #include "codec.h"
 #include "compress.h"
 #include "err.h"
+#include "pipeline.h"
 #include "proto.h"
 #include "sendpath.h"
 #include "zcs_config.h"

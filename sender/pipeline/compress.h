@@ -17,9 +17,7 @@ struct zcs_compress {
 	size_t cap;
 };
 
-/* Whether --zstd at `level` (0: not given) goes with --send-path `path`: 0, or -EINVAL with err
- * (this build has no libzstd; a path that sends whole GSO trains, which need equal sizes). */
-int zcs_compress_check(int level, int path, char *err, size_t errlen);
+/* zcs_compress_check, the options' question, is declared in pipeline.h. */
 
 /* The send path a stream at `level` takes when `path` was asked for: compressed datagrams differ
  * in size, so GSO cannot carry them and auto becomes plain (one datagram per send). */

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
-# A library with an include/ folder (receiver/core, receiver/outputs, ...) shows its users those
-# headers only: every other header of its folder is private, and no file outside the folder
-# includes one (read from the quoted includes, by file name: names are unique across the tree).
+# A library with an include/ folder (receiver/core, receiver/outputs, sender/sendpath,
+# sender/pipeline) shows its users those headers only: every other header of its folder is
+# private, and no file outside the folder includes one (read from the quoted includes, by file
+# name: names are unique across the tree).
 # The unit tests and fuzzers of a library's insides reach them on purpose, each named below with
 # the folder whose insides it tests (the build gives them that folder: tests/unit/meson.build).
 # And a program's own headers (those beside its main file: receiver/recv_opts.h, ...) are the
@@ -30,6 +31,8 @@ INSIDES = {
     'tests/fuzz/fuzz_reorder.c': 'receiver/core',
     'tests/unit/test_outputs.c': 'receiver/outputs',
     'tests/unit/test_out_queue.c': 'receiver/outputs',
+    'tests/send/test_sendpath_fail.c': 'sender/sendpath',
+    'tests/send/test_pipeline_tune_clock.c': 'sender/pipeline',
 }
 
 

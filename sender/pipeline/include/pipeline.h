@@ -64,6 +64,11 @@ struct zcs_pipeline_stats {
 
 struct zcs_pipeline;
 
+/* Whether --zstd at `level` (0: not given) goes with --send-path `path`: 0, or -EINVAL with err
+ * (this build has no libzstd; a path that sends whole GSO trains, which need equal sizes).  The
+ * options ask it (compress.c answers). */
+int zcs_compress_check(int level, int path, char *err, size_t errlen);
+
 /* Sets everything up (pool, send path probe, codec) without starting threads, so a failure here
  * leaves nothing half-started.  cfg->log gets the line naming the send path.  Returns 0 or -errno
  * with err set. */
