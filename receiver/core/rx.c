@@ -16,6 +16,7 @@
 #include "compat.h"
 #include "err.h"
 #include "rx_dgram.h"
+#include "rx_start.h"
 
 /* Batches handled per zcs_rx_step before returning to the caller's loop. */
 #define BATCHES_PER_STEP 16
@@ -108,10 +109,16 @@ int zcs_rx_open(struct zcs_rx **rxp, const struct zcs_rx_opts *opt, struct zcs_o
 	zcs_gapfill_set_native_strict(&rx->gf, opt->type == ZCS_SAMPLE_NATIVE && !opt->native_follows);
 	zcs_rx_dgram_init(rx);
 	zcs_fec_rx_init(&rx->fec, rx->opt.max_dgram);
-	/* a run awaiting the board's word is kept meanwhile, so it is delivered from its start */
+	/* a run awaiting the board's word is kept meanwhile, so it is delivered from its start;
+	 * unkeyed, what comes before the stream's start is confirmed (rx_start.h) */
 	if (opt->key && opt->run_check.judge &&
 	    zcs_rx_hold_init(&rx->hold, opt->hold_bytes ? opt->hold_bytes : ZCS_RX_HOLD_BYTES) < 0) {
 		ret = zcs_err(err, errlen, -ENOMEM, "out of memory for the liveness check's hold");
+		goto out;
+	}
+	if (!opt->key &&
+	    zcs_rx_hold_init(&rx->hold, opt->hold_bytes ? opt->hold_bytes : ZCS_RX_START_BYTES) < 0) {
+		ret = zcs_err(err, errlen, -ENOMEM, "out of memory for the stream's start");
 		goto out;
 	}
 	/* blocks go to the writers in bursts (hand_on), not one wake-up each */

@@ -17,6 +17,7 @@
 #include "rx_dgram.h"
 #include "rx_parity.h"
 #include "rx_pending.h"
+#include "rx_start.h"
 #include "seq.h"
 #include "zcs_config.h"
 
@@ -300,9 +301,12 @@ static void place_window(struct zcs_rx *rx, const struct zcs_sample_hdr *h, uint
 	/* farther than a window beyond the window is a jump to confirm (place's jump()) */
 	zcs_reorder_set_jump(&rx->ro, rx->ro.window);
 	zcs_gapfill_restart(&rx->gf, rx->fs.meta.samples_per_dgram);
-	/* a run that awaited the board began when its metadata came, not at the answer */
+	/* a run that awaited the board began when its metadata came, not at the answer; one whose
+	 * start awaited confirmation when its first datagram was kept */
 	if (rx->fs.taken_since_ns)
 		zcs_gapfill_began(&rx->gf, rx->fs.taken_since_ns);
+	else if (!rx->opt.key && rx->fs.start_since_ns)
+		zcs_gapfill_began(&rx->gf, rx->fs.start_since_ns);
 	bound_fill(rx);
 	if (skip_to) {
 		zcs_reorder_skip(&rx->ro, skip_to);
@@ -421,6 +425,58 @@ static void refuse(struct zcs_rx *rx, const uint8_t *buf, size_t len, int verdic
 			"(auth)", id);
 }
 
+static bool samples(struct zcs_rx *rx, uint32_t bi, size_t len, const struct zcs_dgram *dg,
+		    const struct sockaddr *from);
+
+/* Unkeyed, the stream's start awaiting confirmation (rx_follow.h, "The stream's start"): when
+ * the following unit confirms a run (after a sample datagram, a silence, or at the end: silent,
+ * ending), the window is placed at it and the run's datagrams kept go through it in the order
+ * they came, each in a buffer of its own; the rest are dropped.  True when it did, with the
+ * run's numbers in *lo..*hi. */
+static bool start_settle(struct zcs_rx *rx, const struct sockaddr *from, bool silent, bool ending,
+			 uint64_t *lo, uint64_t *hi)
+{
+	struct zcs_sample_hdr h = { 0 };
+	struct zcs_dgram dg;
+	uint32_t hb;
+	size_t len;
+
+	if (rx->opt.key || !rx->fs.need_start ||
+	    !zcs_follow_start_pick(&rx->fs, window_for(rx), rx->now_ns, silent, ending, lo, hi))
+		return false;
+	h.seq = *lo;
+	place_window(rx, &h, ZCS_FOLLOW_NONE);
+	while (zcs_rx_start_next(rx, *lo, *hi, &hb, &len, &dg))
+		if (!samples(rx, hb, len, &dg, from))
+			rx->free_list[rx->nfree++] = hb;
+	return true;
+}
+
+/* Unkeyed, sample datagram h (len bytes at data) of a stream whose start is not confirmed yet:
+ * noted, then either the start is confirmed with it (true: it goes on into the window, after
+ * what was kept before it) or it is kept, or dropped when the start confirmed is not its run
+ * (false). */
+static bool start_sample(struct zcs_rx *rx, const uint8_t *data, size_t len,
+			 const struct zcs_sample_hdr *h, const struct sockaddr *from)
+{
+	uint64_t lo, hi;
+
+	if (rx->hold.count && rx->hold.gen != rx->fs.start_gen)
+		zcs_rx_start_discard(rx);
+	/* a clean start: the metadata names the first datagram, nothing kept */
+	if (!rx->hold.count && zcs_follow_start_named(&rx->fs, h, window_for(rx)))
+		return true;
+	zcs_follow_start_keep(&rx->fs, h, rx->now_ns);
+	if (!start_settle(rx, from, false, false, &lo, &hi)) {
+		zcs_rx_start_keep(rx, data, len, h);
+		return false;
+	}
+	if (h->seq - lo <= hi - lo)
+		return true;
+	rx->fs.st.unconfirmed++;
+	return false;
+}
+
 /* A sample datagram dg (len bytes in buffer bi) of the stream followed: through the window to
  * the gap filler.  Returns whether buffer bi is kept. */
 static bool samples(struct zcs_rx *rx, uint32_t bi, size_t len, const struct zcs_dgram *dg,
@@ -431,6 +487,10 @@ static bool samples(struct zcs_rx *rx, uint32_t bi, size_t len, const struct zcs
 	bool kept;
 
 	rx->st.sample_dgrams++;
+	/* unkeyed, where the stream starts is confirmed before anything of it goes out: kept
+	 * meanwhile, but a clean start (the metadata names the first datagram) goes on at once */
+	if (rx->fs.need_start && !rx->opt.key && !start_sample(rx, b->data, len, &dg->hdr, from))
+		return false;
 	/* nothing goes out before the rate and format are known */
 	if (zcs_follow_pre_meta(&rx->fs, &dg->hdr))
 		return false;
@@ -516,7 +576,7 @@ bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t bi, size_t len, const struct so
 	case ZCS_FOLLOW_FOREIGN:
 	case ZCS_FOLLOW_REPLAYED:
 	case ZCS_FOLLOW_HELD:
-		if (rx->hold.count)
+		if (rx->opt.key && rx->hold.count)
 			hold_settle(rx, from);
 		return false;
 	case ZCS_FOLLOW_SWITCH:
@@ -532,8 +592,10 @@ bool zcs_rx_datagram(struct zcs_rx *rx, uint32_t bi, size_t len, const struct so
 		apply_meta(rx, &held);
 	if (dg.type == ZCS_DGRAM_META)
 		apply_meta(rx, &dg.meta);
-	if (rx->fs.took_pend || rx->hold.count)
+	if (rx->opt.key && (rx->fs.took_pend || rx->hold.count))
 		hold_settle(rx, from);
+	/* (what was kept before the metadata is judged at the next sample datagram, so that a
+	 * stream shows itself, metadata then a sample datagram, before it is held to) */
 	if (dg.type == ZCS_DGRAM_META)
 		return false;
 	return samples(rx, bi, len, &dg, from);
@@ -561,8 +623,14 @@ bool zcs_rx_want_from(const struct zcs_rx *rx, uint64_t now)
 
 void zcs_rx_idle(struct zcs_rx *rx)
 {
+	static const struct sockaddr unknown = { .sa_family = AF_UNSPEC };
+	uint64_t lo, hi;
+
 	if (!rx->fs.locked)
 		return;
+	/* a start kept awaiting confirmation, and the stream fell silent */
+	if (rx->hold.count && rx->fs.have_meta && zcs_rx_silence(rx) >= rx->fs.quiet_ns)
+		start_settle(rx, &unknown, true, false, &lo, &hi);
 	/* a jump nobody continued, or an end of stream nothing contradicted */
 	if ((rx->fs.cand || rx->fs.eos_pending) && zcs_rx_silence(rx) >= rx->fs.quiet_ns) {
 		free_buf(rx, zcs_follow_drop_cand(&rx->fs), ZCS_FOLLOW_NONE);
@@ -581,8 +649,18 @@ void zcs_rx_idle(struct zcs_rx *rx)
 
 void zcs_rx_finish(struct zcs_rx *rx)
 {
-	/* a run still awaiting the board: what was kept of it is dropped, and counted */
-	zcs_rx_pending_discard(rx);
+	static const struct sockaddr unknown = { .sa_family = AF_UNSPEC };
+	uint64_t lo, hi;
+
+	if (rx->opt.key) {
+		/* a run still awaiting the board: what was kept of it is dropped, and counted */
+		zcs_rx_pending_discard(rx);
+	} else {
+		/* a start still awaiting confirmation: the run kept most, if the metadata came;
+		 * else what was kept is dropped, and counted */
+		start_settle(rx, &unknown, false, true, &lo, &hi);
+		zcs_rx_start_discard(rx);
+	}
 	free_buf(rx, zcs_follow_drop_cand(&rx->fs), ZCS_FOLLOW_NONE);
 	flush_window(rx, ZCS_FOLLOW_NONE);
 	zcs_fec_rx_close_all(&rx->fec, rx->fs.need_start ? NULL : &rx->ro.next);

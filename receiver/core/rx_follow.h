@@ -80,6 +80,18 @@ enum zcs_follow_jump {
 				   * the window (no candidate is held with a key) */
 };
 
+/* Runs of the datagrams kept before an unkeyed stream's start is confirmed ("The stream's
+ * start" below): at most this many, the one kept least giving way to a new one. */
+#define ZCS_FOLLOW_START_RUNS 4
+
+/* A run: datagrams kept that continue one another (rx_follow_start.c). */
+struct zcs_start_run {
+	uint64_t lo, hi;          /* its lowest and highest number */
+	uint64_t lo_first;        /* the first sample of lo */
+	uint64_t hi_end;          /* the sample index after hi's */
+	uint64_t count;           /* datagrams of it kept */
+};
+
 struct zcs_follow {
 	struct zcs_follow_opts opt;
 	const struct zcs_reorder *ro;   /* the engine's window and gap filler, read only */
@@ -96,8 +108,15 @@ struct zcs_follow {
 	bool have_pre_meta;       /* sample datagrams came before the metadata: */
 	uint64_t pre_meta_high;   /* ... the highest of them */
 	uint64_t pre_meta_low;    /* ... and the lowest */
+	uint64_t meta_ns;         /* monotonic time its newest metadata was taken */
 	bool ended;               /* its end of stream was believed */
 	uint64_t last_rx_ns;      /* monotonic time of its newest datagram */
+	/* unkeyed, before its start is confirmed: the runs of the datagrams the engine keeps
+	 * meanwhile (tagged start_gen, new for each stream followed), since start_since_ns */
+	struct zcs_start_run runs[ZCS_FOLLOW_START_RUNS];
+	size_t nruns;
+	uint64_t start_gen;
+	uint64_t start_since_ns;
 	uint64_t hold_ns;         /* silence after which held datagrams are released */
 	uint64_t quiet_ns;        /* silence of the current position after which a jump or an end
 				   * is believed whatever it claims */
@@ -223,6 +242,30 @@ bool zcs_follow_pre_meta(struct zcs_follow *f, const struct zcs_sample_hdr *h);
 /* A sample datagram of wire format fmt: a change of format announced but not yet believed is
  * contradicted when fmt is still the old one. */
 void zcs_follow_sample_format(struct zcs_follow *f, int fmt);
+
+/* The stream's start (unkeyed; docs/protocol.md, "The stream's start").  Until it is confirmed
+ * the engine keeps the stream's sample datagrams (also those before its metadata) under tag
+ * start_gen, tells each to zcs_follow_start_keep(), and asks zcs_follow_start_pick() after each,
+ * when the metadata comes, when the stream falls silent and when it ends; the datagrams numbered
+ * within the run picked then go through the window in the order they came, and the rest are
+ * dropped (counted unconfirmed).  A clean start keeps nothing: zcs_follow_start_named(). */
+
+/* Whether sample datagram h, with nothing kept, is confirmed as the start by the metadata alone:
+ * its number lies in the window at or after the metadata's next_seq. */
+bool zcs_follow_start_named(const struct zcs_follow *f, const struct zcs_sample_hdr *h,
+			    size_t window);
+/* The engine keeps sample datagram h at now: it joins its run, or begins one. */
+void zcs_follow_start_keep(struct zcs_follow *f, const struct zcs_sample_hdr *h, uint64_t now);
+/* A datagram kept (seq, samples) the engine gave up (no room, or the stream it was kept for was
+ * replaced): counted in pre_meta; own (of the stream followed): its run counts it no more, and
+ * it is remembered as dropped before the start (so a start among them is zero-filled from
+ * there: zcs_follow_start). */
+void zcs_follow_start_give_up(struct zcs_follow *f, uint64_t seq, uint32_t samples, bool own);
+/* Whether a run kept is confirmed as the start at now, for the window the engine will use;
+ * silent: the stream has been silent for quiet_ns; ending: it ends, or the program does.  When
+ * so, its numbers are lo..hi and the runs are forgotten. */
+bool zcs_follow_start_pick(struct zcs_follow *f, size_t window, uint64_t now, bool silent,
+			   bool ending, uint64_t *lo, uint64_t *hi);
 
 /* Where the window starts for the stream, whose first usable datagram is h, given the window
  * the engine will use.  *skip_to is 0, or the number up to which everything is lost at once

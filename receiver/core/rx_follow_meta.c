@@ -77,6 +77,8 @@ int zcs_follow_meta(struct zcs_follow *f, const struct zcs_meta *m, uint64_t now
 		return 0;
 	if (!((eff->flags & ZCS_META_FLAG_CHANGE) && same_settings(eff, m)))
 		*eff = *m;
+	/* its next_seq says where the stream was now (a start is judged by it) */
+	f->meta_ns = now;
 	if (!first && same_settings(&f->meta, m)) {
 		f->meta = *m;
 		return 0;

@@ -39,6 +39,10 @@ void zcs_follow_begin(struct zcs_follow *f, uint32_t id, const struct sockaddr *
 	f->last_rx_ns = now;
 	f->taken_since_ns = 0;
 	f->taken_seen = false;
+	/* what the engine kept for a start is no longer this stream's */
+	f->nruns = 0;
+	f->start_gen++;
+	f->start_since_ns = 0;
 	forget_position(f);
 	f->st.streams++;
 	zcs_log(&f->opt.log, "stream 0x%08" PRIx32 " from %s: waiting for its metadata", id, a);

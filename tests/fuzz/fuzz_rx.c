@@ -15,6 +15,14 @@
  *   forger gets is bounded by what it sent (docs/security.md): every pair of the output is the
  *   stream's own in place, or zero and counted, or one of at most 65535 per forged datagram, and
  *   the output's length is the stream's give or take as much.
+ * - the start (unkeyed, bit 2 set): the sender repeats its metadata at the start as zcs-send does
+ *   (before datagrams 0, 1, 2, 4, 8, 16, 32, then every 100) and the input loses the first 0 to 3
+ *   of them; among the stream's first 16 datagrams it forges copies of them renumbered at least
+ *   2^20 away in either direction (2^63 included), alone or in runs that continue each other,
+ *   before or after the metadata, amid the network's losses and reorderings.  Nothing of them
+ *   may move the stream's start (docs/protocol.md, "Receivers"), and what came before the
+ *   metadata is kept: the output is exactly the stream's, every pair its own at its place or
+ *   zero, the zeros exactly gap_samples, and only the datagrams the network lost are lost.
  * Run: CC=clang meson setup -Dfuzz=true b && ninja -C b tests/fuzz/fuzz_rx &&
  *      b/tests/fuzz/fuzz_rx -runs=20000 tests/fuzz/corpus_rx */
 #include <netinet/in.h>
@@ -58,7 +66,11 @@ struct fuzz {
 	bool keyed;
 	uint64_t now;
 	uint64_t forged;              /* forged datagrams handed in (unkeyed) */
-	struct sent sent[LIVE + LIVE / 50 + 2]; /* every datagram of the run, for replays */
+	bool start;                   /* the start case (bit 2, unkeyed) */
+	unsigned int metas_lost;      /* ... the first metadata datagrams lost */
+	uint64_t forged_seq, forged_first; /* ... the newest forged copy, continued by the next */
+	uint64_t net_lost;            /* live datagrams the input lost */
+	struct sent sent[LIVE + LIVE / 50 + 16]; /* every datagram of the run, for replays */
 	size_t nsent;
 	struct fuzz_cursor in;
 };
@@ -130,10 +142,42 @@ static struct sent *live(uint64_t seq)
 	return s;
 }
 
+/* The start case's forgery at live position `cur`: a copy of one of the stream's first 16
+ * datagrams (its own samples) renumbered at least 2^20 away, or the next of the forged run. */
+static void forge_start(uint64_t cur)
+{
+	uint8_t d[MAX_DGRAM];
+	const unsigned int k = fuzz_byte(&F.in);
+
+	if (!(k & 1) || !F.forged) {
+		const uint64_t of = fuzz_bytes(&F.in, 1) % 16;
+		uint64_t off = (1ULL << 20) + fuzz_bytes(&F.in, 8) % ((1ULL << 63) - (1ULL << 21));
+
+		if (k & 2)
+			off = 1ULL << 63;
+		if (k & 4)
+			off = -off;
+		F.forged_seq = of + off;
+		F.forged_first = of * SPD;
+	} else {
+		F.forged_seq++;
+		F.forged_first += SPD;
+	}
+	(void)cur;
+	fuzz_feed(F.rx, d, write_samples(d, F.forged_seq, F.forged_first, SPD, 0, -1, false), F.now);
+	F.forged++;
+}
+
 /* One datagram the input makes up at live position `cur`: a replay (keyed) or a forgery. */
 static void extra(uint64_t cur)
 {
 	uint8_t d[MAX_DGRAM];
+
+	if (F.start) {
+		if (cur < 16)
+			forge_start(cur);
+		return;
+	}
 
 	if (F.keyed && F.nsent && (fuzz_byte(&F.in) & 1)) {
 		const struct sent *s = &F.sent[fuzz_bytes(&F.in, 2) % F.nsent];
@@ -178,6 +222,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	first = fuzz_byte(&F.in);
 	F.keyed = first & 1;
 	checked = F.keyed && (first & 2);
+	F.start = !F.keyed && (first & 4);
+	if (F.start)
+		F.metas_lost = fuzz_byte(&F.in) % 4;
 	if (checked) {
 		VERDICT = ZCS_RUN_UNKNOWN;
 		o.run_check = (struct zcs_run_check){ fake_board, NULL };
@@ -208,8 +255,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		F.now = 1000000000ULL + s * DGRAM_NS;
 		if (checked && s == answer_at)
 			VERDICT = ZCS_RUN_LIVE;
-		if (s % 100 == 0)
-			send_meta(s);
+		if (s % 100 == 0 || (F.start && s <= 32 && (s & (s - 1)) == 0)) {
+			if (F.start && F.metas_lost)
+				F.metas_lost--;       /* sent, and lost */
+			else
+				send_meta(s);
+		}
 		d = live(s);
 		/* what the input does around this datagram: 0 deliver, 1 lose, 2 deliver after the
 		 * next, 3 a made-up datagram first (then look again) */
@@ -221,10 +272,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				continue;
 			}
 			/* the stream's first and last datagrams always arrive (before the first, nothing
-			 * tells a receiver of a loss; after the last, nothing tells how much) */
+			 * tells a receiver of a loss; after the last, nothing tells how much); in the
+			 * start case the first before any other (behind a repeated metadata, a later one
+			 * that came first is where the stream starts: docs/protocol.md) */
 			if (op == 1 && s != 0 && s != LIVE - 1) {
 				d = NULL;
-			} else if (op == 2 && !held && s != LIVE - 1) {
+				F.net_lost++;
+			} else if (op == 2 && !held && s != LIVE - 1 && !(F.start && s == 0)) {
 				held = d;
 				d = NULL;
 			}
@@ -257,13 +311,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		out += it.pairs;
 	}
-	if (F.keyed) {
+	if (F.keyed || F.start) {
 		/* every number of the run released once, as data or as lost */
 		CHECK(snap.ro.delivered + snap.ro.lost == LIVE);
 		CHECK(out == (uint64_t)LIVE * SPD);
 		CHECK(other == 0);
 		CHECK(zeros == snap.gf.gap_samples);
 		CHECK(snap.gf.jumps == 0);
+		/* the start: what came before the metadata is kept and delivered, so only what the
+		 * network lost is zero-filled */
+		if (F.start) {
+			CHECK(snap.ro.lost == F.net_lost);
+			CHECK(snap.rx.pre_meta == 0);
+		}
 	} else {
 		const uint64_t budget = F.forged * 65535;
 

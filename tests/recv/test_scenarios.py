@@ -68,14 +68,19 @@ CASES = [
      counts(resyncs=1, samples=2100), ['0-999', '30000000-30001099'], 'eos'),
     ('lost_at_start', [], ['meta', '2-9', 'eos:10'], ['--window', '8'],
      counts(lost=2, gap_samples=200, samples=1100), ['zero:200', '200-1099'], 'eos'),
-    # the stream's start came before its metadata: sent to us, unusable, so lost (zero-filled,
-    # time true from sample 0), not a late join
+    # the stream's start came before its metadata: kept, and delivered once it came (the
+    # stream's first metadata lost costs nothing), not a late join
     ('before_metadata', ['--next-seq', '5'], ['0-4', 'meta', '5-9', 'eos:10'], ['--window', '8'],
-     counts(pre_meta=5, pre_meta_samples=500, lost=5, gap_samples=500, samples=1100,
-            rx_samples=600, late_joins=0), ['zero:500', '500-1099'], 'eos'),
-    # joined mid-stream: what came before the metadata is reported apart, not as loss
+     counts(pre_meta=0, pre_meta_samples=0, lost=0, gap_samples=0, samples=1100,
+            rx_samples=1100, late_joins=0), ['0-1099'], 'eos'),
+    # joined mid-stream: what came before the metadata is kept and delivered too, from the
+    # first datagram heard on, and nothing before it counts as loss
     ('late_join', ['--next-seq', '25'], ['20-24', 'meta', '25-29', 'eos:30'], ['--window', '8'],
-     counts(pre_meta=5, pre_meta_samples=500, samples=600, late_joins=1), ['2500-3099'], 'eos'),
+     counts(pre_meta=0, pre_meta_samples=0, samples=1100, late_joins=1), ['2000-3099'], 'eos'),
+    # a copy of the first datagram renumbered far ahead, sent before it: not the start (its
+    # number is counted unconfirmed), the stream exact from sample 0
+    ('forged_ahead_at_start', [], ['meta', '100000', '0-9', 'eos:10'], ['--window', '8'],
+     counts(samples=1100, unconfirmed=1, late_joins=0), ['0-1099'], 'eos'),
     ('late_join_at_metadata', ['--next-seq', '40'], ['meta', '40-44', 'eos:45'], ['--window', '8'],
      counts(pre_meta=0, samples=600, late_joins=1), ['4000-4599'], 'eos'),
     ('source_discontinuity', ['--discont', '10:500'], ['meta', '0-19', 'eos:20'], ['--window', '8'],

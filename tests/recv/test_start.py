@@ -5,12 +5,21 @@
 # N samples, every pair the tone's own at its place or zero, and the zeros exactly gap_samples:
 # - sender_repeats_meta: zcs-send sends its metadata again within its first sample datagrams
 #   (docs/protocol.md, "When metadata is sent"), not only 400 ms later;
+# - first_meta_lost: the run's first metadata datagram is lost: nothing else is (the datagrams
+#   before the next one are kept and delivered, not zero-filled and counted lost);
+# - meta_at_400ms: the metadata comes only 400 ms after the first sample datagram, as from a
+#   sender that does not repeat it at the start: the receiver keeps the 1,638 datagrams before it
+#   and delivers them;
+# - forged_start_*: a copy of the first sample datagram renumbered seq + 100,000 (or + 2^63, or
+#   three of them in a row) arrives 2 ms before the real one: it does not become the start;
 # Ports 21600-21629.  Usage: test_start.py ZCS_RECV ZCS_SEND ZCS_TONE_EXPECT
 import os
 import socket
+import struct
 import subprocess
 import sys
 import threading
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from recvlib import Checker, Recv, finish_suite, isolate, read, workdir  # noqa: E402
@@ -22,11 +31,22 @@ BASE_PORT = 21600
 WORK = workdir('start')
 RATE, TONE, AMP, SEED = 2000000, 123456, 0.7, 5
 N = 2_000_000             # 1 s of stream
-OFF_TYPE = 3
+OFF_TYPE, OFF_SEQ, OFF_NEXT_SEQ = 3, 8, 16
+LATE_META_AT = 1638
 
 
 def kind_of(d):
     return 'meta' if len(d) > OFF_TYPE and d[OFF_TYPE] & 0x7f == 1 else 'samples'
+
+
+def seq_of(d):
+    return struct.unpack_from('<Q', d, OFF_SEQ)[0]
+
+
+def renumbered(d, seq):
+    b = bytearray(d)
+    struct.pack_into('<Q', b, OFF_SEQ, seq % 2**64)
+    return bytes(b)
 
 
 class Relay:
@@ -43,6 +63,7 @@ class Relay:
         self.tx.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 16 << 20)
         self.dest, self.decide, self.stop = dest, decide, False
         self.kinds, self.samples_seen, self.meta_seen, self.forged = [], 0, 0, 0
+        self.first_meta = None
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
@@ -129,6 +150,42 @@ def passthrough(kind, d, relay):
     return [d]
 
 
+def drop_first_meta(kind, d, relay):
+    return [] if kind == 'meta' and relay.meta_seen == 0 else [d]
+
+
+def meta_at_400ms(kind, d, relay):
+    """A sender of 5b5b638, whose first metadata is lost: the next comes 400 ms later, before
+    sample datagram 1,638 (the issue's figure).  Every metadata datagram before it is lost, and
+    the relay sends the first again there, saying 1,638 is next."""
+    if kind == 'meta' and relay.samples_seen < LATE_META_AT:
+        if relay.first_meta is None:
+            relay.first_meta = d
+        return []
+    if kind == 'samples' and relay.samples_seen == LATE_META_AT:
+        return [with_next_seq(relay.first_meta, LATE_META_AT), d]
+    return [d]
+
+
+def with_next_seq(meta, seq):
+    b = bytearray(meta)
+    struct.pack_into('<Q', b, OFF_NEXT_SEQ, seq)
+    return bytes(b)
+
+
+def forge_first(offsets):
+    """Before the first sample datagram, copies of it renumbered seq + each offset, then 2 ms."""
+    def decide(kind, d, relay):
+        if kind != 'samples' or relay.samples_seen:
+            return [d]
+        for off in offsets:
+            relay.tx.sendto(renumbered(d, seq_of(d) + off), relay.dest)
+            relay.forged += 1
+        time.sleep(0.002)
+        return [d]
+    return decide
+
+
 def main():
     want = expected()
     checks = []
@@ -142,6 +199,26 @@ def main():
     c.true(f'metadata datagrams among the first 100 sample datagrams: {metas}, want >= 2',
            metas >= 2)
     checks.append(c)
+
+    for i, (name, decide, most) in enumerate([
+            ('first_meta_lost', drop_first_meta, 0),
+            ('meta_at_400ms', meta_at_400ms, 0),
+            ('forged_start_plus_100000', forge_first([100000]), 0),
+            ('forged_start_plus_2_63', forge_first([2**63]), 0),
+            ('forged_start_run_of_3', forge_first([100000, 100001, 100002]), 0)]):
+        c = Checker(name)
+        r, s, got, relay = run(i + 1, name, decide)
+        check_exact(c, r, s, got, want, most)
+        c.eq('lost', s.get('lost'), 0)
+        c.eq('pre_meta', s.get('pre_meta'), 0)
+        if relay.forged:
+            c.true(f'unconfirmed {s.get("unconfirmed")} >= forged {relay.forged}',
+                   s.get('unconfirmed', 0) >= relay.forged)
+        if c.failures:
+            print(r.news())
+        print(f'{name}: lost {s.get("lost")}, gap_samples {s.get("gap_samples")}, pre_meta '
+              f'{s.get("pre_meta")}, unconfirmed {s.get("unconfirmed")}', flush=True)
+        checks.append(c)
 
     finish_suite(checks)
 

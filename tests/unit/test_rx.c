@@ -193,20 +193,20 @@ START_TEST(test_pre_meta_samples)
 {
 	struct rig r;
 
-	/* samples before their stream's metadata are held back (and counted), never put out; the
-	 * stream's start among them: sent to us, unusable, so lost at once and zero-filled from
-	 * sample 0 (docs/receiver.md, "Before the metadata") */
+	/* samples before their stream's metadata are kept, never put out before it; once it has
+	 * come, the next sample datagram confirms the start and they go out before it, from
+	 * sample 0, nothing lost (docs/receiver.md, "The stream's start") */
 	rig_open(&r, 0, false, 0);
 	sample(&r, 0xa, 0);
 	sample(&r, 0xa, 1);
-	ck_assert_uint_eq(snap(&r).rx.pre_meta, 2);
-	ck_assert_uint_eq(snap(&r).rx.pre_meta_samples, 2 * SPD);
 	ck_assert_uint_eq(snap(&r).gf.samples, 0);
 	meta(&r, 0xa, 2);
+	ck_assert_uint_eq(snap(&r).gf.samples, 0);
 	sample(&r, 0xa, 2);
-	ck_assert_uint_eq(snap(&r).gf.rx_samples, SPD);
-	ck_assert_uint_eq(snap(&r).ro.lost, 2);
-	ck_assert_uint_eq(snap(&r).gf.gap_samples, 2 * SPD);
+	ck_assert_uint_eq(snap(&r).rx.pre_meta, 0);
+	ck_assert_uint_eq(snap(&r).gf.rx_samples, 3 * SPD);
+	ck_assert_uint_eq(snap(&r).ro.lost, 0);
+	ck_assert_uint_eq(snap(&r).gf.gap_samples, 0);
 	ck_assert_uint_eq(snap(&r).gf.samples, 3 * SPD);
 	ck_assert_uint_eq(snap(&r).rx.late_joins, 0);
 	rig_close(&r);
@@ -217,15 +217,16 @@ START_TEST(test_pre_meta_late_join)
 {
 	struct rig r;
 
-	/* joined mid-stream: what came before the metadata was never ours, not lost */
+	/* joined mid-stream: what came before the metadata is kept and delivered, the stream
+	 * starts at the first of it, and nothing before counts as lost */
 	rig_open(&r, 0, false, 0);
 	sample(&r, 0xa, 50);
 	sample(&r, 0xa, 51);
 	meta(&r, 0xa, 52);
 	sample(&r, 0xa, 52);
-	ck_assert_uint_eq(snap(&r).rx.pre_meta, 2);
-	ck_assert_uint_eq(snap(&r).gf.rx_samples, SPD);
-	ck_assert_uint_eq(snap(&r).gf.samples, SPD);
+	ck_assert_uint_eq(snap(&r).rx.pre_meta, 0);
+	ck_assert_uint_eq(snap(&r).gf.rx_samples, 3 * SPD);
+	ck_assert_uint_eq(snap(&r).gf.samples, 3 * SPD);
 	ck_assert_uint_eq(snap(&r).ro.lost, 0);
 	ck_assert_uint_eq(snap(&r).rx.late_joins, 1);
 	rig_close(&r);

@@ -11,6 +11,7 @@
  * zero-filled (regression checked_run_zero_start), within a bounded hold that no run the board
  * refuses gets past. */
 #include <check.h>
+#include <inttypes.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,6 +29,8 @@
 #define DGRAM_NS (SPD * 1000000000ULL / RATE)  /* 240 us */
 #define STREAM 0x22aa
 #define META_EVERY 400            /* metadata every 96 ms of stream */
+/* A datagram of this fixture kept before its start is confirmed: bytes, header, padding */
+#define HOLD_REC_UNKEYED ((16 + ZCS_PROTO_SAMPLE_HDR_SIZE + SPD * 4 + 7) / 8 * 8)
 
 struct fix {
 	struct zcs_rx *rx;
@@ -163,18 +166,24 @@ static size_t write_dgram(uint8_t *buf, uint64_t seq, uint64_t first, uint16_t s
 	return len;
 }
 
-/* The live stream's datagrams a..b, each at its time, with its metadata every META_EVERY; the
- * receiver looks at its socket after each (and finds it empty), as zcs_rx_step would. */
-static void live(uint64_t a, uint64_t b)
+/* The live stream's datagrams a..b, each at its time, with its metadata every META_EVERY (but
+ * for those before datagram meta_from: lost); the receiver looks at its socket after each (and
+ * finds it empty), as zcs_rx_step would. */
+static void live_meta_from(uint64_t a, uint64_t b, uint64_t meta_from)
 {
 	uint8_t buf[ZCS_PROTO_SAMPLE_HDR_SIZE + SPD * 4 + ZCS_AUTH_SAMPLE_TRAILER];
 
 	for (uint64_t s = a; s <= b; s++) {
-		if (s % META_EVERY == 0 || s == F.base / SPD)
+		if ((s % META_EVERY == 0 || s == F.base / SPD || s == meta_from) && s >= meta_from)
 			meta(s, at(s));
 		put(buf, write_dgram(buf, s, s * SPD, SPD, 0), at(s));
 		zcs_rx_tick(F.rx, at(s));
 	}
+}
+
+static void live(uint64_t a, uint64_t b)
+{
+	live_meta_from(a, b, 0);
 }
 
 /* Reads the output to its end and checks every pair: the stream's own at its place, or zero. */
@@ -182,8 +191,10 @@ static void read_output(void)
 {
 	struct zcs_reader_item it;
 
+	/* everything is with the reader once the engine has finished (it has no thread of its
+	 * own): no wait */
 	zcs_rx_finish(F.rx);
-	while (zcs_reader_next(F.rd, 1000, &it) == 1) {
+	while (zcs_reader_next(F.rd, 0, &it) == 1) {
 		if (it.kind != ZCS_READER_DATA)
 			continue;
 		for (uint64_t j = 0; j < it.pairs; j++) {
@@ -365,6 +376,138 @@ START_TEST(forged_restart)
 }
 END_TEST
 
+/* Forged copies of the live datagram seq renumbered seq + off, off + 1, ... (n of them, their
+ * sample indices continuing each other), at time now. */
+static void forge_copies(uint64_t seq, uint64_t off, int n, uint64_t now)
+{
+	uint8_t buf[ZCS_PROTO_SAMPLE_HDR_SIZE + SPD * 4];
+
+	for (int i = 0; i < n; i++)
+		put(buf, write_dgram(buf, seq + off + (uint64_t)i, (seq + (uint64_t)i) * SPD, SPD, 0),
+		    now);
+}
+
+/* Regression forged_start (issue 30 item 1): a copy of the stream's first sample datagram
+ * renumbered seq + 100,000, arriving 2 ms before the real one, became the stream's start and the
+ * live stream was then "behind" it: all but one datagram missing, lost 0.  Renumbered + 2^63,
+ * about 100 ms went missing.  Here every such claim, alone or three in a row, ahead or behind,
+ * after the metadata or before it: the start is the stream's, every sample comes out in place,
+ * and each forged datagram is counted unconfirmed. */
+START_TEST(forged_start)
+{
+	static const uint64_t offs[] = { 100000, 1ULL << 63, (1ULL << 63) + 7, -100000ULL,
+					 1ULL << 20 };
+
+	for (size_t o = 0; o < sizeof(offs) / sizeof(offs[0]); o++) {
+		for (int n = 1; n <= 3; n += 2) {
+			for (int before_meta = 0; before_meta < 2; before_meta++) {
+				struct zcs_rx_snapshot s;
+
+				open_fix(false);
+				if (!before_meta)
+					meta(0, at(0) - 3 * MS);
+				forge_copies(0, offs[o], n, at(0) - 2 * MS);
+				zcs_rx_tick(F.rx, at(0) - 2 * MS);
+				live(0, 499);
+				read_output();
+				check_exact(500 * SPD, 0);
+				s = snap();
+				ck_assert_msg(s.rx.unconfirmed >= (uint64_t)n, "off %zu n %d before %d: "
+					      "unconfirmed %" PRIu64, o, n, before_meta, s.rx.unconfirmed);
+				ck_assert_uint_eq(s.rx.late_joins, 0);
+				ck_assert_uint_eq(s.ro.lost, 0);
+				ck_assert_uint_eq(s.ro.resyncs, 0);
+				close_fix();
+			}
+		}
+	}
+}
+END_TEST
+
+/* A late join (the metadata heard says a number 200 behind the stream, sent before the receiver
+ * came) with a forged copy renumbered + 100,000 arriving first: the start is the live stream's
+ * first datagram, confirmed by the ones after it. */
+START_TEST(forged_late_join)
+{
+	open_fix(false);
+	F.base = 5000 * SPD;
+	meta(4800, at(5000) - 50 * MS);
+	forge_copies(5000, 100000, 1, at(5000) - 2 * MS);
+	live(5000, 6999);
+	read_output();
+	check_exact(2000 * SPD, 0);
+	ck_assert_uint_eq(snap().rx.late_joins, 1);
+	ck_assert_uint_ge(snap().rx.unconfirmed, 1);
+	close_fix();
+}
+END_TEST
+
+/* Regression pre_meta_kept (issue 32, the first metadata datagram lost): with the stream's first
+ * 400 datagrams before any metadata, zcs-recv started at 0, zero-filled the 400 it had received
+ * and discarded, and counted them lost.  They are kept and delivered once the metadata comes:
+ * the output is the stream, nothing lost, nothing dropped. */
+START_TEST(pre_meta_kept)
+{
+	struct zcs_rx_snapshot s;
+
+	open_fix(false);
+	live_meta_from(0, 1999, 400);
+	read_output();
+	check_exact(2000 * SPD, 0);
+	s = snap();
+	ck_assert_uint_eq(s.gf.gap_samples, 0);
+	ck_assert_uint_eq(s.ro.lost, 0);
+	ck_assert_uint_eq(s.rx.pre_meta, 0);
+	ck_assert_uint_eq(s.rx.late_joins, 0);
+	close_fix();
+}
+END_TEST
+
+/* ... with forged copies among them, renumbered far ahead, three in a row, before datagram 0:
+ * the metadata's next number names the stream's run, not theirs. */
+START_TEST(pre_meta_kept_forged)
+{
+	open_fix(false);
+	forge_copies(0, 100000, 3, at(0) - 2 * MS);
+	live_meta_from(0, 1999, 400);
+	read_output();
+	check_exact(2000 * SPD, 0);
+	ck_assert_uint_eq(snap().ro.lost, 0);
+	ck_assert_uint_eq(snap().rx.pre_meta, 0);
+	ck_assert_uint_ge(snap().rx.unconfirmed, 3);
+	close_fix();
+}
+END_TEST
+
+/* The store before the metadata is bounded: past it the oldest give way, counted pre_meta, and
+ * the stream's start among them is zero-filled from sample 0 and counted; the rest in place. */
+START_TEST(pre_meta_store_bounded)
+{
+	const size_t keep = 40;
+
+	open_fix_checked(false, keep * HOLD_REC_UNKEYED);
+	live_meta_from(0, 1999, 400);
+	read_output();
+	check_exact(2000 * SPD, (400 - keep) * SPD);
+	ck_assert_uint_eq(F.zeros, (400 - keep) * SPD);
+	ck_assert_uint_eq(snap().rx.pre_meta, 400 - keep);
+	close_fix();
+}
+END_TEST
+
+/* A clean start costs nothing: the first datagram after the metadata is delivered as it comes. */
+START_TEST(clean_start_at_once)
+{
+	uint8_t buf[ZCS_PROTO_SAMPLE_HDR_SIZE + SPD * 4];
+
+	open_fix(false);
+	meta(0, at(0));
+	put(buf, write_dgram(buf, 0, 0, SPD, 0), at(0));
+	ck_assert_uint_eq(snap().ro.delivered, 1);
+	close_fix();
+}
+END_TEST
+
 /* A datagram of this fixture in the hold: its bytes, header and padding (rx_hold.c). */
 #define HOLD_REC ((16 + ZCS_PROTO_SAMPLE_HDR_SIZE + SPD * 4 + ZCS_AUTH_SAMPLE_TRAILER + 7) / 8 * 8)
 
@@ -450,6 +593,12 @@ static Suite *suite(void)
 	tcase_add_test(t, forged_eos_ahead);
 	tcase_add_test(t, forged_restart);
 	tcase_add_test(t, keyed_last_after_loss);
+	tcase_add_test(t, forged_start);
+	tcase_add_test(t, forged_late_join);
+	tcase_add_test(t, pre_meta_kept);
+	tcase_add_test(t, pre_meta_kept_forged);
+	tcase_add_test(t, pre_meta_store_bounded);
+	tcase_add_test(t, clean_start_at_once);
 	tcase_add_test(t, checked_run_exact);
 	tcase_add_test(t, checked_run_hold_overflows);
 	tcase_add_test(t, checked_run_refused_bounded);

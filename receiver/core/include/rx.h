@@ -58,7 +58,7 @@ struct zcs_rx_opts {
 	 * none.  With one, a new keyed run is followed only once it says the board streams it */
 	struct zcs_run_check run_check;
 	/* with run_check: the bytes kept of a run awaiting the board's answer (rx_hold.h), 0:
-	 * ZCS_RX_HOLD_BYTES */
+	 * ZCS_RX_HOLD_BYTES; unkeyed: of a stream whose start awaits confirmation, 0: 4 MiB */
 	size_t hold_bytes;
 };
 
