@@ -772,6 +772,116 @@ def v_keyed_fec():
     return c
 
 
+def v_start_pre_meta():
+    """Joined mid-stream: five sample datagrams before the first metadata heard."""
+    s, c = Stream(), Capture()
+    s.seq, s.first = 1000, 100000
+    t = 0
+    for _ in range(5):
+        c.at(t, s.samples())
+        t += DGRAM_NS
+    run_stream(c, s, 100, t0=t)
+    return c
+
+
+def v_start_meta_lost():
+    """The stream's first metadata lost: its datagrams 0-3 come before the next metadata."""
+    s, c = Stream(), Capture()
+    s.meta()                            # sent, lost
+    t = 0
+    for _ in range(4):
+        c.at(t, s.samples())
+        t += DGRAM_NS
+    run_stream(c, s, 100, t0=t)
+    return c
+
+
+def v_start_reordered():
+    """The stream's datagram 1 arrives before datagram 0, both after the metadata."""
+    s, c = Stream(), Capture()
+    c.at(0, s.meta())
+    d0, d1 = s.samples(), s.samples()
+    c.add(d1)
+    c.add(d0)
+    run_stream(c, s, 100, t0=DGRAM_NS)
+    return c
+
+
+def v_start_forger_first():
+    """A lone sample datagram of another stream id comes first; the real stream's metadata then
+    takes the receiver over."""
+    f, s, c = Stream(sid=0xbad), Stream(), Capture()
+    c.at(0, f.samples(payload=b'\xee' * 400))
+    run_stream(c, s, 100, t0=DGRAM_NS)
+    return c
+
+
+def v_start_forged_ahead():
+    """After the metadata, a copy of datagram 0 renumbered 100,000 ahead arrives first: the
+    metadata names the stream's own run, so the copy is never its start (counted
+    unconfirmed)."""
+    s, c = Stream(), Capture()
+    c.at(0, s.meta())
+    d0 = s.samples(advance=False)
+    c.add(d0[:8] + struct.pack('<Q', 100000) + d0[16:])
+    t = 0
+    for i in range(100):
+        c.at(t, s.samples(flags=EOS if i == 99 else 0))
+        t += DGRAM_NS
+    return c
+
+
+def v_start_late_join():
+    """Joined late: the metadata (next_seq 1000), then nothing for 100 ms, then the stream from
+    datagram 1200: where the rate has taken it since the metadata, so two datagrams confirm
+    it."""
+    s, c = Stream(), Capture()
+    s.seq, s.first = 1000, 100000
+    c.at(0, s.meta())
+    s.seq, s.first = 1200, 120000
+    run_stream(c, s, 100, t0=100 * 10**6)
+    c.recs = [r for r in c.recs if r[1][3] != 1 or r[0] == 0]      # no metadata after the first
+    return c
+
+
+def v_start_majority():
+    """Forged metadata first, naming a next_seq far from the stream; the real stream then shows
+    no metadata for its first 20 datagrams: its run, 8 datagrams and more than twice all others,
+    is the start whatever the metadata says."""
+    s, c = Stream(), Capture()
+    c.at(0, s.meta(next_seq=10**9))
+    t = 0
+    for i in range(100):
+        if i == 20:
+            c.at(t, s.meta())
+        c.at(t, s.samples(flags=EOS if i == 99 else 0))
+        t += DGRAM_NS
+    return c
+
+
+def v_start_silence():
+    """Metadata naming a next_seq far away, three datagrams of the stream, then 150 ms of
+    silence: the run with the most, two or more, is the start; the stream then goes on."""
+    s, c = Stream(), Capture()
+    c.at(0, s.meta(next_seq=10**9))
+    t = 0
+    for i in range(60):
+        if i == 3:
+            t += 150 * 10**6
+        c.at(t, s.samples(flags=EOS if i == 59 else 0))
+        t += DGRAM_NS
+    return c
+
+
+def v_start_at_end():
+    """Metadata naming a next_seq far away and one datagram, then the capture ends: at the end
+    the run with the most is the start, and delivered."""
+    s, c = Stream(), Capture()
+    c.at(0, s.meta(next_seq=10**9))
+    c.at(DGRAM_NS, s.samples(flags=EOS))
+    return c
+
+
 VECTORS = {
     'clean': ('one i16 stream, nothing lost', v_clean),
     'clean_p12': ('one p12 stream', v_clean_p12),
@@ -807,6 +917,19 @@ VECTORS = {
     'keyed_replay': ('with the key: replays of the run and of an earlier run', v_keyed_replay),
     'keyed_new_run': ('with the key: a later run replaces the run followed', v_keyed_new_run),
     'keyed_fec': ('with the key: keyed parity', v_keyed_fec),
+    'start_pre_meta': ('joined mid-stream, datagrams before the metadata', v_start_pre_meta),
+    'start_meta_lost': ('the first metadata lost, datagrams 0-3 before the next',
+                        v_start_meta_lost),
+    'start_reordered': ('datagram 1 before datagram 0 at the start', v_start_reordered),
+    'start_forger_first': ('a lone datagram of another stream first', v_start_forger_first),
+    'start_forged_ahead': ('a copy renumbered far ahead before the stream\'s first',
+                           v_start_forged_ahead),
+    'start_late_join': ('joined late: the run where the rate has taken the stream',
+                        v_start_late_join),
+    'start_majority': ('misleading metadata: the run of 8 and twice all others', v_start_majority),
+    'start_silence': ('misleading metadata: the run with the most after 100 ms of silence',
+                      v_start_silence),
+    'start_at_end': ('misleading metadata: the run with the most at the end', v_start_at_end),
     'confirm_format': ('an unkeyed change of format before and after 500 ms', v_confirm_format),
 }
 

@@ -36,6 +36,10 @@ META_CONFIRM_NS = 500 * 10**6   # unkeyed change of settings: believed after 500
 GAP_TOL = 1.010                 # zero fill: rate x dt x 1.01 + slack
 LINE_TOL = 1.001                # ... or the line: rate x (now - start) x 1.001 + slack
 MAX_SOURCE_GAP = 1 << 32
+START_STORE = 4 << 20           # *The stream's start*: bytes kept before the start ...
+START_RUNS = 4                  # ... in at most 4 runs ...
+RUN_SPAN = 1024                 # ... each continuing over at most 1024 numbers
+MAJORITY_MIN = 8
 PAIR = {1: 2, 2: 3, 3: 4}
 
 REASONS = {1: 'truncated', 2: 'bad_magic', 3: 'bad_version', 4: 'bad_type', 5: 'bad_format',
@@ -466,6 +470,8 @@ class Receiver:
         self.hold = self.quiet = 0
         self.newest = None          # keyed: (run, stream id, salt, meta_seq) of the newest run
         self.now = 0
+        self.kept = []              # unkeyed: datagrams kept before the start is confirmed
+        self.kept_bytes = 0
         self.fec_placing = False
         self.fec_reset()
 
@@ -479,9 +485,11 @@ class Receiver:
         self.now = now
         if not self.locked:
             return
-        if (self.cand or self.eos_pending) and self.silence(now) >= self.quiet:
+        if self.kept and self.have_meta and self.silence(now) >= self.quiet:
+            self.start_settle(silent=True)
+        if (self.cand or self.eos_pending is not None) and self.silence(now) >= self.quiet:
             self.drop_cand()
-            if self.eos_pending:
+            if self.eos_pending is not None:
                 self.flush_window()
                 self.end_stream()
         if self.win.started and self.win.held and self.silence(now) >= self.hold:
@@ -495,9 +503,12 @@ class Receiver:
 
     def finish(self):
         if self.locked:
+            if not self.key:
+                self.start_settle(ending=True)
+                self.start_discard()
             self.drop_cand()
             self.flush_window()
-            if self.eos_pending:
+            if self.eos_pending is not None:
                 self.end_stream()
 
     # --- the stream followed ---
@@ -514,6 +525,9 @@ class Receiver:
         self.eos_pending = None
         self.meta_pending = None
         self.c['streams'] += 1
+        self.start_discard(own=False)
+        self.runs = []
+        self.start_since = 0
 
     def drop_cand(self):
         if self.cand:
@@ -551,7 +565,7 @@ class Receiver:
             self.c['streams'] -= 1
             self.follow(g.stream_id)
             return 'take'
-        eos = bool(self.eos_pending) and self.now - self.last_rx >= self.quiet
+        eos = self.eos_pending is not None and self.now - self.last_rx >= self.quiet
         if self.ended or eos or self.now - self.last_rx > SILENCE_NS:
             self.end_followed(eos)
             self.follow(g.stream_id)
@@ -647,6 +661,7 @@ class Receiver:
                 self.meta_pending = None
         changed = first or settings(m) != settings(self.meta)
         self.meta = m
+        self.meta_ns = self.now     # where the stream was now: a start is judged by it
         if not changed:
             return
         self.have_meta = True
@@ -659,6 +674,8 @@ class Receiver:
     # --- sample datagrams ---
 
     def samples(self, g):
+        if self.need_start and not self.key and not self.start_sample(g):
+            return False
         if not self.have_meta:
             self.c['pre_meta'] += 1
             lo, hi = self.pre or (g.seq, g.seq)
@@ -684,21 +701,26 @@ class Receiver:
         return placed
 
     def place_window(self, g):
+        self.place_window_at(g.seq)
+
+    def place_window_at(self, seq):
         W = self.window_for()
-        d = diff(g.seq, self.meta.next_seq)
-        start = self.meta.next_seq if 0 <= d < W else g.seq
+        d = diff(seq, self.meta.next_seq)
+        start = self.meta.next_seq if 0 <= d < W else seq
         skip_to = None
         if self.pre and self.pre[0] == 0:
-            # the stream's datagram 0 came before its metadata: its start is lost
+            # the stream's datagram 0 came and could not be used: its start is lost
             start = 0
-            skip_to = g.seq if after(self.pre[1] + 1, g.seq) else self.pre[1] + 1
-        elif self.pre and after(self.pre[1] + 1, start) and not after(self.pre[1] + 1, g.seq):
+            skip_to = seq if after(self.pre[1] + 1, seq) else self.pre[1] + 1
+        elif self.pre and after(self.pre[1] + 1, start) and not after(self.pre[1] + 1, seq):
             start = self.pre[1] + 1
         self.need_start = False
         self.win.reset(start, W)
         if self.fec_armed:
             self.fec_from = start
         self.fill.restart(self.meta.spd)
+        if not self.key and self.start_since:
+            self.fill.began = self.start_since
         self.bound_fill(W)
         if skip_to is not None and after(skip_to, self.win.next):
             self.win.advance(skip_to)
@@ -811,6 +833,142 @@ class Receiver:
         self.fill.data(g, cs16(g.fmt, g.payload, g.samples), self.now)
         if g.flags & 1 and not self.ended and self.eos_pending is None:
             self.eos_pending = g.seq
+
+    # --- the stream's start, unkeyed (*The stream's start*) ---
+
+    @staticmethod
+    def follows(seq, first, discont, prev, end):
+        """(seq, first) continues a datagram `prev` whose samples end at `end`: a later number
+        at most RUN_SPAN on, each missing datagram 1 to 65535 pairs (2^32 more with DISCONT)."""
+        k = diff(seq, prev)
+        gap = diff(first, end)
+        if k == 1 and first == end:
+            return True
+        if k <= 0 or k > RUN_SPAN or gap < k - 1:
+            return False
+        return gap <= (k - 1) * 65535 + (MAX_SOURCE_GAP if discont else 0)
+
+    def start_note(self, g):
+        """g into the runs: one it continues, one that continues from it, one it lies within,
+        else a run of its own (in the place of the run kept least when there are 4)."""
+        end = g.first + g.samples
+        if not self.start_since:
+            self.start_since = self.now
+        for r in self.runs:
+            if self.follows(g.seq, g.first, g.flags & 4, r['hi'], r['hi_end']):
+                r['hi'], r['hi_end'] = g.seq, end
+            elif self.follows(r['lo'], r['lo_first'], False, g.seq, end):
+                r['lo'], r['lo_first'] = g.seq, g.first
+            elif not (diff(g.seq, r['lo']) >= 0 and diff(r['hi'], g.seq) >= 0) or \
+                    before(g.first, r['lo_first']) or after(end, r['hi_end']):
+                continue
+            r['count'] += 1
+            return
+        run = dict(lo=g.seq, hi=g.seq, lo_first=g.first, hi_end=end, count=1)
+        if len(self.runs) < START_RUNS:
+            self.runs.append(run)
+        else:
+            least = min(range(len(self.runs)), key=lambda i: self.runs[i]['count'])
+            self.runs[least] = run
+
+    def start_give_up(self, seq, own=True):
+        """A datagram kept for the start dropped (no room, or the stream left)."""
+        self.c['pre_meta'] += 1
+        if not own:
+            return
+        for r in self.runs:
+            if diff(seq, r['lo']) >= 0 and diff(r['hi'], seq) >= 0 and r['count']:
+                r['count'] -= 1
+                break
+        lo, hi = self.pre or (seq, seq)
+        self.pre = (seq if before(seq, lo) else lo, seq if after(seq, hi) else hi)
+
+    def start_discard(self, own=True):
+        kept, self.kept, self.kept_bytes = self.kept, [], 0
+        for g in kept:
+            self.start_give_up(g.seq, own)
+
+    def start_keep(self, g):
+        if len(g.bytes) > START_STORE:
+            self.start_give_up(g.seq)
+            return
+        while self.kept and self.kept_bytes + len(g.bytes) > START_STORE:
+            old = self.kept.pop(0)
+            self.kept_bytes -= len(old.bytes)
+            self.start_give_up(old.seq)
+        self.kept.append(g)
+        self.kept_bytes += len(g.bytes)
+
+    def start_pick(self, silent=False, ending=False):
+        """The run confirmed as the stream's start, or None (*The stream's start*, step 3)."""
+        if not self.have_meta or not self.runs:
+            return None
+        W, ns = self.window_for(), self.meta.next_seq
+        pick, pick_named, best, second, total = None, 0, None, 0, 0
+        for r in self.runs:
+            n = 0
+            if r['count']:
+                if (r['lo'] - ns) & M64 < W:
+                    n = 2
+                elif (ns - r['lo']) & M64 <= ((r['hi'] - r['lo']) & M64) + W:
+                    n = 1
+            total += r['count']
+            if n and (n > pick_named or (n == pick_named and r['count'] > pick['count'])):
+                pick, pick_named = r, n
+            if best is None or r['count'] > best['count']:
+                second = best['count'] if best else 0
+                best = r
+            elif r['count'] > second:
+                second = r['count']
+        if not pick and best['count'] >= 2 and best['count'] > 2 * second:
+            spd = self.meta.spd or 1
+            reach = self.meta.rate * 1.01 * ((self.now - self.meta_ns) / 1e9) / spd + W
+            ahead = diff(best['lo'], ns)
+            if (0 < ahead <= reach) or (best['count'] >= MAJORITY_MIN and
+                                        best['count'] > 2 * (total - best['count'])):
+                pick = best
+        if not pick and ((silent and best['count'] >= 2 and best['count'] > second) or
+                         (ending and best['count'])):
+            pick = best
+        if pick:
+            self.runs = []
+        return pick
+
+    def start_settle(self, silent=False, ending=False):
+        """When a run is confirmed: the window placed at it, its datagrams kept replayed in
+        the order they came, the others counted unconfirmed.  Returns the run, or None."""
+        if self.key or not self.need_start:
+            return None
+        r = self.start_pick(silent, ending)
+        if r is None:
+            return None
+        self.place_window_at(r['lo'])
+        kept, self.kept, self.kept_bytes = self.kept, [], 0
+        for g in kept:
+            if (g.seq - r['lo']) & M64 > (r['hi'] - r['lo']) & M64:
+                self.c['unconfirmed'] += 1
+                continue
+            g2 = parse(g.bytes)
+            g2.bytes = g.bytes
+            self.samples(g2)
+        return r
+
+    def start_sample(self, g):
+        """g, a sample datagram of a stream whose start is not confirmed: True when it goes
+        on into the window (a clean start, or its run just confirmed), False when kept or
+        dropped."""
+        if not self.kept and not self.runs and self.have_meta and \
+                (g.seq - self.meta.next_seq) & M64 < self.window_for():
+            return True                 # a clean start: the metadata names it
+        self.start_note(g)
+        r = self.start_settle()
+        if r is None:
+            self.start_keep(g)
+            return False
+        if (g.seq - r['lo']) & M64 <= (r['hi'] - r['lo']) & M64:
+            return True
+        self.c['unconfirmed'] += 1
+        return False
 
     # --- parity (*Parity datagrams*) ---
 
