@@ -4,7 +4,6 @@
  * the stream's record, its metadata and the trust rules for what its sample datagrams claim.
  * Decisions only: every buffer, the window and the outputs are the engine's (rx_dgram.c). */
 #include <inttypes.h>
-#include <netinet/in.h>
 #include <string.h>
 
 #include "rx_follow_parts.h"
