@@ -32,7 +32,7 @@ static const char usage[] =
 "      --source ADDR       source-specific join, and accept datagrams from ADDR only\n"
 "      --stream ID         follow only stream ID (0x... hex or decimal); default: the first seen\n"
 "      --rcvbuf BYTES      socket receive buffer (default 32M; SO_RCVBUFFORCE when allowed)\n"
-"      --max-datagram N    largest datagram accepted, bytes (default 9216)\n"
+"      --max-datagram N    largest datagram accepted, bytes (default 65507: any)\n"
 "      --batch N           datagrams per recvmmsg call, 1..1024 (default 64)\n"
 "      --no-gro            no UDP_GRO trains: one datagram per recvmmsg entry\n"
 "\n"

@@ -17,6 +17,12 @@ void zcs_fec_rx_init(struct zcs_fec_rx *f, size_t max_dgram)
 	f->cap = zcs_fec_padded(max_dgram + ZCS_FEC_ALIGN);
 }
 
+void zcs_fec_rx_size(struct zcs_fec_rx *f, size_t max_dgram)
+{
+	if (!f->mem)
+		f->cap = zcs_fec_padded(max_dgram + ZCS_FEC_ALIGN);
+}
+
 void zcs_fec_rx_free(struct zcs_fec_rx *f)
 {
 	free(f->mem);

@@ -78,6 +78,9 @@ struct zcs_fec_rx {
 
 /* Sets f up for datagrams of at most max_dgram bytes; nothing is allocated yet. */
 void zcs_fec_rx_init(struct zcs_fec_rx *f, size_t max_dgram);
+/* Sets f up for datagrams of at most max_dgram bytes from now on, while nothing is allocated
+ * (then it stays as it was). */
+void zcs_fec_rx_size(struct zcs_fec_rx *f, size_t max_dgram);
 void zcs_fec_rx_free(struct zcs_fec_rx *f);
 /* Forgets every datagram and block, and disarms (a new stream is followed); the store's memory
  * and the counters stay.  next: as zcs_fec_rx_close_all's. */

@@ -16,6 +16,7 @@
 #include "compat.h"
 #include "err.h"
 #include "rx_dgram.h"
+#include "rx_pool.h"
 #include "rx_start.h"
 
 /* Batches handled per zcs_rx_step before returning to the caller's loop. */
@@ -84,22 +85,19 @@ int zcs_rx_open(struct zcs_rx **rxp, const struct zcs_rx_opts *opt, struct zcs_o
 	rx->nbufs = capacity + rx->opt.batch + 1 + ZCS_FEC_MAX_M;
 	/* SO_RXQ_OVFL's uint32_t, and UDP_GRO's int segment size */
 	rx->ctrl_len = CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(int));
-	rx->mem = malloc(rx->nbufs * rx->opt.max_dgram);
-	rx->bufs = calloc(rx->nbufs, sizeof(*rx->bufs));
-	rx->free_list = calloc(rx->nbufs, sizeof(*rx->free_list));
+	ret = zcs_rx_pool_init(rx);
+	rx->slot_mem = malloc(rx->opt.batch * GRO_TRAIN_BYTES);
 	rx->msgs = calloc(rx->opt.batch, sizeof(*rx->msgs));
 	rx->iov = calloc(rx->opt.batch, sizeof(*rx->iov));
 	rx->names = calloc(rx->opt.batch, sizeof(*rx->names));
 	rx->ctrl = calloc(rx->opt.batch, rx->ctrl_len);
-	rx->slot_buf = calloc(rx->opt.batch, sizeof(*rx->slot_buf));
-	rx->scratch = malloc(rx->opt.max_dgram);
-	if (!rx->mem || !rx->bufs || !rx->free_list || !rx->msgs || !rx->iov || !rx->names ||
-	    !rx->ctrl || !rx->slot_buf || !rx->scratch) {
+	/* a decompressed payload is at most the largest datagram's */
+	rx->scratch = malloc(GRO_TRAIN_BYTES);
+	if (ret < 0 || !rx->slot_mem || !rx->msgs || !rx->iov || !rx->names || !rx->ctrl ||
+	    !rx->scratch) {
 		ret = zcs_err(err, errlen, -ENOMEM, "out of memory for receive buffers");
 		goto out;
 	}
-	for (size_t i = 0; i < rx->nbufs; i++)
-		rx->bufs[i].data = rx->bufs[i].own = rx->mem + i * rx->opt.max_dgram;
 
 	/* no zstd in this build: compressed datagrams are then counted as undecodable */
 	if (zcs_codec_create(&rx->codec, 1, ZCS_CODEC_DECODE) < 0)
@@ -108,7 +106,7 @@ int zcs_rx_open(struct zcs_rx **rxp, const struct zcs_rx_opts *opt, struct zcs_o
 	zcs_gapfill_init(&rx->gf, out, k, opt->type, opt->gap_drop, opt->count);
 	zcs_gapfill_set_native_strict(&rx->gf, opt->type == ZCS_SAMPLE_NATIVE && !opt->native_follows);
 	zcs_rx_dgram_init(rx);
-	zcs_fec_rx_init(&rx->fec, rx->opt.max_dgram);
+	zcs_fec_rx_init(&rx->fec, rx->buf_size);
 	/* a run awaiting the board's word is kept meanwhile, so it is delivered from its start;
 	 * unkeyed, what comes before the stream's start is confirmed (rx_start.h) */
 	if (opt->key && opt->run_check.judge &&
@@ -135,19 +133,8 @@ int zcs_rx_open(struct zcs_rx **rxp, const struct zcs_rx_opts *opt, struct zcs_o
 	if (!opt->no_gro) {
 		const int one = 1;
 
-		rx->gro_mem = malloc(rx->opt.batch * GRO_TRAIN_BYTES);
-		rx->gro = rx->gro_mem && setsockopt(rx->fd, SOL_UDP, UDP_GRO, &one, sizeof(one)) == 0;
+		rx->gro = setsockopt(rx->fd, SOL_UDP, UDP_GRO, &one, sizeof(one)) == 0;
 	}
-	/* plain: the first `batch` buffers sit in the batch slots, the rest are free; GRO: all are
-	 * free but one, gro_buf, through which segments are handled */
-	for (size_t i = 0; i < rx->nbufs; i++) {
-		if (i < rx->opt.batch && !rx->gro)
-			rx->slot_buf[i] = (uint32_t)i;
-		else
-			rx->free_list[rx->nfree++] = (uint32_t)i;
-	}
-	if (rx->gro)
-		rx->gro_buf = rx->free_list[--rx->nfree];
 	for (size_t i = 0; i < rx->opt.batch; i++)
 		prepare(rx, i);
 	*rxp = rx;
@@ -169,16 +156,13 @@ void zcs_rx_close(struct zcs_rx *rx)
 	zcs_reorder_free(&rx->ro);
 	zcs_fec_rx_free(&rx->fec);
 	zcs_rx_hold_free(&rx->hold);
-	free(rx->mem);
-	free(rx->bufs);
-	free(rx->free_list);
+	zcs_rx_pool_free(rx);
 	free(rx->msgs);
 	free(rx->iov);
 	free(rx->names);
 	free(rx->ctrl);
-	free(rx->slot_buf);
 	free(rx->scratch);
-	free(rx->gro_mem);
+	free(rx->slot_mem);
 	free(rx);
 }
 
@@ -351,11 +335,11 @@ static void oversize(struct zcs_rx *rx, size_t len)
 			rx->st.invalid_by[ZCS_RX_OVERSIZE], rx->opt.max_dgram);
 }
 
-/* The datagrams of one GRO train (or one datagram, gso 0) read into slot i. */
-static void gro_train(struct zcs_rx *rx, size_t i, size_t len, size_t gso)
+/* The datagrams of one GRO train (or one datagram, gso 0) read into slot i from `from`. */
+static void slot_datagrams(struct zcs_rx *rx, size_t i, size_t len, size_t gso,
+			   const struct sockaddr *from)
 {
-	const struct sockaddr *from = sender(rx, i);
-	uint8_t *const train = rx->gro_mem + i * GRO_TRAIN_BYTES;
+	uint8_t *const train = rx->slot_mem + i * GRO_TRAIN_BYTES;
 	const size_t seg = gso ? gso : len;
 
 	if (len == 0) {
@@ -371,8 +355,7 @@ static void gro_train(struct zcs_rx *rx, size_t i, size_t len, size_t gso)
 		struct zcs_rx_buf *b = &rx->bufs[rx->gro_buf];
 
 		rx->st.datagrams++;
-		/* as the plain path counts: what a max_dgram buffer would have held */
-		rx->st.bytes += n < rx->opt.max_dgram ? n : rx->opt.max_dgram;
+		rx->st.bytes += n;
 		if (n > rx->opt.max_dgram) {
 			oversize(rx, n);
 			continue;
@@ -380,8 +363,9 @@ static void gro_train(struct zcs_rx *rx, size_t i, size_t len, size_t gso)
 		b->data = train + off;
 		if (!zcs_rx_datagram(rx, rx->gro_buf, n, from))
 			continue;
-		/* the window keeps it: into the buffer's own memory (the train is reused next
-		 * batch), unless decompression already put the samples there */
+		/* the window keeps it: into the buffer's own memory (the slot is reused next
+		 * batch), unless decompression already put the samples there; they fit, the
+		 * engine made sure (rx_pool.h) */
 		if (b->payload != b->own + ZCS_PROTO_SAMPLE_HDR_SIZE) {
 			memcpy(b->own + ZCS_PROTO_SAMPLE_HDR_SIZE, b->payload, zcs_proto_sample_bytes(&b->hdr));
 			b->payload = b->own + ZCS_PROTO_SAMPLE_HDR_SIZE;
@@ -396,13 +380,8 @@ static void prepare(struct zcs_rx *rx, size_t i)
 {
 	struct msghdr *mh = &rx->msgs[i].msg_hdr;
 
-	if (rx->gro) {
-		rx->iov[i].iov_base = rx->gro_mem + i * GRO_TRAIN_BYTES;
-		rx->iov[i].iov_len = GRO_TRAIN_BYTES;
-	} else {
-		rx->iov[i].iov_base = rx->bufs[rx->slot_buf[i]].data;
-		rx->iov[i].iov_len = rx->opt.max_dgram;
-	}
+	rx->iov[i].iov_base = rx->slot_mem + i * GRO_TRAIN_BYTES;
+	rx->iov[i].iov_len = GRO_TRAIN_BYTES;
 	mh->msg_iov = &rx->iov[i];
 	mh->msg_iovlen = 1;
 	mh->msg_name = rx->names_on ? &rx->names[i] : NULL;
@@ -451,24 +430,17 @@ static int one_batch(struct zcs_rx *rx)
 	rx->out_wall_ns = zcs_wall_ns();
 	for (int i = 0; i < n && !rx->done; i++) {
 		const struct msghdr *mh = &rx->msgs[i].msg_hdr;
-		const uint32_t b = rx->slot_buf[i];
 		const size_t len = rx->msgs[i].msg_len;
 		const size_t gso = read_cmsgs(rx, mh);
 
-		if (rx->gro) {
-			gro_train(rx, (size_t)i, len, gso);
-			continue;
-		}
-		rx->st.datagrams++;
-		rx->st.bytes += len;
+		/* (no UDP datagram is longer than a slot: this is for the record) */
 		if (mh->msg_flags & MSG_TRUNC) {
+			rx->st.datagrams++;
+			rx->st.bytes += len;
 			oversize(rx, len);
 			continue;
 		}
-		if (zcs_rx_datagram(rx, b, len, sender(rx, (size_t)i))) {
-			/* the window keeps this buffer: give the slot a free one */
-			rx->slot_buf[i] = rx->free_list[--rx->nfree];
-		}
+		slot_datagrams(rx, (size_t)i, len, gso, sender(rx, (size_t)i));
 	}
 	/* only the slots the kernel filled need setting up again */
 	for (int i = 0; i < n; i++)
@@ -479,29 +451,21 @@ static int one_batch(struct zcs_rx *rx)
 void zcs_rx_feed(struct zcs_rx *rx, const void *d, size_t len, const struct sockaddr *from,
 		 uint64_t now_ns)
 {
-	/* the buffer a datagram read now would land in: batch slot 0's, or the GRO segment's */
-	uint32_t *const slot = rx->gro ? &rx->gro_buf : &rx->slot_buf[0];
-	struct zcs_rx_buf *const b = &rx->bufs[*slot];
-
 	if (rx->done)
 		return;
 	/* read alone, the socket found empty right after it */
 	rx->look_ns = rx->dry_ns;
 	rx->dry_ns = now_ns;
 	rx->now_ns = now_ns;
-	rx->st.datagrams++;
-	rx->st.bytes += len < rx->opt.max_dgram ? len : rx->opt.max_dgram;
-	if (len > rx->opt.max_dgram) {
+	if (len > GRO_TRAIN_BYTES) {
+		rx->st.datagrams++;
+		rx->st.bytes += len;
 		oversize(rx, len);
 		return;
 	}
-	b->data = b->own;
-	memcpy(b->own, d, len);
-	if (zcs_rx_datagram(rx, *slot, len, from)) {
-		*slot = rx->free_list[--rx->nfree];
-		if (!rx->gro)
-			prepare(rx, 0);
-	}
+	/* into batch slot 0, as a datagram read now would land */
+	memcpy(rx->slot_mem, d, len);
+	slot_datagrams(rx, 0, len, 0, from);
 }
 
 void zcs_rx_tick(struct zcs_rx *rx, uint64_t now_ns)

@@ -17,6 +17,7 @@
 #include "rx_dgram.h"
 #include "rx_parity.h"
 #include "rx_pending.h"
+#include "rx_pool.h"
 #include "rx_start.h"
 #include "seq.h"
 #include "zcs_config.h"
@@ -193,6 +194,10 @@ static void apply_meta(struct zcs_rx *rx, const struct zcs_meta *m)
 
 	if (how == 0)
 		return;
+	/* the buffers the engine keeps datagrams in take the stream's largest (they grow now if
+	 * none is in use; else a datagram that does not fit is counted oversize: samples()) */
+	zcs_rx_pool_fit(rx, ZCS_PROTO_SAMPLE_HDR_SIZE + ZCS_AUTH_SAMPLE_TRAILER +
+			(size_t)m->samples_per_dgram * zcs_wire_pair_bytes(m->format));
 	if (!rx->fs.need_start) {
 		bound_fill(rx);
 		/* a change of wire format changes the datagrams' size: the gap filler's estimates
@@ -272,7 +277,7 @@ static bool decompress(struct zcs_rx *rx, struct zcs_rx_buf *b)
 
 	if (!rx->codec)
 		return false;
-	if (want > rx->opt.max_dgram - ZCS_PROTO_SAMPLE_HDR_SIZE)
+	if (want > rx->buf_size - ZCS_PROTO_SAMPLE_HDR_SIZE)
 		return false;
 	n = zcs_codec_decompress(rx->codec, rx->scratch, want, b->payload, b->hdr.payload_len);
 	if (n < 0 || (size_t)n != want)
@@ -495,6 +500,12 @@ static bool samples(struct zcs_rx *rx, uint32_t bi, size_t len, const struct zcs
 	if (zcs_follow_pre_meta(&rx->fs, &dg->hdr))
 		return false;
 	zcs_follow_sample_format(&rx->fs, dg->hdr.format);
+	/* larger than the buffers it may be kept in, which cannot grow now (or past --max-datagram):
+	 * more than its metadata announced */
+	if (!zcs_rx_pool_fit(rx, ZCS_PROTO_SAMPLE_HDR_SIZE + zcs_proto_sample_bytes(&dg->hdr))) {
+		invalid(rx, ZCS_RX_OVERSIZE);
+		return false;
+	}
 	/* as received: decompression below overwrites it */
 	zcs_rx_parity_data(rx, b->data, len, dg->hdr.seq);
 	payload = dg->payload;

@@ -22,7 +22,7 @@
 /* One receive buffer; the reorder window holds them by index. */
 struct zcs_rx_buf {
 	uint8_t *data;            /* the datagram: `own`, or a segment of a UDP_GRO train */
-	uint8_t *own;             /* this buffer's max_dgram bytes */
+	uint8_t *own;             /* this buffer's buf_size bytes */
 	struct zcs_sample_hdr hdr;
 	const uint8_t *payload;   /* uncompressed samples */
 	bool held;                /* in the reorder window, or the jump awaiting confirmation */
@@ -49,8 +49,10 @@ struct zcs_rx {
 	struct zcs_codec *codec;  /* NULL without zstd */
 	uint8_t *scratch;         /* decompression target */
 
-	/* buffers: window capacity + one batch + the jump's, so a batch always finds free ones */
+	/* buffers (rx_pool.h): window capacity + one batch + the jump's + what a parity datagram
+	 * rebuilds, so a batch always finds free ones; buf_size bytes each */
 	size_t nbufs;
+	size_t buf_size;
 	uint8_t *mem;
 	struct zcs_rx_buf *bufs;
 	uint32_t *free_list;
@@ -60,12 +62,11 @@ struct zcs_rx {
 	struct sockaddr_storage *names;
 	uint8_t *ctrl;
 	size_t ctrl_len;
-	uint32_t *slot_buf;       /* buffer behind each batch slot */
-	/* UDP_GRO: each batch slot receives a train of datagrams into its own 64 KB; a segment is
-	 * handled in place through buffer gro_buf and copied to that buffer's own memory only when
-	 * the reorder window keeps it.  Without GRO (refused, or no_gro) slots use the pool. */
+	/* each batch slot receives into its own 64 KB (so every datagram the protocol allows fits),
+	 * with UDP_GRO a train of datagrams; each datagram is handled in place through buffer
+	 * gro_buf and copied to a buffer's own memory only when the engine keeps it */
 	bool gro;
-	uint8_t *gro_mem;
+	uint8_t *slot_mem;
 	uint32_t gro_buf;
 
 	struct zcs_follow fs;     /* which stream, and what of it is believed */

@@ -30,7 +30,7 @@ static int put_rebuilt(void *arg, uint8_t *dg, size_t len)
 
 	if (rx->opt.key && zcs_auth_verify(rx->opt.key, dg, len) != ZCS_AUTH_OK)
 		return -EBADMSG;
-	if (rx->nfree == 0 || len > rx->opt.max_dgram)
+	if (rx->nfree == 0 || len > rx->buf_size)
 		return 0;
 	bi = rx->free_list[--rx->nfree];
 	rx->bufs[bi].data = rx->bufs[bi].own;

@@ -49,7 +49,7 @@ bool zcs_rx_pending_next(struct zcs_rx *rx, uint64_t gen, uint32_t *bi, size_t *
 		uint32_t hb;
 
 		/* never short: the window holds at most its capacity, and the pool has more */
-		if (rx->nfree == 0 || rec.len > rx->opt.max_dgram) {
+		if (rx->nfree == 0 || rec.len > rx->buf_size) {
 			zcs_follow_pend_drop(&rx->fs, gen, rec.seq, rec.samples);
 			continue;
 		}

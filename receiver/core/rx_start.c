@@ -56,7 +56,7 @@ bool zcs_rx_start_next(struct zcs_rx *rx, uint64_t lo, uint64_t hi, uint32_t *bi
 			continue;
 		}
 		/* never short: the window holds at most its capacity, and the pool has more */
-		if (rx->nfree == 0 || rec.len > rx->opt.max_dgram) {
+		if (rx->nfree == 0 || rec.len > rx->buf_size) {
 			zcs_follow_start_give_up(&rx->fs, rec.seq, rec.samples, true);
 			continue;
 		}

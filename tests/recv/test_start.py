@@ -12,6 +12,8 @@
 #   and delivers them;
 # - forged_start_*: a copy of the first sample datagram renumbered seq + 100,000 (or + 2^63, or
 #   three of them in a row) arrives 2 ms before the real one: it does not become the start;
+# - mtu_16000: zcs-send --mtu 16000 (15,971-byte datagrams) is taken with zcs-recv's defaults;
+#   mtu_16000_no_gro the same without UDP GRO (one datagram per batch slot).
 # Ports 21600-21629.  Usage: test_start.py ZCS_RECV ZCS_SEND ZCS_TONE_EXPECT
 import os
 import socket
@@ -97,13 +99,13 @@ def expected():
                            '0', str(N)], check=True, stdout=subprocess.PIPE).stdout
 
 
-def run(idx, name, decide, send_extra=()):
+def run(idx, name, decide, send_extra=(), recv_extra=()):
     port = BASE_PORT + 2 * idx
     out = os.path.join(WORK, name + '.cs16')
     if os.path.exists(out):
         os.unlink(out)
     r = Recv(RECV, ['-F', 'cs16', '-o', 'file:' + out, '--exit-on-eos', '--eos-timeout', '30',
-                    f'127.0.0.1:{port}'])
+                    *recv_extra, f'127.0.0.1:{port}'])
     relay = Relay(port + 1, ('127.0.0.1', port), decide)
     try:
         subprocess.run([SEND, '-q', '-s', 'tone', '-f', 'p12', '-r', str(RATE), '--tone', str(TONE),
@@ -220,6 +222,14 @@ def main():
               f'{s.get("pre_meta")}, unconfirmed {s.get("unconfirmed")}', flush=True)
         checks.append(c)
 
+    for i, (name, recv_extra) in enumerate([('mtu_16000', ()), ('mtu_16000_no_gro', ('--no-gro',))]):
+        c = Checker(name)
+        r, s, got, relay = run(8 + i, name, passthrough, ('--mtu', '16000'), recv_extra)
+        check_exact(c, r, s, got, want)
+        c.eq('lost', s.get('lost'), 0)
+        if c.failures:
+            print(r.news())
+        checks.append(c)
     finish_suite(checks)
 
 

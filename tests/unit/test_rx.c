@@ -35,7 +35,7 @@ struct rig {
 	struct zcs_rx *rx;
 	struct sockaddr_in from;
 	uint64_t now;
-	uint8_t buf[ZCS_RX_DEFAULT_MAX_DGRAM]; /* the datagram being written */
+	uint8_t buf[ZCS_PROTO_MAX_DGRAM]; /* the datagram being written */
 };
 
 static void rig_open(struct rig *r, size_t window, bool have_stream, uint32_t stream)
@@ -229,6 +229,56 @@ START_TEST(test_pre_meta_late_join)
 	ck_assert_uint_eq(snap(&r).gf.samples, 3 * SPD);
 	ck_assert_uint_eq(snap(&r).ro.lost, 0);
 	ck_assert_uint_eq(snap(&r).rx.late_joins, 1);
+	rig_close(&r);
+}
+END_TEST
+
+/* Sample datagram seq of stream 0xa in i16, `samples` pairs from seq * spd, into the engine. */
+static void sample_i16(struct rig *r, uint64_t seq, uint64_t spd, uint16_t samples)
+{
+	const struct zcs_sample_hdr h = {
+		.stream_id = 0xa, .seq = seq, .first_sample = seq * spd, .samples = samples,
+		.payload_len = (uint16_t)(samples * 4), .format = ZCS_WIRE_I16,
+	};
+
+	zcs_proto_write_sample_hdr(r->buf, &h);
+	memset(r->buf + ZCS_PROTO_SAMPLE_HDR_SIZE, 0x11, (size_t)samples * 4);
+	hand(r, ZCS_PROTO_SAMPLE_HDR_SIZE + (size_t)samples * 4);
+}
+
+/* Regression large_datagrams (issue 32): zcs-send --mtu 16000 sends 15,972-byte i16 datagrams,
+ * and zcs-recv refused every datagram above 9,216 bytes unless given --max-datagram (invalid,
+ * reason oversize).  With its defaults it takes every datagram the protocol allows: these in
+ * order and reordered (kept in its buffers, grown to what the metadata announced).  A sample
+ * datagram longer than its stream announced, while a buffer is in use, is counted oversize. */
+START_TEST(test_large_datagrams)
+{
+	const uint64_t spd = 3985;   /* i16 pairs at MTU 16000 */
+	struct zcs_meta m = {
+		.stream_id = 0xa, .meta_version = 1, .sample_rate = 1000000,
+		.format = ZCS_WIRE_I16, .samples_per_dgram = (uint16_t)spd,
+	};
+	struct rig r;
+
+	rig_open(&r, 64, false, 0);
+	snprintf(m.sender, sizeof(m.sender), "test");
+	snprintf(m.version, sizeof(m.version), "%s", ZCS_VERSION);
+	snprintf(m.source, sizeof(m.source), "tone");
+	hand(&r, zcs_proto_write_meta(r.buf, &m));
+	sample_i16(&r, 0, spd, (uint16_t)spd);
+	sample_i16(&r, 1, spd, (uint16_t)spd);
+	sample_i16(&r, 3, spd, (uint16_t)spd);   /* held until 2 comes */
+	sample_i16(&r, 2, spd, (uint16_t)spd);
+	sample_i16(&r, 4, spd, (uint16_t)spd);
+	ck_assert_uint_eq(snap(&r).rx.invalid, 0);
+	ck_assert_uint_eq(snap(&r).ro.reordered, 1);
+	ck_assert_uint_eq(snap(&r).ro.lost, 0);
+	ck_assert_uint_eq(snap(&r).gf.rx_samples, 5 * spd);
+	/* 6 held (5 missing), then one of 16,000 pairs (64,032 bytes): more than announced */
+	sample_i16(&r, 6, spd, (uint16_t)spd);
+	sample_i16(&r, 7, spd, 16000);
+	ck_assert_uint_eq(snap(&r).rx.invalid_by[ZCS_RX_OVERSIZE], 1);
+	ck_assert_uint_eq(snap(&r).rx.invalid, 1);
 	rig_close(&r);
 }
 END_TEST
@@ -655,6 +705,7 @@ static Suite *rx_suite(void)
 	tcase_add_test(tc, test_stream_option);
 	tcase_add_test(tc, test_pre_meta_samples);
 	tcase_add_test(tc, test_pre_meta_late_join);
+	tcase_add_test(tc, test_large_datagrams);
 	tcase_add_test(tc, test_restart_after_silence);
 	tcase_add_test(tc, test_window_rounded);
 	tcase_add_test(tc, test_recv_no_cctx);

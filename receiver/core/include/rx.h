@@ -29,7 +29,7 @@ struct zcs_rx_opts {
 	size_t window;            /* --window datagrams; 0 = sized from the stream's rate */
 	uint64_t hold_ms;         /* --hold: silence before held datagrams are released; 0 = auto */
 	int rcvbuf;               /* SO_RCVBUF bytes wanted */
-	size_t max_dgram;         /* largest datagram accepted (buffer size) */
+	size_t max_dgram;         /* largest datagram accepted (0: ZCS_RX_DEFAULT_MAX_DGRAM) */
 	size_t batch;             /* datagrams per recvmmsg */
 	bool no_gro;              /* do not ask for UDP_GRO trains (plain recvmmsg only) */
 	enum zcs_sample_type type;/* -F */
@@ -63,7 +63,9 @@ struct zcs_rx_opts {
 };
 
 #define ZCS_RX_DEFAULT_RCVBUF (32 * 1024 * 1024)
-#define ZCS_RX_DEFAULT_MAX_DGRAM 9216   /* a jumbo frame's payload */
+/* Every datagram the protocol allows is taken (docs/protocol.md, "Datagram size"): what the
+ * engine keeps is sized from the stream's metadata instead (receiver/core/rx_pool.h). */
+#define ZCS_RX_DEFAULT_MAX_DGRAM ZCS_PROTO_MAX_DGRAM
 #define ZCS_RX_DEFAULT_BATCH 64
 #define ZCS_RX_MAX_WINDOW 1024          /* default cap of the automatic window, and its capacity */
 /* The largest window a caller may ask for: the reorder history must reach twice as far as the
@@ -80,7 +82,9 @@ struct zcs_rx_opts {
 /* Reasons a datagram is dropped before the reorder window, besides enum zcs_proto_err (which
  * index the same array below them). */
 enum zcs_rx_drop {
-	ZCS_RX_OVERSIZE = ZCS_PERR_COUNT,  /* longer than --max-datagram: cut off by the kernel */
+	/* longer than --max-datagram, or a sample datagram longer than its stream's metadata
+	 * announced while the engine's buffers cannot grow (receiver/core/rx_pool.h) */
+	ZCS_RX_OVERSIZE = ZCS_PERR_COUNT,
 	ZCS_RX_INVALID_REASONS
 };
 
