@@ -104,7 +104,11 @@ try:
     os.symlink(v2, rec + '.sigmf-meta.tmp')
     r = recvlib.Recv(recv_exe, ['--exit-on-eos', f'127.0.0.1:{port}', '-o', f'sigmf:{rec}'])
     procs.append(r.proc)
-    os.symlink(v3, rec + '.sigmf-meta')   # listening, no data yet: no meta file written
+    # planted over the meta path after start: zcs-recv may have written its first meta file
+    # already (its writer flushes one soon after start, data or not), so the link replaces it
+    # as an attacker's would, by rename
+    os.symlink(v3, rec + '.planted')
+    os.replace(rec + '.planted', rec + '.sigmf-meta')
     count = 300
     seclib.Stream(port, count=count).start().wait()
     summ = seclib.finish(c, r, timeout=60)
