@@ -30,7 +30,7 @@ enum {
 	OPT_FILE_TYPE, OPT_LOOP, OPT_MTU, OPT_LINK_SPEED, OPT_TTL, OPT_IFACE, OPT_MCAST_LOOP, OPT_ZSTD,
 	OPT_FEC,
 	OPT_SEND_PATH, OPT_CPUS, OPT_JSON, OPT_UNPACED, OPT_KEY, OPT_CONTROL, OPT_CONTROL_CLIENTS,
-	OPT_GEN_KEY, OPT_ANNOUNCE, OPT_RUN_COUNTER, OPT_STATE_DIR,
+	OPT_GEN_KEY, OPT_ANNOUNCE, OPT_RUN_COUNTER, OPT_STATE_DIR, OPT_SEND_THREADS,
 };
 
 /* --mtu's range in its message, from the protocol's own minimum */
@@ -73,6 +73,7 @@ static const struct option long_opts[] = {
 	{ "fec", required_argument, NULL, OPT_FEC },
 	{ "send-path", required_argument, NULL, OPT_SEND_PATH },
 	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "send-threads", required_argument, NULL, OPT_SEND_THREADS },
 	{ "unpaced", no_argument, NULL, OPT_UNPACED },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "key", required_argument, NULL, OPT_KEY },
@@ -348,6 +349,7 @@ static void set_defaults(struct zcs_send_opts *o)
 	o->path = ZCS_PATH_AUTO;
 	o->cpu_src = -1;
 	o->cpu_send = -1;
+	o->send_threads = 1;
 	o->control_clients = ZCS_CTL_SERVER_DEFAULT_CLIENTS;
 }
 
@@ -501,6 +503,12 @@ static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *
 	case OPT_CPUS:
 		o->cpus_given = true;
 		return parse_cpus(o, arg, err, errlen);
+	case OPT_SEND_THREADS:
+		if ((ret = zcs_cli_parse_u64(arg, 1, ZCS_SEND_MAX_SEND_THREADS, &v)) < 0)
+			return zcs_err(err, errlen, -EINVAL, "--send-threads '%s': %s: 1 or %d",
+				       arg, zcs_cli_why(ret), ZCS_SEND_MAX_SEND_THREADS);
+		o->send_threads = (unsigned)v;
+		return 0;
 	case OPT_UNPACED:
 		o->unpaced = true;
 		return 0;

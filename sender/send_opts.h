@@ -14,6 +14,7 @@
 #define ZCS_SEND_DEFAULT_RATE 1000000   /* synthetic and file sources, when -r is not given */
 #define ZCS_SEND_DEFAULT_ZSTD 3
 #define ZCS_SEND_DEFAULT_CPU_SEND 1     /* the board's interrupts land on CPU0 */
+#define ZCS_SEND_MAX_SEND_THREADS 2     /* --send-threads: the board has two cores */
 
 struct zcs_send_opts {
 	int format;                   /* enum zcs_wire_format */
@@ -28,6 +29,7 @@ struct zcs_send_opts {
 	int path;                     /* enum zcs_path_kind */
 	int cpu_src, cpu_send;        /* -1 = leave */
 	bool cpus_given;
+	unsigned send_threads;        /* --send-threads N: 1, or 2 (every other train from a second) */
 	bool json;
 	bool quiet;
 	const char *dest;

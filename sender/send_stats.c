@@ -32,14 +32,21 @@ static double send_span(const struct zcs_pipeline_stats *s, double elapsed)
 void zcs_send_stats_line(char *buf, size_t len, const struct zcs_pipeline_stats *n,
 			 const struct zcs_pipeline_stats *p, double dt)
 {
+	char send2[32] = "";
+
+	/* --send-threads 2: the second send thread's share beside the first's */
+	if (n->two_senders)
+		snprintf(send2, sizeof(send2), " send2 %.0f%%",
+			 cpu_pct(n->send2_cpu_ns, p->send2_cpu_ns, dt));
 	snprintf(buf, len,
 		 "%7.3f MS/s %7.2f MB/s  dgrams %" PRIu64 "  path %s  zc %" PRIu64 "/%" PRIu64
 		 " copied %" PRIu64 "  errors %" PRIu64 "  refused %" PRIu64 "  discont %" PRIu64
-		 "  cpu src %.0f%% send %.0f%%",
+		 "  cpu src %.0f%% send %.0f%%%s",
 		 per_sec(n->samples, p->samples, dt) / 1e6, per_sec(n->bytes, p->bytes, dt) / 1e6,
 		 n->datagrams, zcs_path_name(n->send_path), n->path.zc_completions, n->path.zc_sends,
 		 n->path.zc_copied, n->path.send_errors, n->path.refused, n->discontinuities,
-		 cpu_pct(n->src_cpu_ns, p->src_cpu_ns, dt), cpu_pct(n->send_cpu_ns, p->send_cpu_ns, dt));
+		 cpu_pct(n->src_cpu_ns, p->src_cpu_ns, dt), cpu_pct(n->send_cpu_ns, p->send_cpu_ns, dt),
+		 send2);
 }
 
 void zcs_send_stats_json(char *buf, size_t len, const struct zcs_pipeline_stats *n,
@@ -82,6 +89,11 @@ void zcs_send_stats_json(char *buf, size_t len, const struct zcs_pipeline_stats 
 	R("send_cpu_s", (double)n->send_cpu_ns / 1e9, 4);
 	R("src_cpu_pct", cpu_pct(n->src_cpu_ns, base->src_cpu_ns, cpu_dt), 1);
 	R("send_cpu_pct", cpu_pct(n->send_cpu_ns, base->send_cpu_ns, cpu_dt), 1);
+	if (n->two_senders) {
+		R("send2_cpu_s", (double)n->send2_cpu_ns / 1e9, 4);
+		R("send2_cpu_pct", cpu_pct(n->send2_cpu_ns, base->send2_cpu_ns, cpu_dt), 1);
+		U("send2_trains", n->send2_trains);
+	}
 	if (final)
 		R("send_s", span, 6);
 #undef U
@@ -100,7 +112,11 @@ void zcs_send_stats_summary(char *buf, size_t len, const struct zcs_pipeline_sta
 {
 	static const struct zcs_pipeline_stats zero;
 	const double span = send_span(s, elapsed);
+	char send2[48] = "";
 
+	if (s->two_senders)
+		snprintf(send2, sizeof(send2), ", second send thread %.1f%%",
+			 cpu_pct(s->send2_cpu_ns, zero.send2_cpu_ns, elapsed));
 	snprintf(buf, len,
 		 "zcs-send: %" PRIu64 " samples in %.3f s (%.3f MS/s, %.2f MB/s)\n"
 		 "  %" PRIu64 " datagrams (%zu samples each), %" PRIu64 " bytes, %" PRIu64
@@ -108,12 +124,12 @@ void zcs_send_stats_summary(char *buf, size_t len, const struct zcs_pipeline_sta
 		 "  send path %s: zero-copy %" PRIu64 " sent, %" PRIu64 " completed, %" PRIu64
 		 " copied by the kernel; %" PRIu64 " send errors, %" PRIu64 " demotions, %" PRIu64
 		 " trains dropped, %" PRIu64 " refused (no listener)\n"
-		 "  source discontinuities %" PRIu64 "; CPU: source thread %.1f%%, send thread %.1f%%\n",
+		 "  source discontinuities %" PRIu64 "; CPU: source thread %.1f%%, send thread %.1f%%%s\n",
 		 s->samples, span, per_sec(s->samples, 0, span) / 1e6,
 		 per_sec(s->bytes, 0, span) / 1e6, s->datagrams, s->samples_per_dgram, s->bytes,
 		 s->trains, s->dgrams_per_train, s->meta_sent, zcs_path_name(s->send_path),
 		 s->path.zc_sends, s->path.zc_completions, s->path.zc_copied, s->path.send_errors,
 		 s->path.demotions, s->path.dropped_trains, s->path.refused, s->discontinuities,
 		 cpu_pct(s->src_cpu_ns, zero.src_cpu_ns, elapsed),
-		 cpu_pct(s->send_cpu_ns, zero.send_cpu_ns, elapsed));
+		 cpu_pct(s->send_cpu_ns, zero.send_cpu_ns, elapsed), send2);
 }

@@ -77,6 +77,20 @@ static int check_cpus(struct zcs_send_opts *o, char *err, size_t errlen)
 	return 0;
 }
 
+/* --send-threads 2: a socket like fd (the same options, destination and local address and port),
+ * so the second send thread's datagrams come from where the first's do.  Returns it or -errno
+ * with err set. */
+static int second_socket(const struct zcs_send_opts *o, int fd, char *err, size_t errlen)
+{
+	struct zcs_addr local = { .len = sizeof(local.ss) };
+	struct zcs_net_tx_opts tx = o->tx;
+
+	if (getsockname(fd, (struct sockaddr *)&local.ss, &local.len) < 0)
+		return zcs_err_errno(err, errlen, "getsockname");
+	tx.bind_to = &local;
+	return zcs_net_udp_sender(&o->addr, &tx, err, errlen);
+}
+
 static uint32_t random_stream_id(void)
 {
 	uint32_t id = 0;
@@ -249,6 +263,7 @@ struct send {
 	struct zcs_source src;    /* open when src.ops is set */
 	struct zcs_key key;       /* loaded when o.key_path is set */
 	int fd;                   /* the UDP socket, -1: none */
+	int fd2;                  /* --send-threads 2: the second's, -1: none */
 	char hostname[64], raw_host[256];
 	uint32_t stream_id;
 	uint64_t run;             /* keyed: this run's number */
@@ -365,9 +380,16 @@ static int open_socket(struct send *s)
 {
 	char err[ERRLEN] = "";
 
+	/* --send-threads 2: the second sends from the same address and port */
+	s->o.tx.reuse_addr = s->o.send_threads > 1;
 	s->fd = zcs_net_udp_sender(&s->o.addr, &s->o.tx, err, sizeof(err));
 	if (s->fd < 0) {
 		fprintf(stderr, "zcs-send: %s: %s\n", s->o.dest, err);
+		return 1;
+	}
+	if (s->o.send_threads > 1 &&
+	    (s->fd2 = second_socket(&s->o, s->fd, err, sizeof(err))) < 0) {
+		fprintf(stderr, "zcs-send: %s: second socket: %s\n", s->o.dest, err);
 		return 1;
 	}
 	say_link(&s->o, &s->src, s->fd);
@@ -391,7 +413,7 @@ static int create_pipeline(struct send *s)
 	if (o->key_path && (ret = next_run(o, &s->run)) != 0)
 		return ret;
 	const struct zcs_pipeline_config pc = {
-		.src = &s->src, .fd = s->fd, .format = o->format,
+		.src = &s->src, .fd = s->fd, .fd2 = s->fd2, .format = o->format,
 		.udp_payload = zcs_proto_udp_payload(o->mtu, zcs_net_is_ipv6(&o->addr)),
 		.count = o->count,
 		.pace_rate = s->src.paced_by_device || o->unpaced ? 0 : s->src.info.sample_rate,
@@ -516,6 +538,8 @@ static void tear_down(struct send *s)
 	 * after the drain's deadline pin the pool's pages until their socket is gone */
 	if (s->fd >= 0)
 		close(s->fd);
+	if (s->fd2 >= 0)
+		close(s->fd2);
 	zcs_pipeline_destroy(s->pl);
 	if (s->o.key_path)
 		zcs_key_wipe(&s->key);
@@ -525,7 +549,7 @@ static void tear_down(struct send *s)
 
 int main(int argc, char **argv)
 {
-	static struct send s = { .fd = -1 };
+	static struct send s = { .fd = -1, .fd2 = -1 };
 	int ret;
 
 	s.stream_id = random_stream_id();

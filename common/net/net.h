@@ -56,6 +56,12 @@ struct zcs_net_tx_opts {
 	const char *iface;   /* interface name for multicast (and SO_BINDTODEVICE for unicast), or NULL */
 	bool mcast_loop;     /* IP_MULTICAST_LOOP; off unless asked */
 	int sndbuf;          /* SO_SNDBUF bytes, 0 = leave */
+	/* SO_REUSEADDR, so another socket may send from the same local address and port (two
+	 * sending threads, each on a socket of its own, that receivers see as one sender) */
+	bool reuse_addr;
+	/* the local address to bind to before connecting (another such socket's), or NULL: the
+	 * kernel picks */
+	const struct zcs_addr *bind_to;
 };
 
 /* A UDP socket connect()ed to dst with the options applied.  Returns the fd or -errno. */

@@ -73,6 +73,14 @@ static int tx_setup(int fd, const struct zcs_addr *dst, const struct zcs_net_tx_
 		if (ret < 0)
 			return ret;
 	}
+	if (opt->reuse_addr) {
+		ret = zcs_net_set_int(fd, SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR", err, errlen);
+		if (ret < 0)
+			return ret;
+	}
+	if (opt->bind_to && bind(fd, (const struct sockaddr *)&opt->bind_to->ss,
+				 opt->bind_to->len) < 0)
+		return zcs_net_fail_addr(opt->bind_to, "bind", err, errlen);
 	if (zcs_net_is_multicast(dst))
 		ret = mcast_tx_opts(fd, dst, opt, err, errlen);
 	else if (opt->iface && *opt->iface)

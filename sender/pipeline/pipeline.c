@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* Setting up, starting, watching and ending the two-thread pipeline; the threads themselves live
- * in pipeline_source.c and pipeline_send.c, what steers them in pipeline_threads.c. */
+/* Setting up, starting, watching and ending the two-thread pipeline (three with a second send
+ * thread); the threads themselves live in pipeline_source.c, pipeline_send.c and
+ * pipeline_aside.c, what steers them in pipeline_threads.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,16 @@ static void train_done(void *ctx, struct zcs_train *t)
 
 	/* cannot fail: the free ring holds every slot */
 	zcs_ring_push(&p->free, t);
+	zcs_doorbell_ring(&p->free_db);
+}
+
+/* The same for the second send thread's path: its slots go back to the source on a ring of their
+ * own (each ring has one producer). */
+static void train_done_aside(void *ctx, struct zcs_train *t)
+{
+	struct zcs_pipeline *const p = ctx;
+
+	zcs_ring_push(&p->free2, t);
 	zcs_doorbell_ring(&p->free_db);
 }
 
@@ -55,6 +66,35 @@ static int size_format(struct zcs_pipeline *p, int f)
 	return 0;
 }
 
+/* Logs the second send path's news as its own. */
+static void aside_log(void *ctx, const char *line)
+{
+	const struct zcs_pipeline *const p = ctx;
+
+	zcs_log_as(&p->cfg.log, "second send thread", "%s", line);
+}
+
+/* --send-threads 2: the second send thread's rings and its path, on cfg.fd2 and the same kind as
+ * the first (sc: the first's configuration).  Returns 0 or -errno with err set. */
+static int open_aside(struct zcs_pipeline *p, const struct zcs_sendpath_config *sc, char *err,
+		      size_t errlen)
+{
+	struct zcs_sendpath_config sc2 = *sc;
+	int ret;
+
+	if ((ret = zcs_ring_init(&p->aside, ZCS_PIPELINE_SLOTS)) < 0 ||
+	    (ret = zcs_ring_init(&p->free2, ZCS_PIPELINE_SLOTS)) < 0 ||
+	    (ret = zcs_doorbell_init(&p->aside_db)) < 0 ||
+	    (ret = zcs_doorbell_init(&p->aside_done_db)) < 0)
+		return zcs_err(err, errlen, ret, "pipeline set-up: %s", strerror(-ret));
+	sc2.fd = p->cfg.fd2;
+	sc2.want = zcs_sendpath_kind(p->sp);
+	sc2.why = "as the first";
+	sc2.done = train_done_aside;
+	sc2.log = (struct zcs_log){ aside_log, p };
+	return zcs_sendpath_open(&p->sp2, &sc2, err, errlen);
+}
+
 int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_config *cfg,
 			char *err, size_t errlen)
 {
@@ -68,7 +108,13 @@ int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_con
 		return zcs_err(err, errlen, -ENOMEM, "out of memory");
 	p->cfg = *cfg;
 	p->full_db.fd = p->free_db.fd = p->ext_db.fd = -1;
+	p->aside_db.fd = p->aside_done_db.fd = -1;
+	p->spread = cfg->fd2 >= 0;
 	atomic_init(&p->stop, false);
+	atomic_init(&p->aside_end, false);
+	atomic_init(&p->aside_done, false);
+	atomic_init(&p->aside_taken, 0);
+	atomic_init(&p->aside_sent, 0);
 	atomic_init(&p->source_done, false);
 	atomic_init(&p->send_done, false);
 	if ((ret = zcs_pipeline_tune_init(p)) < 0) {
@@ -115,7 +161,8 @@ int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_con
 	if (p->fec) {
 		ret = zcs_fec_enc_init(&p->fec_enc, cfg->fec_k, cfg->fec_m, seg);
 		p->fec_pend_stride = seg + p->fec_reserve;
-		p->fec_pend_max = (dgrams / cfg->fec_k + 2) * cfg->fec_m;
+		/* with a second send thread, the parity of two trains may wait (pipeline_send.c) */
+		p->fec_pend_max = ((p->spread ? 2 : 1) * dgrams / cfg->fec_k + 2) * cfg->fec_m;
 		p->fec_pend = ret == 0 ? malloc(p->fec_pend_stride * p->fec_pend_max) : NULL;
 		p->fec_pend_len = ret == 0 ? calloc(p->fec_pend_max, sizeof(size_t)) : NULL;
 		if (ret == 0 && (!p->fec_pend || !p->fec_pend_len))
@@ -163,6 +210,8 @@ int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_con
 	ret = zcs_sendpath_open(&p->sp, &sc, err, errlen);
 	if (ret < 0)
 		goto fail;
+	if (p->spread && (ret = open_aside(p, &sc, err, errlen)) < 0)
+		goto fail;
 	p->pub.samples_per_dgram = p->fmt[p->format].spd;
 	p->pub.dgrams_per_train = p->fmt[p->format].dgrams;
 	p->pub.send_path = zcs_sendpath_kind(p->sp);
@@ -177,10 +226,21 @@ int zcs_pipeline_start(struct zcs_pipeline *p, char *err, size_t errlen)
 {
 	int ret;
 
+	if (p->spread) {
+		ret = pthread_create(&p->aside_thread, NULL, zcs_pipeline_aside_main, p);
+		if (ret)
+			return zcs_err(err, errlen, -ret, "cannot start the second send thread: %s",
+				       strerror(ret));
+		p->aside_started = true;
+	}
 	ret = pthread_create(&p->send_thread, NULL, zcs_pipeline_send_main, p);
-	if (ret)
-		return zcs_err(err, errlen, -ret, "cannot start the send thread: %s",
-			       strerror(ret));
+	if (ret) {
+		zcs_err(err, errlen, -ret, "cannot start the send thread: %s", strerror(ret));
+		/* the second send thread ends once told no train will come */
+		atomic_store(&p->aside_end, true);
+		zcs_doorbell_ring(&p->aside_db);
+		return -ret;
+	}
 	p->send_started = true;
 	ret = pthread_create(&p->src_thread, NULL, zcs_pipeline_source_main, p);
 	if (ret) {
@@ -209,6 +269,7 @@ void zcs_pipeline_stats(struct zcs_pipeline *p, struct zcs_pipeline_stats *o)
 {
 	const struct zcs_pipeline_stats *const s = &p->pub;
 	const bool src_done = atomic_load(&p->source_done), send_done = atomic_load(&p->send_done);
+	const bool aside_done = !p->spread || atomic_load(&p->aside_done);
 
 	o->samples = ZCS_GET(s->samples);
 	o->datagrams = ZCS_GET(s->datagrams);
@@ -218,6 +279,19 @@ void zcs_pipeline_stats(struct zcs_pipeline *p, struct zcs_pipeline_stats *o)
 	o->parity_sent = ZCS_GET(s->parity_sent);
 	o->discontinuities = ZCS_GET(s->discontinuities);
 	zcs_sendpath_stats_copy(&o->path, &s->path);
+	if (p->spread) {
+		struct zcs_sendpath_stats a;
+
+		/* the send thread counted the trains it handed aside as its own: those the second
+		 * one gave up are left out here (publish() did so for the first's) */
+		zcs_sendpath_stats_copy(&a, &p->aside_pub);
+		zcs_sendpath_stats_add(&o->path, &a);
+		o->samples -= a.dropped_samples;
+		o->datagrams -= a.dropped_dgrams;
+		o->bytes -= a.dropped_bytes;
+		o->trains -= a.dropped_trains;
+		o->send2_trains = atomic_load(&p->aside_sent) - a.dropped_trains;
+	}
 	o->start_ns = ZCS_GET(s->start_ns);
 	o->end_ns = ZCS_GET(s->end_ns);
 	o->send_path = ZCS_GET(s->send_path);
@@ -228,7 +302,10 @@ void zcs_pipeline_stats(struct zcs_pipeline *p, struct zcs_pipeline_stats *o)
 						    : thread_cpu_ns(p->src_thread);
 	o->send_cpu_ns = send_done || !p->send_started ? ZCS_GET(s->send_cpu_ns)
 						       : thread_cpu_ns(p->send_thread);
-	o->finished = src_done && send_done;
+	o->send2_cpu_ns = !p->spread ? 0 : aside_done || !p->aside_started
+					? ZCS_GET(p->aside_cpu_ns) : thread_cpu_ns(p->aside_thread);
+	o->two_senders = p->spread;
+	o->finished = src_done && send_done && aside_done;
 }
 
 int zcs_pipeline_join(struct zcs_pipeline *p, char *err, size_t errlen)
@@ -237,11 +314,15 @@ int zcs_pipeline_join(struct zcs_pipeline *p, char *err, size_t errlen)
 		pthread_join(p->src_thread, NULL);
 	if (p->send_started)
 		pthread_join(p->send_thread, NULL);
-	p->src_started = p->send_started = false;
+	if (p->aside_started)
+		pthread_join(p->aside_thread, NULL);
+	p->src_started = p->send_started = p->aside_started = false;
 	if (p->src_err)
 		return zcs_err(err, errlen, p->src_err, "%s", p->src_msg);
 	if (p->send_err)
 		return zcs_err(err, errlen, p->send_err, "%s", p->send_msg);
+	if (p->aside_err)
+		return zcs_err(err, errlen, p->aside_err, "%s", p->aside_msg);
 	return 0;
 }
 
@@ -250,6 +331,11 @@ void zcs_pipeline_destroy(struct zcs_pipeline *p)
 	if (!p)
 		return;
 	zcs_sendpath_close(p->sp);
+	zcs_sendpath_close(p->sp2);
+	zcs_doorbell_close(&p->aside_db);
+	zcs_doorbell_close(&p->aside_done_db);
+	zcs_ring_free(&p->aside);
+	zcs_ring_free(&p->free2);
 	zcs_compress_close(&p->z);
 	zcs_doorbell_close(&p->full_db);
 	zcs_doorbell_close(&p->free_db);

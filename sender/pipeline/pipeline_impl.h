@@ -25,23 +25,28 @@
 #define ZCS_PUB(dst, v) __atomic_store_n(&(dst), (v), __ATOMIC_RELAXED)
 #define ZCS_GET(src) __atomic_load_n(&(src), __ATOMIC_RELAXED)
 
-/* Every send-path counter, each read and stored whole: the send thread publishing its own, and
- * the snapshot reading them back.  One list, so a counter added to the struct is never left out
- * of one side (reading 0). */
+/* Every send-path counter, each read and stored whole: the send threads publishing their own,
+ * and the snapshot reading them back.  One list, so a counter added to the struct is never left
+ * out of one side (reading 0). */
+#define ZCS_SENDPATH_STATS_FIELDS(X) \
+	X(zc_sends) X(zc_completions) X(zc_copied) X(send_errors) X(retries) X(demotions) \
+	X(dropped_trains) X(refused) X(dropped_dgrams) X(dropped_samples) X(dropped_bytes)
+
 static inline void zcs_sendpath_stats_copy(struct zcs_sendpath_stats *dst,
 					   const struct zcs_sendpath_stats *src)
 {
-	ZCS_PUB(dst->zc_sends, ZCS_GET(src->zc_sends));
-	ZCS_PUB(dst->zc_completions, ZCS_GET(src->zc_completions));
-	ZCS_PUB(dst->zc_copied, ZCS_GET(src->zc_copied));
-	ZCS_PUB(dst->send_errors, ZCS_GET(src->send_errors));
-	ZCS_PUB(dst->retries, ZCS_GET(src->retries));
-	ZCS_PUB(dst->demotions, ZCS_GET(src->demotions));
-	ZCS_PUB(dst->dropped_trains, ZCS_GET(src->dropped_trains));
-	ZCS_PUB(dst->refused, ZCS_GET(src->refused));
-	ZCS_PUB(dst->dropped_dgrams, ZCS_GET(src->dropped_dgrams));
-	ZCS_PUB(dst->dropped_samples, ZCS_GET(src->dropped_samples));
-	ZCS_PUB(dst->dropped_bytes, ZCS_GET(src->dropped_bytes));
+#define ZCS_STATS_COPY(f) ZCS_PUB(dst->f, ZCS_GET(src->f));
+	ZCS_SENDPATH_STATS_FIELDS(ZCS_STATS_COPY)
+#undef ZCS_STATS_COPY
+}
+
+/* Adds what a second send path published (src, read whole) to a snapshot's own copy. */
+static inline void zcs_sendpath_stats_add(struct zcs_sendpath_stats *dst,
+					  const struct zcs_sendpath_stats *src)
+{
+#define ZCS_STATS_ADD(f) dst->f += ZCS_GET(src->f);
+	ZCS_SENDPATH_STATS_FIELDS(ZCS_STATS_ADD)
+#undef ZCS_STATS_ADD
 }
 
 /* What one wire format makes of the datagram size: every format is set up at start, so a change of
@@ -126,6 +131,29 @@ struct zcs_pipeline {
 	uint8_t *fec_pend;
 	size_t fec_pend_stride, fec_pend_max, fec_npend;
 	size_t *fec_pend_len;
+	/* --send-threads 2 (pipeline_aside.c): the send thread hands every other train to a second
+	 * send thread, which sends it on a socket of its own (cfg.fd2, the same local address and
+	 * destination).  At most one train is with it at a time, and the send thread sends its own
+	 * next train only once the second has taken that one: trains overtake each other by less
+	 * than one, which a receiver's reorder window (64 datagrams at least) holds.  Metadata,
+	 * parity and the end of stream wait until it has handed its train to the kernel. */
+	bool spread;
+	struct zcs_sendpath *sp2;
+	struct zcs_ring aside;        /* send thread -> second send thread */
+	struct zcs_ring free2;        /* second send thread -> source: slots it is done with */
+	struct zcs_doorbell aside_db; /* the second send thread waits on it */
+	struct zcs_doorbell aside_done_db; /* the send thread waits on it */
+	pthread_t aside_thread;
+	bool aside_started;
+	atomic_bool aside_end;        /* the send thread hands no more trains */
+	atomic_bool aside_done;       /* the second send thread has ended */
+	_Atomic uint64_t aside_taken; /* trains the second send thread took from its ring */
+	_Atomic uint64_t aside_sent;  /* and handed to the kernel (or gave up) */
+	int aside_err;                /* -errno when its path failed */
+	char aside_msg[256];
+	/* what it published: its path's counters and its thread's CPU time at the end */
+	struct zcs_sendpath_stats aside_pub;
+	uint64_t aside_cpu_ns;
 };
 
 /* Source-thread side of a retune: called before each pair is packed, at stream index pos.
@@ -157,7 +185,11 @@ void zcs_pipeline_tune_fini(struct zcs_pipeline *p);
 
 void *zcs_pipeline_source_main(void *arg);
 void *zcs_pipeline_send_main(void *arg);
+void *zcs_pipeline_aside_main(void *arg);
 /* Pins the calling thread; logs (does not fail) when it cannot. */
 void zcs_pipeline_pin(struct zcs_pipeline *p, int cpu, const char *who);
+/* Keeps the calling thread off one CPU (-1: leaves it), on the others it may use; logs (does not
+ * fail) when it cannot. */
+void zcs_pipeline_pin_off(struct zcs_pipeline *p, int cpu, const char *who);
 
 #endif

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* The send thread: sends trains in order on the running send path, metadata before the first
  * train, again after the first few, on every change and at least every 500 ms, and the
- * end-of-stream datagram last. */
+ * end-of-stream datagram last.  With a second send thread (pipeline_aside.c) it hands that one
+ * every other train and keeps the order: see struct zcs_pipeline. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +20,8 @@
  * later, and one that keeps what came before (docs/protocol.md, "When metadata is sent") keeps
  * little. */
 #define START_META_LAST_TRAIN 32
+/* A second send thread takes trains only where receivers' windows hold this many trains. */
+#define SPREAD_WINDOW_TRAINS 3
 /* Zero-copy completions still owed at exit are waited for this long. */
 #define DRAIN_NS (2 * ZCS_NS_PER_SEC)
 
@@ -33,11 +36,30 @@ struct send_state {
 	uint64_t next_sample;     /* index of the next sample */
 	uint64_t ref_sample, ref_time_ns; /* first sample of the last train and its wall clock */
 	uint64_t samples, datagrams, bytes, trains, metas, parity;
+	bool aside_ok;            /* the rate lets a second send thread take trains */
+	bool aside_turn;          /* the next train goes to the second send thread */
+	uint64_t aside_handed;    /* trains handed to it */
 	/* the small side slot for metadata and end of stream, keyed or not */
 	uint8_t side[ZCS_PROTO_META_SIZE + ZCS_AUTH_MAX_TRAILER];
 };
 
 static void flush(struct send_state *s);
+
+/* --send-threads 2: waits until the second send thread has taken (sent false) or handed to the
+ * kernel (sent true) every train handed to it.  It never fails to: a train it cannot send it
+ * gives up, counted. */
+static void aside_wait(struct send_state *s, bool sent)
+{
+	struct zcs_pipeline *const p = s->p;
+	_Atomic uint64_t *const done = sent ? &p->aside_sent : &p->aside_taken;
+
+	while (atomic_load(done) != s->aside_handed) {
+		zcs_doorbell_arm(&p->aside_done_db);
+		if (atomic_load(done) != s->aside_handed)
+			zcs_doorbell_wait(&p->aside_done_db, 100);
+		zcs_doorbell_disarm(&p->aside_done_db);
+	}
+}
 
 static void send_meta(struct send_state *s, bool change)
 {
@@ -100,11 +122,14 @@ static void fec_close(struct send_state *s)
 	zcs_fec_enc_close(e);
 }
 
-/* The parity queued goes out, after every sample datagram handed over before it. */
+/* The parity queued goes out, after every sample datagram handed over before it (the second
+ * send thread's too). */
 static void fec_send(struct send_state *s)
 {
 	struct zcs_pipeline *const p = s->p;
 
+	if (p->fec_npend)
+		aside_wait(s, true);
 	for (size_t i = 0; i < p->fec_npend; i++)
 		if (zcs_sendpath_send_small(p->sp, p->fec_pend + p->fec_pend_stride * i,
 					    p->fec_pend_len[i]) >= 0)
@@ -184,7 +209,8 @@ static void failed(struct zcs_pipeline *p, int ret)
 	zcs_pipeline_stop(p);
 }
 
-/* Hands queued sends to the kernel and deals with the ones that failed. */
+/* Hands queued sends to the kernel and deals with the ones that failed; waits until the second
+ * send thread has handed its train over too. */
 static void flush(struct send_state *s)
 {
 	struct zcs_pipeline *const p = s->p;
@@ -192,6 +218,70 @@ static void flush(struct send_state *s)
 
 	if (ret < 0)
 		failed(p, ret);
+	aside_wait(s, true);
+}
+
+/* --send-threads 2: the second send thread gets every other train.  One at a time: the one
+ * before it and the send thread's own since must be with the kernel (on uring-zc that costs the
+ * batching of sends).  The parity of the blocks it completes waits for it (fec_send), and the
+ * send thread's own next train for it to be taken (send_train), so neither overtakes the other by
+ * more than a train.  Returns false when t is the send thread's own. */
+static bool hand_aside(struct send_state *s, struct zcs_train *t)
+{
+	struct zcs_pipeline *const p = s->p;
+
+	if (!s->aside_ok || !(s->aside_turn = !s->aside_turn))
+		return false;
+	/* the send thread's own train before it goes first (io_uring may only have queued it) */
+	flush(s);
+	zcs_ring_push(&p->aside, t);
+	s->aside_handed++;
+	zcs_doorbell_ring(&p->aside_db);
+	return true;
+}
+
+/* The reorder window protocol.md ("Receiver parameters") recommends for a stream of this rate,
+ * datagram and parity: 5 ms of it, at least 64 datagrams and 4 blocks with their parity, at most
+ * 1024, rounded up to a power of two. */
+static uint64_t receiver_window(uint64_t rate, size_t spd, unsigned fec_k, unsigned fec_m)
+{
+	uint64_t w = spd ? rate * 5 / 1000 / spd : 0, p2 = 1;
+
+	if (w < 64)
+		w = 64;
+	if (w < 4 * ((uint64_t)fec_k + fec_m))
+		w = 4 * ((uint64_t)fec_k + fec_m);
+	if (w > 1024)
+		w = 1024;
+	while (p2 < w)
+		p2 <<= 1;
+	return p2;
+}
+
+/* Whether the second send thread may take trains at the settings now sent: only when a receiver's
+ * recommended window holds SPREAD_WINDOW_TRAINS full trains, since trains from two threads may
+ * overtake each other by up to two (and a kernel's backlog, another's tail).  A rate below it
+ * (about 12 MS/s of p12) one core carries anyway. */
+static bool spread_ok(const struct send_state *s)
+{
+	const struct zcs_pipeline *const p = s->p;
+
+	return p->spread && receiver_window(s->info.sample_rate, s->spd,
+					    p->fec ? p->fec_enc.k : 0, p->fec ? p->fec_enc.m : 0)
+				    >= SPREAD_WINDOW_TRAINS * p->fmt[s->format].dgrams;
+}
+
+/* Sends t on the send thread's own path, after the second send thread took the train before. */
+static void send_train(struct send_state *s, struct zcs_train *t)
+{
+	struct zcs_pipeline *const p = s->p;
+	int ret;
+
+	aside_wait(s, false);
+	ret = zcs_sendpath_send(p->sp, t);
+	if (ret < 0)
+		failed(p, ret);
+	fec_send(s);
 }
 
 /* Keyed: seals the datagrams of t the source thread left (its fill_train sealed the first ones),
@@ -256,6 +346,11 @@ void *zcs_pipeline_send_main(void *arg)
 				.spd = p->fmt[p->cfg.format].spd };
 
 	zcs_pipeline_info_now(p, &s.info);
+	s.aside_ok = spread_ok(&s);
+	if (p->spread && !s.aside_ok)
+		zcs_log(&p->cfg.log, "at %llu S/s one send thread sends: a receiver's reorder window "
+			"(5 ms of the stream) holds fewer than %d trains",
+			(unsigned long long)s.info.sample_rate, SPREAD_WINDOW_TRAINS);
 	zcs_pipeline_pin(p, p->cfg.cpu_send, "send");
 	s.ref_time_ns = zcs_wall_ns();
 	send_meta(&s, false); /* before any sample, so a receiver knows the stream from its first datagram */
@@ -282,6 +377,7 @@ void *zcs_pipeline_send_main(void *arg)
 			s.info = p->slot_settings[t->index].info;
 			s.format = t->format;
 			s.spd = t->spd;
+			s.aside_ok = spread_ok(&s);
 			s.meta_version++;
 			/* the block of the old settings ends before their change is announced */
 			fec_close(&s);
@@ -309,10 +405,8 @@ void *zcs_pipeline_send_main(void *arg)
 		s.next_seq = t->first_seq + t->count;
 		s.next_sample = t->first_sample + t->samples;
 		fec_fold(&s, t);
-		ret = zcs_sendpath_send(p->sp, t);
-		if (ret < 0)
-			failed(p, ret);
-		fec_send(&s);
+		if (!hand_aside(&s, t))
+			send_train(&s, t);
 		/* the start's repeats: after the train, which the metadata's next_seq then follows */
 		if (s.trains <= START_META_LAST_TRAIN && (s.trains & (s.trains - 1)) == 0)
 			send_meta(&s, false);
@@ -321,6 +415,9 @@ void *zcs_pipeline_send_main(void *arg)
 	flush(&s);
 	ZCS_PUB(p->pub.end_ns, zcs_mono_ns()); /* the last sample is with the kernel */
 	send_eos(&s);
+	/* after the end of stream: the second send thread ends (its last train went before) */
+	atomic_store(&p->aside_end, true);
+	zcs_doorbell_ring(&p->aside_db);
 	if (zcs_sendpath_drain(p->sp, zcs_mono_ns() + DRAIN_NS))
 		zcs_log(&p->cfg.log, "%zu zero-copy completions still missing at exit",
 			zcs_sendpath_inflight(p->sp));

@@ -285,17 +285,25 @@ static void pace(struct src_state *s, uint64_t t0, uint64_t samples_end)
 	}
 }
 
+/* A slot the send thread gave back, or the second send thread (--send-threads 2). */
+static struct zcs_train *pop_free(struct zcs_pipeline *p)
+{
+	struct zcs_train *const t = zcs_ring_pop(&p->free);
+
+	return t || !p->spread ? t : zcs_ring_pop(&p->free2);
+}
+
 static struct zcs_train *get_free(struct src_state *s)
 {
 	struct zcs_pipeline *const p = s->p;
 	struct zcs_train *t;
 
-	while (!(t = zcs_ring_pop(&p->free))) {
+	while (!(t = pop_free(p))) {
 		ring_full(s);
 		if (atomic_load(&p->stop))
 			return NULL;
 		zcs_doorbell_arm(&p->free_db);
-		t = zcs_ring_pop(&p->free);
+		t = pop_free(p);
 		if (!t && !atomic_load(&p->stop))
 			zcs_doorbell_wait(&p->free_db, 100);
 		zcs_doorbell_disarm(&p->free_db);

@@ -17,6 +17,10 @@
 struct zcs_pipeline_config {
 	struct zcs_source *src;       /* opened; the pipeline reads it from its source thread */
 	int fd;                       /* connected UDP socket */
+	/* -1, or a second one bound to fd's local address and connected to its destination: a
+	 * second send thread sends every other train on it (zcs-send --send-threads 2), so the
+	 * kernel's send work spreads over two cores.  Receivers see one stream from one address */
+	int fd2;
 	int format;                   /* enum zcs_wire_format */
 	size_t udp_payload;           /* largest datagram (header included) */
 	uint64_t count;               /* samples to send, 0 = until the source ends or a stop */
@@ -26,7 +30,9 @@ struct zcs_pipeline_config {
 	 * shrink so that parity, 16 bytes and a trailer longer, still fits udp_payload */
 	unsigned fec_k, fec_m;
 	int path;                     /* enum zcs_path_kind (ZCS_PATH_AUTO to probe) */
-	int cpu_src, cpu_send;        /* CPU to pin each thread to, -1 = leave */
+	int cpu_src, cpu_send;        /* CPU to pin each thread to, -1 = leave; the second send
+				       * thread goes where the source thread does, or else off
+				       * cpu_send */
 	uint32_t stream_id;
 	const char *sender_name;      /* host name for the metadata */
 	const char *source_name;      /* "tone", "iio", ... for the metadata */
@@ -53,6 +59,9 @@ struct zcs_pipeline_stats {
 	int send_path;                /* enum zcs_path_kind now running */
 	uint64_t src_cpu_ns;          /* CPU time of each thread so far */
 	uint64_t send_cpu_ns;
+	uint64_t send2_cpu_ns;        /* the second send thread's, 0 without one */
+	uint64_t send2_trains;        /* of trains, those the second send thread sent */
+	bool two_senders;             /* trains go out from two send threads */
 	size_t samples_per_dgram;
 	size_t dgrams_per_train;
 	bool finished;                /* both threads have ended */
@@ -74,13 +83,13 @@ int zcs_compress_check(int level, int path, char *err, size_t errlen);
  * with err set. */
 int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_config *cfg,
 			char *err, size_t errlen);
-/* Starts both threads.  Returns 0 or -errno with err set. */
+/* Starts the threads.  Returns 0 or -errno with err set. */
 int zcs_pipeline_start(struct zcs_pipeline *p, char *err, size_t errlen);
 /* Asks for a stop: the source finishes its current train, the send thread sends what is queued,
  * then the end-of-stream datagram.  Safe from any thread. */
 void zcs_pipeline_stop(struct zcs_pipeline *p);
 void zcs_pipeline_stats(struct zcs_pipeline *p, struct zcs_pipeline_stats *out);
-/* Waits for both threads.  Returns 0, or -errno with err set when the source or the send path
+/* Waits for the threads.  Returns 0, or -errno with err set when the source or the send path
  * failed (the end of stream was still sent). */
 int zcs_pipeline_join(struct zcs_pipeline *p, char *err, size_t errlen);
 /* Frees everything, the train pool last.  Close cfg.fd before: zero-copy sends the drain left in
