@@ -239,6 +239,14 @@ judge() { # KV NAME CHECK NET ARGS DIR
 	drop=$(jget "$json" dropped_datagrams) errs=$(jget "$json" send_errors)
 	zcs=$(jget "$json" zc_sends) zcc=$(jget "$json" zc_completions) zcp=$(jget "$json" zc_copied)
 	[ "$drop" = 0 ] || echo "the sender dropped $drop datagrams"
+	# two send threads: the second sent every other train (at 1 MS/s a paced train is 21
+	# datagrams, three of which a receiver's window of 64 holds)
+	case $args in *--send-threads\ 2*)
+		local t2
+		t2=$(jget "$json" send2_trains)
+		[ "${t2:-0}" -gt 0 ] || echo "the second send thread sent ${t2:-no} trains"
+		;;
+	esac
 	# what the start-up line and the demotions must be
 	case $net:$asked in
 	eth0:auto | mcast:auto | lo:auto)

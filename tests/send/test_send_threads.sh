@@ -5,7 +5,8 @@
 # as one send thread sends it (an unpaced one-thread run is the reference), with nothing lost, late
 # or duplicated and the end of stream last; the second thread sent about half the trains.  At
 # 2 MS/s (a receiver's window holds fewer than three trains) the second thread sends nothing and a
-# line says so, and the stream is still exact.
+# line says so, and the stream is still exact (at 1 MS/s and below, trains of 21 datagrams, it
+# sends again: the kernels leg runs that).
 # usage: test_send_threads.sh ZCS-SEND ZCS-RECV
 set -u
 SEND=$1 RECV=$2
@@ -97,7 +98,8 @@ expect fec ref-fec
 run keyed-fec --key "$TMP/key" -- "${TONE[@]}" --send-threads 2 --key "$TMP/key" --fec 32:4
 expect keyed-fec ref-fec
 
-# 2 MS/s: the window (64 datagrams) holds fewer than three trains: one thread sends
+# 2 MS/s: the window (64 datagrams) holds fewer than three paced trains (42 datagrams each): one
+# thread sends
 SLOW=(-s tone --tone 21000 --noise --seed 5 -r 2M -n 400000 -f p12)
 run ref-slow -- "${SLOW[@]}" --unpaced
 run slow -- "${SLOW[@]}" --send-threads 2
