@@ -882,6 +882,18 @@ def v_start_at_end():
     return c
 
 
+def v_large():
+    """Datagrams of 15,998 bytes (p12, 5,322 pairs: a sender at MTU 16000), two reordered and
+    one lost: a receiver takes every datagram up to 65,507 bytes."""
+    s, c = Stream(fmt=P12, spd=5322, rate=2000000), Capture()
+    c.at(0, s.meta())
+    ds = [s.samples(flags=EOS if i == 11 else 0) for i in range(12)]
+    order = [0, 1, 2, 4, 3, 5, 6, 7, 9, 10, 11]
+    for k, i in enumerate(order):
+        c.at(k * 2661000, ds[i])
+    return c
+
+
 VECTORS = {
     'clean': ('one i16 stream, nothing lost', v_clean),
     'clean_p12': ('one p12 stream', v_clean_p12),
@@ -930,6 +942,7 @@ VECTORS = {
     'start_silence': ('misleading metadata: the run with the most after 100 ms of silence',
                       v_start_silence),
     'start_at_end': ('misleading metadata: the run with the most at the end', v_start_at_end),
+    'large': ('datagrams of 15,998 bytes, reordered and lost', v_large),
     'confirm_format': ('an unkeyed change of format before and after 500 ms', v_confirm_format),
 }
 
