@@ -894,6 +894,43 @@ def v_large():
     return c
 
 
+def v_start_two_senders():
+    """Two senders start together: A's metadata, B's metadata, then both streams' datagrams. B's
+    metadata takes the receiver over before A has shown a sample datagram; A is then foreign."""
+    a, b = Stream(sid=0xa000), Stream(sid=0xb000, fmt=P12, spd=150)
+    c = Capture()
+    c.at(0, a.meta())
+    c.add(b.meta())
+    t = 0
+    for i in range(60):
+        c.at(t, a.samples(flags=EOS if i == 59 else 0))
+        c.add(b.samples(flags=EOS if i == 59 else 0))
+        t += DGRAM_NS
+    return c
+
+
+def v_confirm_cancel():
+    """Unkeyed, a change of format announced (CHANGE twice), then a sample datagram of the old
+    format: the change is cancelled (unconfirmed); announced again, then metadata of the old
+    settings: cancelled again.  The output is every datagram decoded by its own format."""
+    s, c = Stream(), Capture()
+    t = 0
+    c.at(t, s.meta())
+    for i in range(120):
+        if i in (30, 80):
+            s.meta_version += 1
+            s.fmt, s.spd = P12, 130
+            c.at(t, s.meta(flags=M_CHANGE))
+            c.at(t, s.meta(flags=M_CHANGE))
+            s.fmt, s.spd = I16, 100         # the sender did not change (a forger said so)
+            s.meta_version -= 1
+        if i == 90:
+            c.at(t, s.meta())
+        c.at(t, s.samples(flags=EOS if i == 119 else 0))
+        t += DGRAM_NS
+    return c
+
+
 VECTORS = {
     'clean': ('one i16 stream, nothing lost', v_clean),
     'clean_p12': ('one p12 stream', v_clean_p12),
@@ -943,6 +980,10 @@ VECTORS = {
                       v_start_silence),
     'start_at_end': ('misleading metadata: the run with the most at the end', v_start_at_end),
     'large': ('datagrams of 15,998 bytes, reordered and lost', v_large),
+    'start_two_senders': ('two senders start together: the later metadata first shown',
+                          v_start_two_senders),
+    'confirm_cancel': ('an unkeyed change cancelled by the old format, then by old metadata',
+                       v_confirm_cancel),
     'confirm_format': ('an unkeyed change of format before and after 500 ms', v_confirm_format),
 }
 
