@@ -113,7 +113,6 @@ int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_con
 	atomic_init(&p->stop, false);
 	atomic_init(&p->aside_end, false);
 	atomic_init(&p->aside_done, false);
-	atomic_init(&p->aside_taken, 0);
 	atomic_init(&p->aside_sent, 0);
 	atomic_init(&p->source_done, false);
 	atomic_init(&p->send_done, false);

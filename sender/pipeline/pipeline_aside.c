@@ -59,9 +59,6 @@ void *zcs_pipeline_aside_main(void *arg)
 	while ((t = next_train(p))) {
 		int ret = 0;
 
-		/* the send thread's next train waits for this one to be taken */
-		atomic_fetch_add(&p->aside_taken, 1);
-		zcs_doorbell_ring(&p->aside_done_db);
 		if (p->aside_err) {
 			/* its path failed and the stream stops: the slot goes back unsent */
 			zcs_ring_push(&p->free2, t);

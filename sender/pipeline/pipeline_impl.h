@@ -133,10 +133,10 @@ struct zcs_pipeline {
 	size_t *fec_pend_len;
 	/* --send-threads 2 (pipeline_aside.c): the send thread hands every other train to a second
 	 * send thread, which sends it on a socket of its own (cfg.fd2, the same local address and
-	 * destination).  At most one train is with it at a time, and the send thread sends its own
-	 * next train only once the second has taken that one: trains overtake each other by less
-	 * than one, which a receiver's reorder window (64 datagrams at least) holds.  Metadata,
-	 * parity and the end of stream wait until it has handed its train to the kernel. */
+	 * destination).  No datagram goes out a receiver's window (less a train) past the oldest
+	 * train the second has not yet handed to the kernel, so the window takes the trains in any
+	 * order they meet (pipeline_send.c, hand_aside).  Metadata, parity and the end of stream
+	 * wait until it has handed every train it got to the kernel. */
 	bool spread;
 	struct zcs_sendpath *sp2;
 	struct zcs_ring aside;        /* send thread -> second send thread */
@@ -147,8 +147,8 @@ struct zcs_pipeline {
 	bool aside_started;
 	atomic_bool aside_end;        /* the send thread hands no more trains */
 	atomic_bool aside_done;       /* the second send thread has ended */
-	_Atomic uint64_t aside_taken; /* trains the second send thread took from its ring */
-	_Atomic uint64_t aside_sent;  /* and handed to the kernel (or gave up) */
+	_Atomic uint64_t aside_sent;  /* trains the second send thread handed to the kernel (or
+				       * gave up), in the order it got them */
 	int aside_err;                /* -errno when its path failed */
 	char aside_msg[256];
 	/* what it published: its path's counters and its thread's CPU time at the end */

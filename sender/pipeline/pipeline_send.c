@@ -39,23 +39,37 @@ struct send_state {
 	bool aside_ok;            /* the rate lets a second send thread take trains */
 	bool aside_turn;          /* the next train goes to the second send thread */
 	uint64_t aside_handed;    /* trains handed to it */
+	/* the first seq of each train handed to it, by its count mod the slots (fewer than that
+	 * are ever out), and how far past the oldest one not yet sent a train may go out */
+	uint64_t aside_first[ZCS_PIPELINE_SLOTS];
+	uint64_t aside_lead;
 	/* the small side slot for metadata and end of stream, keyed or not */
 	uint8_t side[ZCS_PROTO_META_SIZE + ZCS_AUTH_MAX_TRAILER];
 };
 
 static void flush(struct send_state *s);
 
-/* --send-threads 2: waits until the second send thread has taken (sent false) or handed to the
- * kernel (sent true) every train handed to it.  It never fails to: a train it cannot send it
- * gives up, counted. */
-static void aside_wait(struct send_state *s, bool sent)
+/* --send-threads 2: whether a train ending at seq `last` must wait for the second send thread:
+ * with all = true, until it has handed every train it got to the kernel; else only while `last`
+ * lies aside_lead or more past the first datagram of the oldest one it has not. */
+static bool aside_behind(const struct send_state *s, bool all, uint64_t last)
+{
+	const uint64_t sent = atomic_load(&s->p->aside_sent);
+
+	if (sent == s->aside_handed)
+		return false;
+	return all || last - s->aside_first[sent % ZCS_PIPELINE_SLOTS] >= s->aside_lead;
+}
+
+/* Waits while aside_behind(): it never waits for ever, as a train the second send thread
+ * cannot send it gives up, counted. */
+static void aside_wait(struct send_state *s, bool all, uint64_t last)
 {
 	struct zcs_pipeline *const p = s->p;
-	_Atomic uint64_t *const done = sent ? &p->aside_sent : &p->aside_taken;
 
-	while (atomic_load(done) != s->aside_handed) {
+	while (aside_behind(s, all, last)) {
 		zcs_doorbell_arm(&p->aside_done_db);
-		if (atomic_load(done) != s->aside_handed)
+		if (aside_behind(s, all, last))
 			zcs_doorbell_wait(&p->aside_done_db, 100);
 		zcs_doorbell_disarm(&p->aside_done_db);
 	}
@@ -129,7 +143,7 @@ static void fec_send(struct send_state *s)
 	struct zcs_pipeline *const p = s->p;
 
 	if (p->fec_npend)
-		aside_wait(s, true);
+		aside_wait(s, true, 0);
 	for (size_t i = 0; i < p->fec_npend; i++)
 		if (zcs_sendpath_send_small(p->sp, p->fec_pend + p->fec_pend_stride * i,
 					    p->fec_pend_len[i]) >= 0)
@@ -218,22 +232,26 @@ static void flush(struct send_state *s)
 
 	if (ret < 0)
 		failed(p, ret);
-	aside_wait(s, true);
+	aside_wait(s, true, 0);
 }
 
-/* --send-threads 2: the second send thread gets every other train.  One at a time: the one
- * before it and the send thread's own since must be with the kernel (on uring-zc that costs the
- * batching of sends).  The parity of the blocks it completes waits for it (fec_send), and the
- * send thread's own next train for it to be taken (send_train), so neither overtakes the other by
- * more than a train.  Returns false when t is the send thread's own. */
+/* --send-threads 2: the second send thread gets every other train.  No datagram goes out (by
+ * either thread) aside_lead or more past the first of the oldest train the second has not yet
+ * handed to the kernel, so a receiver's window takes the trains in whatever order they meet; and
+ * the send thread's own trains before it go first (on uring-zc they may only be queued: that
+ * costs the batching of sends).  Parity, metadata and the end of stream wait for every train
+ * handed to it (fec_send, flush).  Returns false when t is the send thread's own. */
 static bool hand_aside(struct send_state *s, struct zcs_train *t)
 {
 	struct zcs_pipeline *const p = s->p;
+	int ret;
 
 	if (!s->aside_ok || !(s->aside_turn = !s->aside_turn))
 		return false;
-	/* the send thread's own train before it goes first (io_uring may only have queued it) */
-	flush(s);
+	if (!p->send_err && (ret = zcs_sendpath_flush(p->sp)) < 0)
+		failed(p, ret);
+	aside_wait(s, false, t->first_seq + t->count - 1);
+	s->aside_first[s->aside_handed % ZCS_PIPELINE_SLOTS] = t->first_seq;
 	zcs_ring_push(&p->aside, t);
 	s->aside_handed++;
 	zcs_doorbell_ring(&p->aside_db);
@@ -258,27 +276,30 @@ static uint64_t receiver_window(uint64_t rate, size_t spd, unsigned fec_k, unsig
 	return p2;
 }
 
-/* Whether the second send thread may take trains at the settings now sent: only when a receiver's
- * recommended window holds SPREAD_WINDOW_TRAINS full trains, since trains from two threads may
- * overtake each other by up to two (and a kernel's backlog, another's tail).  Between about 1 and
- * 12 MS/s of p12 it does not (paced trains of 10 ms, 44 datagrams at most, against 5 ms of
- * window), and one core carries such a rate anyway. */
-static bool spread_ok(const struct send_state *s)
+/* Sets how far ahead of the second send thread's oldest unsent train a datagram may go out: a
+ * receiver's recommended window less a train (the kernel may still hold the tail of one it was
+ * handed), and whether the second thread takes trains at all: only when that lead holds two more
+ * (its own and the send thread's next), that is when the window holds SPREAD_WINDOW_TRAINS.
+ * Between about 1 and 12 MS/s of p12 it does not (paced trains of 10 ms, 44 datagrams at most,
+ * against 5 ms of window), and one core carries such a rate anyway. */
+static void spread_set(struct send_state *s)
 {
 	const struct zcs_pipeline *const p = s->p;
+	const uint64_t w = receiver_window(s->info.sample_rate, s->spd, p->fec ? p->fec_enc.k : 0,
+					   p->fec ? p->fec_enc.m : 0);
+	const size_t dgrams = p->fmt[s->format].dgrams;
 
-	return p->spread && receiver_window(s->info.sample_rate, s->spd,
-					    p->fec ? p->fec_enc.k : 0, p->fec ? p->fec_enc.m : 0)
-				    >= SPREAD_WINDOW_TRAINS * p->fmt[s->format].dgrams;
+	s->aside_ok = p->spread && w >= SPREAD_WINDOW_TRAINS * dgrams;
+	s->aside_lead = s->aside_ok ? w - dgrams : 0;
 }
 
-/* Sends t on the send thread's own path, after the second send thread took the train before. */
+/* Sends t on the send thread's own path, within the lead on the second send thread's trains. */
 static void send_train(struct send_state *s, struct zcs_train *t)
 {
 	struct zcs_pipeline *const p = s->p;
 	int ret;
 
-	aside_wait(s, false);
+	aside_wait(s, false, t->first_seq + t->count - 1);
 	ret = zcs_sendpath_send(p->sp, t);
 	if (ret < 0)
 		failed(p, ret);
@@ -347,7 +368,7 @@ void *zcs_pipeline_send_main(void *arg)
 				.spd = p->fmt[p->cfg.format].spd };
 
 	zcs_pipeline_info_now(p, &s.info);
-	s.aside_ok = spread_ok(&s);
+	spread_set(&s);
 	if (p->spread && !s.aside_ok)
 		zcs_log(&p->cfg.log, "at %llu S/s one send thread sends: a receiver's reorder window "
 			"(5 ms of the stream) holds fewer than %d trains",
@@ -378,7 +399,7 @@ void *zcs_pipeline_send_main(void *arg)
 			s.info = p->slot_settings[t->index].info;
 			s.format = t->format;
 			s.spd = t->spd;
-			s.aside_ok = spread_ok(&s);
+			spread_set(&s);
 			s.meta_version++;
 			/* the block of the old settings ends before their change is announced */
 			fec_close(&s);
