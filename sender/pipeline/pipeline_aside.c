@@ -50,12 +50,11 @@ void *zcs_pipeline_aside_main(void *arg)
 	struct zcs_train *t;
 	size_t seg = p->fmt[p->cfg.format].seg;
 
-	/* beside the source thread, or at least off the first send thread's CPU: on the board
-	 * that is CPU0, where the interrupts land */
-	if (p->cfg.cpu_src >= 0)
-		zcs_pipeline_pin(p, p->cfg.cpu_src, "second send");
-	else
-		zcs_pipeline_pin_off(p, p->cfg.cpu_send, "second send");
+	/* beside the source thread when that is pinned; else free: with the send thread busy on
+	 * CPU1 it runs on CPU0 mostly, but may go where there is room when CPU0's interrupts (or
+	 * other work) take that core (pinned off CPU1 it fell behind a paced 30.72 MS/s more often
+	 * on a loaded machine, docs/performance.md) */
+	zcs_pipeline_pin(p, p->cfg.cpu_src, "second send");
 	while ((t = next_train(p))) {
 		int ret = 0;
 

@@ -188,8 +188,5 @@ void *zcs_pipeline_send_main(void *arg);
 void *zcs_pipeline_aside_main(void *arg);
 /* Pins the calling thread; logs (does not fail) when it cannot. */
 void zcs_pipeline_pin(struct zcs_pipeline *p, int cpu, const char *who);
-/* Keeps the calling thread off one CPU (-1: leaves it), on the others it may use; logs (does not
- * fail) when it cannot. */
-void zcs_pipeline_pin_off(struct zcs_pipeline *p, int cpu, const char *who);
 
 #endif

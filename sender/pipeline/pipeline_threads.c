@@ -22,22 +22,6 @@ void zcs_pipeline_pin(struct zcs_pipeline *p, int cpu, const char *who)
 			strerror(ret));
 }
 
-void zcs_pipeline_pin_off(struct zcs_pipeline *p, int cpu, const char *who)
-{
-	cpu_set_t set;
-	int ret;
-
-	if (cpu < 0 || pthread_getaffinity_np(pthread_self(), sizeof(set), &set) != 0)
-		return;
-	CPU_CLR((size_t)cpu, &set);
-	if (CPU_COUNT(&set) == 0)
-		return; /* that CPU alone is allowed: it stays */
-	ret = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-	if (ret)
-		zcs_log(&p->cfg.log, "cannot keep the %s thread off CPU%d: %s", who, cpu,
-			strerror(ret));
-}
-
 void zcs_pipeline_stop(struct zcs_pipeline *p)
 {
 	atomic_store(&p->stop, true);

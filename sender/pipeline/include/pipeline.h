@@ -31,8 +31,7 @@ struct zcs_pipeline_config {
 	unsigned fec_k, fec_m;
 	int path;                     /* enum zcs_path_kind (ZCS_PATH_AUTO to probe) */
 	int cpu_src, cpu_send;        /* CPU to pin each thread to, -1 = leave; the second send
-				       * thread goes where the source thread does, or else off
-				       * cpu_send */
+				       * thread goes where the source thread does */
 	uint32_t stream_id;
 	const char *sender_name;      /* host name for the metadata */
 	const char *source_name;      /* "tone", "iio", ... for the metadata */
