@@ -43,6 +43,7 @@ struct send_state {
 	 * are ever out), and how far past the oldest one not yet sent a train may go out */
 	uint64_t aside_first[ZCS_PIPELINE_SLOTS];
 	uint64_t aside_lead;
+	uint64_t window_start;    /* a receiver's window from the stream's first settings */
 	/* the small side slot for metadata and end of stream, keyed or not */
 	uint8_t side[ZCS_PROTO_META_SIZE + ZCS_AUTH_MAX_TRAILER];
 };
@@ -279,15 +280,22 @@ static uint64_t receiver_window(uint64_t rate, size_t spd, unsigned fec_k, unsig
 /* Sets how far ahead of the second send thread's oldest unsent train a datagram may go out: a
  * receiver's recommended window less a train (the kernel may still hold the tail of one it was
  * handed), and whether the second thread takes trains at all: only when that lead holds two more
- * (its own and the send thread's next), that is when the window holds SPREAD_WINDOW_TRAINS.
+ * (its own and the send thread's next), that is when the window holds SPREAD_WINDOW_TRAINS.  A
+ * receiver keeps the window it placed at the stream's start through every change, and one that
+ * joins later places its own from the settings then: the smaller of the two counts.
  * Between about 1 and 12 MS/s of p12 it does not (paced trains of 10 ms, 44 datagrams at most,
  * against 5 ms of window), and one core carries such a rate anyway. */
 static void spread_set(struct send_state *s)
 {
 	const struct zcs_pipeline *const p = s->p;
-	const uint64_t w = receiver_window(s->info.sample_rate, s->spd, p->fec ? p->fec_enc.k : 0,
-					   p->fec ? p->fec_enc.m : 0);
 	const size_t dgrams = p->fmt[s->format].dgrams;
+	uint64_t w = receiver_window(s->info.sample_rate, s->spd, p->fec ? p->fec_enc.k : 0,
+				     p->fec ? p->fec_enc.m : 0);
+
+	if (!s->window_start)
+		s->window_start = w;
+	if (w > s->window_start)
+		w = s->window_start;
 
 	s->aside_ok = p->spread && w >= SPREAD_WINDOW_TRAINS * dgrams;
 	s->aside_lead = s->aside_ok ? w - dgrams : 0;

@@ -6,10 +6,12 @@
 # or duplicated and the end of stream last; the second thread sent about half the trains.  At
 # 2 MS/s (a receiver's window holds fewer than three trains) the second thread sends nothing and a
 # line says so, and the stream is still exact (at 1 MS/s and below, trains of 21 datagrams, it
-# sends again: the kernels leg runs that).
-# usage: test_send_threads.sh ZCS-SEND ZCS-RECV
+# sends again: the kernels leg runs that).  A change of wire format mid-stream (zcs-ctl set
+# format=i16: another datagram size, so the second thread's socket changes its GSO size too)
+# reaches the receiver at exactly the index the sender's reply gave, nothing lost.
+# usage: test_send_threads.sh ZCS-SEND ZCS-RECV ZCS-CTL
 set -u
-SEND=$1 RECV=$2
+SEND=$1 RECV=$2 CTL=$3
 PY=/usr/bin/python3
 TMP=$(mktemp -d /tmp/zcs-send-threads.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
@@ -108,6 +110,54 @@ cmp -s "$TMP/slow.cs16" "$TMP/ref-slow.cs16" || fail "slow: output differs"
 	fail "slow: the second send thread sent $(field "$TMP/slow.slog" send2_trains) trains at 2 MS/s"
 grep -q "at 2000000 S/s one send thread sends" "$TMP/slow.slog" || fail "slow: no line saying one thread sends"
 [ "$(field "$TMP/slow.rlog" lost)" = 0 ] || fail "slow: lost $(field "$TMP/slow.rlog" lost)"
+
+# a change of wire format while both threads send: the change lands exactly where announced
+run_bg() { # NAME RECV-ARGS -- SEND-ARGS, the sender in the background (SENDER_PID)
+	local name=$1 rargs=()
+	shift
+	while [ "$1" != -- ]; do rargs+=("$1"); shift; done
+	shift
+	PORT=$((PORT + 1))
+	timeout 60 "$RECV" "127.0.0.1:$PORT" "${rargs[@]}" -o "file:$TMP/$name.cs16" -F cs16 \
+		--exit-on-eos --json --interval 0 >"$TMP/$name.rlog" 2>&1 &
+	RECV_PID=$!
+	for _ in $(seq 200); do
+		grep -q "listening on" "$TMP/$name.rlog" 2>/dev/null && break
+		sleep 0.05
+	done
+	timeout 60 "$SEND" --json -q --cpus none "$@" "127.0.0.1:$PORT" >"$TMP/$name.slog" 2>&1 &
+	SENDER_PID=$!
+}
+CPORT=20640
+run_bg retune --key "$TMP/key" -- -s tone --tone 21000 --noise --seed 5 -r 20M -n 30000000 \
+	-f p12 --send-threads 2 --key "$TMP/key" --control "127.0.0.1:$CPORT"
+reply=
+for _ in $(seq 200); do
+	reply=$("$CTL" --key "$TMP/key" --json --timeout 20000 "127.0.0.1:$CPORT" set format=i16 \
+		2>/dev/null) && break
+	reply=
+	sleep 0.05
+done
+wait "$SENDER_PID" || fail "retune: zcs-send failed: $(grep -v '^{' "$TMP/retune.slog" | tail -3)"
+wait "$RECV_PID" || fail "retune: zcs-recv failed: $(tail -2 "$TMP/retune.rlog")"
+if [ -z "$reply" ]; then
+	fail "retune: zcs-ctl never reached the sender"
+else
+	"$PY" - "$TMP/retune.rlog" "$reply" <<'EOF' || fail "retune: no exact change to i16 at the index given"
+import json, sys
+since = json.loads(sys.argv[2])["since_sample"]
+ev = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{") and '"change"' in l]
+ok = [e for e in ev if e["since_sample"] == since and e["exact"] and e["format"] == "i16"]
+print("retune: format i16 from sample %d: %s" % (since, "exact" if ok else ev))
+sys.exit(0 if ok else 1)
+EOF
+fi
+for kv in lost=0 late=0 duplicate=0 gap_samples=0 invalid=0 eos=1 samples=30000000; do
+	k=${kv%%=*} v=${kv#*=}
+	[ "$(field "$TMP/retune.rlog" "$k")" = "$v" ] ||
+		fail "retune: receiver $k $(field "$TMP/retune.rlog" "$k"), expected $v"
+done
+[ "$(field "$TMP/retune.slog" send2_trains)" -gt 0 ] || fail "retune: the second thread sent nothing"
 
 [ "$FAILED" = 0 ] || exit 1
 echo "ok: two send threads, every path, keyed and --fec: byte-exact, nothing lost"
