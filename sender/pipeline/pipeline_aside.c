@@ -81,9 +81,9 @@ void *zcs_pipeline_aside_main(void *arg)
 			if (ret >= 0)
 				ret = zcs_sendpath_flush(p->sp2);
 			if (ret < 0) {
-				p->aside_err = ret;
 				snprintf(p->aside_msg, sizeof(p->aside_msg),
 					 "second send thread: %s", strerror(-ret));
+				ZCS_PUB(p->aside_err, ret); /* the send thread hands no more */
 				zcs_pipeline_stop(p);
 			}
 		}

@@ -149,7 +149,7 @@ struct zcs_pipeline {
 	atomic_bool aside_done;       /* the second send thread has ended */
 	_Atomic uint64_t aside_sent;  /* trains the second send thread handed to the kernel (or
 				       * gave up), in the order it got them */
-	int aside_err;                /* -errno when its path failed */
+	int aside_err;                /* -errno when its path failed (ZCS_PUB / ZCS_GET) */
 	char aside_msg[256];
 	/* what it published: its path's counters and its thread's CPU time at the end */
 	struct zcs_sendpath_stats aside_pub;

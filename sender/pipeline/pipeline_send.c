@@ -247,7 +247,9 @@ static bool hand_aside(struct send_state *s, struct zcs_train *t)
 	struct zcs_pipeline *const p = s->p;
 	int ret;
 
-	if (!s->aside_ok || !(s->aside_turn = !s->aside_turn))
+	/* a second thread whose path failed gets none: the send thread sends them itself until
+	 * the stop it asked for ends the stream */
+	if (!s->aside_ok || ZCS_GET(p->aside_err) || !(s->aside_turn = !s->aside_turn))
 		return false;
 	if (!p->send_err && (ret = zcs_sendpath_flush(p->sp)) < 0)
 		failed(p, ret);
