@@ -442,13 +442,17 @@ static bool start_settle(struct zcs_rx *rx, const struct sockaddr *from, bool si
 			 uint64_t *lo, uint64_t *hi)
 {
 	struct zcs_sample_hdr h = { 0 };
+	struct zcs_start_run run;
 	struct zcs_dgram dg;
 	uint32_t hb;
 	size_t len;
 
 	if (rx->opt.key || !rx->fs.need_start ||
-	    !zcs_follow_start_pick(&rx->fs, window_for(rx), rx->now_ns, silent, ending, lo, hi))
+	    !zcs_follow_start_pick(&rx->fs, window_for(rx), rx->now_ns, silent, ending, &run))
 		return false;
+	zcs_rx_start_extend(rx, &run);
+	*lo = run.lo;
+	*hi = run.hi;
 	h.seq = *lo;
 	place_window(rx, &h, ZCS_FOLLOW_NONE);
 	while (zcs_rx_start_next(rx, *lo, *hi, &hb, &len, &dg))

@@ -90,6 +90,7 @@ struct zcs_start_run {
 	uint64_t lo_first;        /* the first sample of lo */
 	uint64_t hi_end;          /* the sample index after hi's */
 	uint64_t count;           /* datagrams of it kept */
+	uint64_t first_ns;        /* monotonic time its first datagram came */
 };
 
 struct zcs_follow {
@@ -263,9 +264,13 @@ void zcs_follow_start_keep(struct zcs_follow *f, const struct zcs_sample_hdr *h,
 void zcs_follow_start_give_up(struct zcs_follow *f, uint64_t seq, uint32_t samples, bool own);
 /* Whether a run kept is confirmed as the start at now, for the window the engine will use;
  * silent: the stream has been silent for quiet_ns; ending: it ends, or the program does.  When
- * so, its numbers are lo..hi and the runs are forgotten. */
+ * so, it goes to *run and the runs are forgotten. */
 bool zcs_follow_start_pick(struct zcs_follow *f, size_t window, uint64_t now, bool silent,
-			   bool ending, uint64_t *lo, uint64_t *hi);
+			   bool ending, struct zcs_start_run *run);
+/* Whether kept datagram h continues the run confirmed (run), or the run continues from it: run
+ * then takes it in.  The engine asks for every datagram it keeps, until none is taken in, so a
+ * datagram of the stream whose run gave way to others (ZCS_FOLLOW_START_RUNS) is delivered. */
+bool zcs_follow_start_extend(struct zcs_start_run *run, const struct zcs_sample_hdr *h);
 
 /* Where the window starts for the stream, whose first usable datagram is h, given the window
  * the engine will use.  *skip_to is 0, or the number up to which everything is lost at once

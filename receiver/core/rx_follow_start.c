@@ -12,8 +12,11 @@
 /* A run continues over at most this many numbers at once: a loss that long at the very start
  * begins a run of its own (the capacity of the largest automatic window). */
 #define RUN_SPAN 1024
-/* A run that holds this many, and more than twice all the others together, is the stream's
- * whatever its metadata says (a receiver whose first metadata was forged still starts). */
+/* A run that holds this many, more than twice all the others together, and has gone on for as
+ * long as a jump is held (quiet_ns), is the stream's whatever its metadata says: a receiver
+ * whose metadata misleads (forged, or a sender's wrong next_seq) still starts.  A burst sent
+ * before the stream shows cannot last that long, and the stream's own run, named by its
+ * metadata, is taken as soon as it comes. */
 #define MAJORITY_MIN 8
 
 /* Whether a datagram at (seq, first) continues one at `prev` whose samples end at `end`: a later
@@ -80,7 +83,7 @@ void zcs_follow_start_keep(struct zcs_follow *f, const struct zcs_sample_hdr *h,
 				r = &f->runs[i];
 	}
 	*r = (struct zcs_start_run){ .lo = h->seq, .hi = h->seq, .lo_first = h->first_sample,
-				     .hi_end = end, .count = 1 };
+				     .hi_end = end, .count = 1, .first_ns = now };
 }
 
 void zcs_follow_start_give_up(struct zcs_follow *f, uint64_t seq, uint32_t samples, bool own)
@@ -131,7 +134,7 @@ static bool joined(const struct zcs_follow *f, const struct zcs_start_run *r, si
 }
 
 bool zcs_follow_start_pick(struct zcs_follow *f, size_t window, uint64_t now, bool silent,
-			   bool ending, uint64_t *lo, uint64_t *hi)
+			   bool ending, struct zcs_start_run *run)
 {
 	const struct zcs_start_run *best = NULL, *pick = NULL;
 	uint64_t total = 0, second = 0;
@@ -160,7 +163,8 @@ bool zcs_follow_start_pick(struct zcs_follow *f, size_t window, uint64_t now, bo
 	/* else kept most by far: a stream joined late, or one whose metadata misleads */
 	if (!pick && best->count >= 2 && best->count > 2 * second &&
 	    (joined(f, best, window, now) ||
-	     (best->count >= MAJORITY_MIN && best->count > 2 * (total - best->count))))
+	     (best->count >= MAJORITY_MIN && best->count > 2 * (total - best->count) &&
+	      now - best->first_ns >= f->quiet_ns)))
 		pick = best;
 	/* else the stream fell silent, or ends */
 	if (!pick && ((silent && best->count >= 2 && best->count > second) ||
@@ -168,10 +172,27 @@ bool zcs_follow_start_pick(struct zcs_follow *f, size_t window, uint64_t now, bo
 		pick = best;
 	if (!pick)
 		return false;
-	*lo = pick->lo;
-	*hi = pick->hi;
+	*run = *pick;
 	f->nruns = 0;
 	return true;
+}
+
+bool zcs_follow_start_extend(struct zcs_start_run *run, const struct zcs_sample_hdr *h)
+{
+	const uint64_t end = h->first_sample + h->samples;
+
+	if (follows(h->seq, h->first_sample, (h->flags & ZCS_FLAG_DISCONT) != 0, run->hi,
+		    run->hi_end)) {
+		run->hi = h->seq;
+		run->hi_end = end;
+		return true;
+	}
+	if (follows(run->lo, run->lo_first, false, h->seq, end)) {
+		run->lo = h->seq;
+		run->lo_first = h->first_sample;
+		return true;
+	}
+	return false;
 }
 
 bool zcs_follow_start_named(const struct zcs_follow *f, const struct zcs_sample_hdr *h,

@@ -85,6 +85,39 @@ void zcs_rx_hold_put(struct zcs_rx_hold *h, const struct zcs_rx_hold_rec *rec, c
 		h->max_used = h->used;
 }
 
+/* The record at offset at (a wrap marker or the ring's short end: the one at 0): its header into
+ * *rec, its offset returned. */
+static size_t record_at(const struct zcs_rx_hold *h, size_t at, struct zcs_rx_hold_rec *rec)
+{
+	if (h->cap - at >= HDR)
+		memcpy(rec, h->mem + at, HDR);
+	if (h->cap - at < HDR || rec->len == WRAP) {
+		at = 0;
+		memcpy(rec, h->mem, HDR);
+	}
+	return at;
+}
+
+void zcs_rx_hold_walk_begin(const struct zcs_rx_hold *h, struct zcs_rx_hold_walk *w)
+{
+	w->at = h->head;
+	w->left = h->count;
+}
+
+bool zcs_rx_hold_walk_next(const struct zcs_rx_hold *h, struct zcs_rx_hold_walk *w,
+			   struct zcs_rx_hold_rec *rec, const uint8_t **data)
+{
+	if (!w->left)
+		return false;
+	w->at = record_at(h, w->at, rec);
+	*data = h->mem + w->at + HDR;
+	w->at += rec_size(rec->len);
+	if (w->at == h->cap)
+		w->at = 0;
+	w->left--;
+	return true;
+}
+
 bool zcs_rx_hold_pop(struct zcs_rx_hold *h, struct zcs_rx_hold_rec *rec, const uint8_t **data)
 {
 	if (h->count == 0)

@@ -45,6 +45,15 @@ bool zcs_rx_hold_can(const struct zcs_rx_hold *h, size_t len);
 bool zcs_rx_hold_fits(const struct zcs_rx_hold *h, size_t len);
 /* Puts a datagram in (it must fit: zcs_rx_hold_fits). */
 void zcs_rx_hold_put(struct zcs_rx_hold *h, const struct zcs_rx_hold_rec *rec, const uint8_t *data);
+/* A walk through what is held, oldest first, without taking it out (zcs_rx_hold_walk_begin,
+ * then zcs_rx_hold_walk_next: true with *rec and *data, false past the newest).  Valid until the
+ * next put or pop. */
+struct zcs_rx_hold_walk {
+	size_t at, left;
+};
+void zcs_rx_hold_walk_begin(const struct zcs_rx_hold *h, struct zcs_rx_hold_walk *w);
+bool zcs_rx_hold_walk_next(const struct zcs_rx_hold *h, struct zcs_rx_hold_walk *w,
+			   struct zcs_rx_hold_rec *rec, const uint8_t **data);
 /* Takes the oldest out: true with *rec and *data (valid until the next put), false when none. */
 bool zcs_rx_hold_pop(struct zcs_rx_hold *h, struct zcs_rx_hold_rec *rec, const uint8_t **data);
 

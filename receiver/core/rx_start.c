@@ -37,6 +37,30 @@ void zcs_rx_start_keep(struct zcs_rx *rx, const uint8_t *data, size_t len,
 	zcs_rx_hold_put(&rx->hold, &rec, data);
 }
 
+/* Passes over what is kept at most: each takes in a chain of datagrams that came in order, so
+ * only datagrams reordered against a chain need another. */
+#define EXTEND_PASSES 8
+
+void zcs_rx_start_extend(struct zcs_rx *rx, struct zcs_start_run *run)
+{
+	bool more = true;
+
+	for (int pass = 0; more && pass < EXTEND_PASSES; pass++) {
+		struct zcs_rx_hold_walk w;
+		struct zcs_rx_hold_rec rec;
+		const uint8_t *data;
+		struct zcs_dgram dg;
+
+		more = false;
+		zcs_rx_hold_walk_begin(&rx->hold, &w);
+		while (zcs_rx_hold_walk_next(&rx->hold, &w, &rec, &data))
+			if (rec.seq - run->lo > run->hi - run->lo &&
+			    zcs_proto_parse(data, rec.len, &dg) == 0 && dg.type == ZCS_DGRAM_SAMPLES &&
+			    zcs_follow_start_extend(run, &dg.hdr))
+				more = true;
+	}
+}
+
 bool zcs_rx_start_next(struct zcs_rx *rx, uint64_t lo, uint64_t hi, uint32_t *bi, size_t *len,
 		       struct zcs_dgram *dg)
 {

@@ -25,6 +25,9 @@ void zcs_rx_start_keep(struct zcs_rx *rx, const uint8_t *data, size_t len,
 		       const struct zcs_sample_hdr *h);
 /* Gives up everything kept, each counted pre_meta (remembered as the stream's own when it is). */
 void zcs_rx_start_discard(struct zcs_rx *rx);
+/* The start is confirmed at run: every datagram kept that continues it, or from which it
+ * continues, is taken into it (zcs_follow_start_extend), however they came. */
+void zcs_rx_start_extend(struct zcs_rx *rx, struct zcs_start_run *run);
 /* The start is confirmed at the run lo..hi: the next datagram kept of it, oldest first, copied
  * into a buffer of its own (*bi, taken from the pool: the caller delivers it as if it came now,
  * and returns it to the pool when not kept) and parsed into *dg, its length in *len.  Datagrams

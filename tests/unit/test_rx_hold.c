@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests of the hold of a run awaiting the board (receiver/core/rx_hold.h): records come out
- * oldest first, byte for byte, across the ring's end; the ring never takes more than its size,
+ * oldest first, byte for byte, across the ring's end (and a walk sees them so, taking nothing
+ * out); the ring never takes more than its size,
  * whatever the lengths; what never fits is said so; an empty ring starts again at its start. */
 #include <check.h>
 #include <stdlib.h>
@@ -27,6 +28,29 @@ static void check_pop(struct zcs_rx_hold *h, uint64_t seq, size_t len)
 	ck_assert_uint_eq(rec.samples, seq % 500);
 	fill(want, len, seq);
 	ck_assert_mem_eq(data, want, len);
+}
+
+/* Walks the hold: the records of the model q[qh..qt) (lens likewise), oldest first, and nothing
+ * taken out. */
+static void check_walk(const struct zcs_rx_hold *h, const uint64_t *q, const uint64_t *lens,
+		       size_t qh, size_t qt)
+{
+	struct zcs_rx_hold_walk w;
+	struct zcs_rx_hold_rec rec;
+	const uint8_t *data;
+	const size_t count = h->count;
+	uint8_t want[4096];
+
+	zcs_rx_hold_walk_begin(h, &w);
+	for (size_t i = qh; i < qt; i++) {
+		ck_assert(zcs_rx_hold_walk_next(h, &w, &rec, &data));
+		ck_assert_uint_eq(rec.seq, q[i % 4096]);
+		ck_assert_uint_eq(rec.len, lens[i % 4096]);
+		fill(want, rec.len, rec.seq);
+		ck_assert_mem_eq(data, want, rec.len);
+	}
+	ck_assert(!zcs_rx_hold_walk_next(h, &w, &rec, &data));
+	ck_assert_uint_eq(h->count, count);
 }
 
 static void put(struct zcs_rx_hold *h, uint64_t seq, size_t len)
@@ -63,6 +87,9 @@ START_TEST(fifo_across_the_end)
 		qt++;
 		ck_assert_uint_eq(h.count, qt - qh);
 		ck_assert_uint_le(h.used, h.cap);
+		/* a walk sees what a pop would, in order, and takes nothing out */
+		if (seq % 97 == 0)
+			check_walk(&h, q, lens, qh, qt);
 		/* now and then, drain some */
 		if (rand() % 7 == 0)
 			while (qh < qt && rand() % 2) {
