@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Builds zcs every way CI checks it and runs every suite; ends with one line
-# "zcs: N passed, N failed, N skipped" (tests/summary.py).
+# Builds zcs every way CI checks it and runs every suite; ends with the time each stage took and
+# one line "zcs: N passed, N failed, N skipped" (tests/summary.py).
 # Stages: native -Werror build (all suites), ASan+UBSan build (all suites), the parse, reorder
 # and SigMF fuzzers for a fixed number of runs, a build with libiio, io_uring, zstd and FEC disabled
 # (suites unit, fuzz and minimal), a TSan build of the threaded suites (unit, send, recv), and
@@ -15,7 +15,24 @@ LOGS=()
 B=${ZCS_BUILD_PREFIX:-build-}   # build directories: ${B}ci, ${B}asan, ${B}armhf
 STAGE_FAIL=0
 
-stage() { echo; echo "=== $* ==="; }
+# stage NAME: the next stage begins; the one before is timed (stage_end), so the run ends saying
+# where its minutes went (CI must stay well under 30 on 2 cores).
+T_RUN=$(date +%s)
+T_STAGE=$T_RUN
+STAGE_NAME=
+TIMES=()
+stage_end() {
+	[ -n "$STAGE_NAME" ] &&
+		TIMES+=("$(printf '%5d s  %s' $(($(date +%s) - T_STAGE)) "${STAGE_NAME%%:*}")")
+	STAGE_NAME=
+}
+stage() {
+	stage_end
+	STAGE_NAME=$*
+	T_STAGE=$(date +%s)
+	echo
+	echo "=== $* ==="
+}
 
 # meson setup DIR OPTIONS...: a directory left from an earlier run is wiped, because meson 1.0 keeps
 # an existing directory's options and exits 0 (an "ASan" build could run without its sanitizer).
@@ -109,7 +126,13 @@ stage "Debian packages: dpkg-buildpackage -b, lintian, install, the installed fi
 tests/package/deb.sh "${B}ci/package.json" || STAGE_FAIL=1
 LOGS+=("${B}ci/package.json")
 
-stage "summary"
+stage_end
+echo
+echo "=== time by stage ==="
+printf '%s\n' "${TIMES[@]}"
+printf '%5d s  in all\n' $(($(date +%s) - T_RUN))
+echo
+echo "=== summary ==="
 /usr/bin/python3 "$ROOT/tests/summary.py" "${LOGS[@]}"
 rc=$?
 [ "$STAGE_FAIL" -eq 0 ] || rc=1
