@@ -11,6 +11,14 @@
 # offers, and p12 with --fec 32:4 on the Ethernet's zero-copy and gso paths.  Every cell twice, the passes interleaved.  A benchmark: prints tables, never judges.
 #
 #   tests/bench/bench_board_icount.sh [ARMHF_BUILD]      (root; default build-armhf)
+#   ZCS_ICOUNT_MACHINE   vexpress (default): Debian's armmp kernels on -M vexpress-a9 with two virtio
+#                        NICs (eth1 without checksum offload); zynq: the board's own machine,
+#                        -M xilinx-zynq-a9 with its Cadence GEM (Linux's macb) as eth0, the kernel
+#                        built by tests/bench/zynq_kernel.sh (Linux 6.1 only), the cells of eth1
+#                        run on the GEM with its TX checksum offload off (ethtool -K eth0 tx off:
+#                        the USB gadget's case); its guest clock runs 4.8 ns an instruction (the
+#                        TTC's, as the A9 global timer is taken out), which the tables take out
+#                        by the self-check loop
 #   ZCS_ICOUNT_KERNELS   "6.1 5.10" (default) or one of them
 #   ZCS_ICOUNT_CELLS     an extended regex: only the zcs-send cells whose name matches (the
 #                        self-check, iiod and the supply always run: the table is relative to
@@ -31,6 +39,17 @@
 #   ZCS_ICOUNT_REPS      runs of every cell (default 2)
 #   ZCS_ICOUNT_LOOP      the self-check's iterations (default 1e8: 2e8 instructions, then twice that)
 #   ZCS_ICOUNT_OUT       where the guests' reports and the tables go (default ARMHF_BUILD/icount)
+#   ZCS_ICOUNT_ANCHORS   1 (default on zynq): also the calibration's TCP anchor, bench_send_tool's
+#                        TCP loop (a p12 block packed, then send() of it, as the seed's zc-stream
+#                        did) into a sink on the host, and its conversion alone
+#   ZCS_ICOUNT_BASE      another armhf build directory: its zcs-send also runs the plain cells (on
+#                        the NIC without checksum offload), named NAME-base, for a change counted
+#                        like for like in one boot
+#   ZCS_ICOUNT_SLEEP     -icount's sleep= on the Zynq (default on); ZCS_ICOUNT_GTIMER=on keeps the
+#                        A9 global timer; ZCS_ICOUNT_MONITOR a qemu -monitor (e.g.
+#                        unix:/tmp/mon.sock,server,nowait); ZCS_ICOUNT_APPEND the kernel's extra
+#                        arguments (default init_on_alloc=0, as ADI's kernels); ZCS_ICOUNT_STALL
+#                        the seconds of a silent guest before it is ended (default 300)
 #   ZCS_ICOUNT_PROFILE   1: also where the instructions go, per thread and function, in the cells
 #                        of ZCS_ICOUNT_PROFILE_CELLS (tests/bench/bench_board_icount_profile.sh)
 #
@@ -45,8 +64,14 @@ build=$(realpath -m "${1:-build-armhf}")
 armhf_cache=${ZCS_ARMHF_CACHE:-/var/cache/zcs-armhf}
 cache=${ZCS_KERNELS_CACHE:-/var/cache/zcs-kernels}
 sysroot=$armhf_cache/sysroot
-outdir=$(realpath -m "${ZCS_ICOUNT_OUT:-$build/icount}")
-kernels=(${ZCS_ICOUNT_KERNELS:-6.1 5.10})
+machine=${ZCS_ICOUNT_MACHINE:-vexpress}
+outdir=$(realpath -m "${ZCS_ICOUNT_OUT:-$build/icount$([ "$machine" = zynq ] && echo -zynq)}")
+case $machine in
+vexpress) kernels=(${ZCS_ICOUNT_KERNELS:-6.1 5.10}) ;;
+zynq) kernels=(6.1) ;;
+*) echo "bench_board_icount: ZCS_ICOUNT_MACHINE: vexpress or zynq" >&2; exit 1 ;;
+esac
+ANCHORS=${ZCS_ICOUNT_ANCHORS:-$([ "$machine" = zynq ] && echo 1 || echo 0)}
 only=${ZCS_ICOUNT_CELLS:-.}
 N=${ZCS_ICOUNT_N:-500000}
 IN=${ZCS_ICOUNT_IIOD_N:-$N}
@@ -61,6 +86,7 @@ pids=()
 
 cleanup() {
 	local p
+	[ "$machine" = zynq ] && [ -n "${kernels_qemu:-}" ] && zynq_stop
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
 	ip netns del "$ns" 2>/dev/null
@@ -74,7 +100,7 @@ die() {
 }
 
 [ -n "$IKIND" ] || die "ZCS_ICOUNT_IIOD: resident or spawn"
-for c in qemu-system-arm iio_readdev nft cpio arm-linux-gnueabihf-readelf; do
+for c in qemu-system-arm iio_readdev nft cpio arm-linux-gnueabihf-readelf python3; do
 	command -v $c >/dev/null || die "needs $c (qemu-system-arm, libiio-utils, nftables, cpio, binutils-arm-linux-gnueabihf)"
 done
 progs=("$build/sender/zcs-send" "$build/tests/board/feed_iq" "$build/tests/bench/bench_send_tool"
@@ -91,14 +117,31 @@ kernels_modules+=(drivers/char/hw_random/rng-core.ko drivers/char/hw_random/virt
 kernels_fetch_suite bookworm
 [[ " ${kernels[*]} " == *" 5.10 "* ]] && kernels_fetch_suite bullseye
 # Debian's own iiod for armhf (bookworm's, 0.24, on both kernels as the other programs), its
-# libraries not in the sysroot from the same index
+# libraries not in the sysroot from the same index; on the Zynq also ethtool (the GEM's offload
+# switched off for the cells of a NIC without it)
 kernels_unpack bookworm iiod iiod libaio1 libavahi-client3 libavahi-common3 libdbus-1-3 \
-	libsystemd0 libcap2 libgcrypt20 libgpg-error0 liblz4-1 liblzma5
+	libsystemd0 libcap2 libgcrypt20 libgpg-error0 liblz4-1 liblzma5 ethtool libmnl0
 kernels_libdirs=("$cache/bookworm/iiod/lib/arm-linux-gnueabihf" "$cache/bookworm/iiod/usr/lib/arm-linux-gnueabihf")
 progs+=("$cache/bookworm/iiod/usr/sbin/iiod")
+if [ "$machine" = zynq ]; then
+	progs+=("$cache/bookworm/iiod/sbin/ethtool")
+	[ -e "${progs[-1]}" ] || progs[-1]=$cache/bookworm/iiod/usr/sbin/ethtool
+	# the kernel, built once per machine (its last line: the directory of zImage and the dtb)
+	zynq_dir=$(tests/bench/zynq_kernel.sh | tail -n 1)
+	[ -f "$zynq_dir/zImage" ] || die "tests/bench/zynq_kernel.sh gave no kernel"
+	command -v fdtput >/dev/null || die "needs fdtput (device-tree-compiler)"
+	# everything the guest needs is built in: no module of Debian's kernel is loaded
+	kernels_modules=()
+fi
 # the per-function profile (ZCS_ICOUNT_PROFILE=1): tests/bench/bench_board_icount_profile.sh
 profile_files=()
 [ "${ZCS_ICOUNT_PROFILE:-0}" = 1 ] && . tests/bench/bench_board_icount_profile.sh
+if [ -n "${ZCS_ICOUNT_BASE:-}" ]; then
+	[ -x "$ZCS_ICOUNT_BASE/sender/zcs-send" ] || die "$ZCS_ICOUNT_BASE/sender/zcs-send is missing"
+	mkdir -p "$outdir"
+	cp "$ZCS_ICOUNT_BASE/sender/zcs-send" "$outdir/zcs-send-base"
+	progs+=("$outdir/zcs-send-base")
+fi
 kernels_add_libs "${progs[@]}"
 
 mkdir -p "$outdir"
@@ -115,7 +158,9 @@ N=$(blocks "$N")
 N2=$((3 * N))
 IN=$(blocks "$IN")
 IN2=$((3 * IN))
-printf 'RATE=%s\nBLOCK=%s\nCHUNK=%s\n' "$RATE" "$BLOCK" "$CHUNK" >"$work/icount.conf"
+printf 'RATE=%s\nBLOCK=%s\nCHUNK=%s\nMACHINE=%s\n' "$RATE" "$BLOCK" "$CHUNK" "$machine" >"$work/icount.conf"
+# the TCP anchor's sample counts: whole blocks of bench_send_tool's 65536 pairs
+TN=$(awk -v n="$N" 'BEGIN { k = int(n / 65536 + 0.5); printf "%d", (k < 1 ? 1 : k) * 65536 }')
 (umask 077 && od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$work/key" && echo >>"$work/key")
 
 # The cells of kernel KV, every one REPS times, the passes interleaved.
@@ -128,7 +173,17 @@ cells() { # KV
 			((rep <= IREPS)) || break
 			echo "iiod $rep:$n $IKIND -"
 			echo "supply $rep:$n floor -"
+			# iiod on the NIC without checksum offload: zcs-send's plain cells' like for like
+			[ "$machine" = zynq ] && echo "iiod-nocsum $rep:$n $IKIND $nocsum"
 		done
+		if [ "$ANCHORS" = 1 ] && ((rep == 1)); then
+			# the calibration's second anchor: the seed's zc-stream send loop (convert a block,
+			# send() it over TCP), and the conversion alone to take out of it
+			for n in $TN $((3 * TN)); do
+				echo "tcp-send $rep:$n tcp eth0 $((3 * n))"
+				echo "tcp-convert $rep:$n convert - $((3 * n))"
+			done
+		fi
 		for n in $N $N2; do
 			((rep <= REPS)) || break
 			for path in uring-zc msg-zc gso plain; do
@@ -140,9 +195,11 @@ cells() { # KV
 						[[ $name =~ $only ]] || continue
 						# plain on the NIC without checksum offload (csum=off): the case it is
 						# for, the kernel checksumming each datagram in software
-						[ "$path" = plain ] && net=eth1
+						[ "$path" = plain ] && net=$nocsum
 						[ -n "$key" ] && a="$a --key /zcs/key"
 						echo "$name $rep:$n zcs $net $a"
+						[ "$path" = plain ] && [ -n "${ZCS_ICOUNT_BASE:-}" ] &&
+							echo "$name-base $rep:$n zcsbase $net $a"
 					done
 				done
 				# the erasure code's cost (issue 21): p12 with --fec 32:4, on the paths the
@@ -181,6 +238,64 @@ got() { # packets counted on both taps so far
 	echo $((a + b))
 }
 
+# The NIC without checksum offload: virtio's second NIC (csum=off) on vexpress, the GEM itself
+# with its TX checksum offload switched off in the guest on the Zynq
+nocsum=eth1
+[ "$machine" = zynq ] && nocsum=eth0-nocsum
+
+# The board's own machine: the Zynq-7000 (one A9 in qemu 7.2), its GEM on tap0, the kernel of
+# tests/bench/zynq_kernel.sh.  Its device tree as the ZC702's, with uart0 (qemu's first serial)
+# switched on as ttyPS1 for the guest's report beside the console on uart1 (ttyPS0), and a seed
+# for the CRNG in /chosen (the kernel trusts it: RANDOM_TRUST_BOOTLOADER): zcs-send's start
+# (getrandom) waits for the CRNG, which under -icount gathers no jitter, and the machine has no
+# virtio bus for a virtio-rng.  No power-off there: the guest's end is its @done line.
+zynq_boot() { # DIR INITRD
+	local dir=$1 dtb=$work/zynq.dtb uart0
+	cp "$zynq_dir/zynq-zc702.dtb" "$dtb"
+	uart0=$(fdtget "$dtb" /aliases serial0 | sed 's/e0001000/e0000000/')
+	fdtput -t s "$dtb" "$uart0" status okay && fdtput -t s "$dtb" /aliases serial1 "$uart0" &&
+		fdtput -t bx "$dtb" /chosen rng-seed $(od -An -tx1 -N64 /dev/urandom) || die "fdtput on $dtb"
+	# without the A9's global timer (the clock then the TTC's, the ticks the TWD's): under
+	# -icount qemu's model of it stops counting after a minute or two of uptime, and the guest
+	# hangs with it
+	if [ "${ZCS_ICOUNT_GTIMER:-off}" = off ]; then
+		fdtput -r "$dtb" "${uart0%/serial@*}/timer@f8f00200" || die "fdtput -r of the global timer"
+	fi
+	QEMU_AUDIO_DRV=none timeout 14400 ip netns exec "$ns" qemu-system-arm \
+		-M xilinx-zynq-a9 -m 1024 -icount "shift=0,sleep=${ZCS_ICOUNT_SLEEP:-on}" -smp 1 \
+		-kernel "$zynq_dir/zImage" -dtb "$dtb" -initrd "$2" \
+		-append "console=ttyPS0,115200 quiet panic=-1 cryptomgr.notests=1 ${ZCS_ICOUNT_APPEND-init_on_alloc=0}" \
+		-display none -monitor "${ZCS_ICOUNT_MONITOR:-none}" -no-reboot \
+		-serial "file:$dir/report.txt" -serial "file:$dir/console.log" \
+		-nic "tap,ifname=tap0,script=no,downscript=no,model=cadence_gem,mac=52:54:00:00:90:02" &
+	kernels_qemu=$!
+	pids+=("$kernels_qemu")
+}
+
+# Ends the Zynq guest: qemu (timeout's child) by SIGKILL, as qemu 7.2 stuck in a livelock (it
+# happens on this machine after some minutes) answers no SIGTERM
+zynq_stop() {
+	local q
+	for q in $(ps -o pid= --ppid "$kernels_qemu" 2>/dev/null); do kill -KILL "$q" 2>/dev/null; done
+}
+
+# The host's end of the TCP anchor: a sink on 198.18.90.1:5201 for the whole boot
+tcp_sink() {
+	ip netns exec "$ns" python3 -c '
+import socket
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("198.18.90.1", 5201))
+s.listen(4)
+while True:
+    c, _ = s.accept()
+    while c.recv(1 << 20):
+        pass
+    c.close()
+' &
+	pids+=("$!")
+}
+
 # Boots kernel KV and serves its guest: iio_readdev for the iiod cells, the packet counts of the
 # others; the guest's report in DIR/report.txt, the host's facts in DIR/host.txt.
 run_kernel() { # KV SUITE DIR
@@ -196,19 +311,32 @@ run_kernel() { # KV SUITE DIR
 	: >"$dir/host.txt"
 	echo "bench_board_icount: $kv: $(grep -c ' [0-9]*:[0-9]* \(zcs\|iiod\|floor\)' "$work/cells.txt") runs of $N and $N2 pairs" \
 		"(iiod and the supply $IN and $IN2) at $RATE pairs/s, blocks of $BLOCK"
-	# eth0 without TSO (the board's macb has scatter-gather and checksum offload, no TSO): iiod's
-	# TCP then leaves in MSS segments that the guest's kernel cuts, as the board's does
-	kernels_nic0=,gso=off,host_tso4=off,host_tso6=off,host_ecn=off,host_ufo=off \
-		kernels_boot_wait=0 KERNELS_TIMEOUT=14400 kernels_boot "$suite" "$dir" "$work/$suite.gz" \
-		-icount shift=0,sleep=on -smp 1 -object rng-random,id=rng0,filename=/dev/urandom \
-		-device virtio-rng-device,rng=rng0
+	if [ "$machine" = zynq ]; then
+		zynq_boot "$dir" "$work/$suite.gz"
+	else
+		# eth0 without TSO (the board's macb has scatter-gather and checksum offload, no TSO):
+		# iiod's TCP then leaves in MSS segments that the guest's kernel cuts, as the board's does
+		kernels_nic0=,gso=off,host_tso4=off,host_tso6=off,host_ecn=off,host_ufo=off \
+			kernels_boot_wait=0 KERNELS_TIMEOUT=14400 kernels_boot "$suite" "$dir" "$work/$suite.gz" \
+			-icount shift=0,sleep=on -smp 1 -object rng-random,id=rng0,filename=/dev/urandom \
+			-device virtio-rng-device,rng=rng0
+	fi
 	n0=$(got)
+	last=$(date +%s)
 	while kill -0 "$kernels_qemu" 2>/dev/null; do
 		mapfile -t lines < <(tail -n +$((seen + 1)) "$dir/report.txt" | tr -d '\r')
+		# qemu 7.2 on the Zynq machine may livelock after some minutes: a guest silent for
+		# ZCS_ICOUNT_STALL s (default 300; no cell takes a minute) is ended, its cells so far kept
+		if [ "$machine" = zynq ] && [ $(($(date +%s) - last)) -gt "${ZCS_ICOUNT_STALL:-300}" ]; then
+			echo "bench_board_icount: $kv: the guest said nothing for ${ZCS_ICOUNT_STALL:-300} s" \
+				"(qemu livelocked?): ended after $seen lines"
+			zynq_stop
+		fi
 		for line in "${lines[@]}"; do
 			# a line still being written waits for the next round
 			[[ $line == @* ]] || break
 			seen=$((seen + 1))
+			last=$(date +%s)
 			case $line in
 			@iiod\ *)
 				# until iiod listens: a refused connection reads nothing
@@ -216,16 +344,18 @@ run_kernel() { # KV SUITE DIR
 				# time against the guest's instruction clock)
 				load=$(cut -d' ' -f1 /proc/loadavg)
 				rt0=$(date +%s%N)
+				# (@iiod NAME RUN:PAIRS [ADDRESS]: iiod on the NIC without offload, vexpress's eth1)
+				set -- $line
 				for _ in $(seq 300); do
-					bytes=$(ip netns exec "$ns" iio_readdev -u ip:198.18.90.2 -b "$BLOCK" -s "${line##*:}" \
+					bytes=$(ip netns exec "$ns" iio_readdev -u "ip:${4:-198.18.90.2}" -b "$BLOCK" -s "${3#*:}" \
 						cf-ad9361-lpc voltage0 voltage1 2>"$dir/readdev.log" | wc -c)
 					[ "$bytes" -gt 0 ] && break
 					sleep 1
 				done
-				echo "${line#@iiod } readdev_pairs=$((bytes / 4)) host_load=$load" \
+				echo "$2 $3 readdev_pairs=$((bytes / 4)) host_load=$load" \
 					"host_s=$(awk -v a="$rt0" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')" >>"$dir/host.txt"
 				for _ in $(seq 100); do
-					ip netns exec "$ns" bash -c 'exec 3<>/dev/tcp/198.18.90.2/5100' 2>/dev/null && break
+					ip netns exec "$ns" bash -c "exec 3<>/dev/tcp/${4:-198.18.90.2}/5100" 2>/dev/null && break
 					sleep 0.2
 				done
 				;;
@@ -236,7 +366,11 @@ run_kernel() { # KV SUITE DIR
 				n0=$n1
 				echo "  $kv: $(cut -c1-150 <<<"${line#@cell }")"
 				;;
-			@done) echo "bench_board_icount: $kv: done" ;;
+			@done)
+				echo "bench_board_icount: $kv: done"
+				# the Zynq machine cannot power off: its guest ends here
+				[ "$machine" = zynq ] && zynq_stop
+				;;
 			@error*) echo "bench_board_icount: $kv: $line" ;;
 			esac
 		done
@@ -249,6 +383,7 @@ run_kernel() { # KV SUITE DIR
 	}
 }
 
+[ "$ANCHORS" = 1 ] && tcp_sink
 for kv in "${kernels[@]}"; do
 	case $kv in 6.1) suite=bookworm ;; 5.10) suite=bullseye ;; *) die "kernel $kv: 6.1 or 5.10" ;; esac
 	run_kernel "$kv" "$suite" "$outdir/$kv"

@@ -13,17 +13,43 @@
 # counts (net_snap; for iiod its context switches and read/write calls too).
 set -u
 export PATH=/zcs:/bin:/sbin
-out=/dev/ttyAMA1
-say() { printf '%s\n' "$*" >"$out"; }
 # RATE (pairs/s, the feeder's pace and zcs-send's -r), BLOCK (pairs a libiio block: zcs-send's
-# 1/20 s), CHUNK (pairs a feeder write: 5 ms of samples); a cell's REP is RUN:PAIRS
+# 1/20 s), CHUNK (pairs a feeder write: 5 ms of samples), MACHINE (vexpress or zynq); a cell's
+# REP is RUN:PAIRS
 . /zcs/icount.conf
+# the report's serial port: vexpress's second PL011, the Zynq's uart0 (ttyPS1 by the device tree)
+out=/dev/ttyAMA1
+[ "${MACHINE:-vexpress}" = zynq ] && out=/dev/ttyPS1
+say() { printf '%s\n' "$*" >"$out"; }
 
 say "@kernel $(uname -r)"
 say "@log schedstat $(head -n 3 /proc/schedstat 2>&1 | tr '\n' '|')"
 # shellcheck source=../../.ci/kernels/guest_lib.sh
 . /zcs/guest_lib.sh
-guest_nics
+# The Zynq's one NIC, its GEM (macb): eth0 with checksum offload; the cells of a NIC without it
+# (eth0-nocsum) switch the offload off around them (offload_off/offload_on)
+zynq_nics() {
+	ip link set lo up
+	ip addr add 198.18.90.2/24 dev eth0 && ip link set eth0 up || say "@error eth0 set-up"
+	local i
+	# the PHY's link comes up after autonegotiation: wait for the first answer
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		ping -c 1 -W 2 198.18.90.1 >/dev/null 2>&1 && break
+	done
+	ping -c 1 -W 10 198.18.90.1 >/dev/null 2>&1 || say "@error no answer from 198.18.90.1"
+	say "@log eth0: $(ethtool -i eth0 2>&1 | tr '\n' ' ')"
+	say "@log eth0 offloads: $(ethtool -k eth0 2>&1 | grep -E '^(tx-checksumming|scatter-gather|generic-segmentation|tcp-segmentation)' | tr '\n\t' '  ')"
+}
+offload_off() {
+	ethtool -K eth0 tx off >/dev/null 2>&1 || say "@error ethtool -K eth0 tx off"
+	say "@log $1: eth0 $(ethtool -k eth0 | grep '^tx-checksumming')"
+}
+offload_on() { ethtool -K eth0 tx on >/dev/null 2>&1 || say "@error ethtool -K eth0 tx on"; }
+if [ "${MACHINE:-vexpress}" = zynq ]; then
+	zynq_nics
+else
+	guest_nics
+fi
 guest_board
 fb_attr "$FB_PHY/in_voltage_sampling_frequency" "$RATE"
 fb_attr "$FB_LPC/in_voltage_sampling_frequency" "$RATE"
@@ -257,6 +283,7 @@ while read -r name rep kind net args; do
 	case $name in '#'* | '') continue ;; esac
 	case $net in eth1) dest=198.18.91.1 ;; *) dest=198.18.90.1 ;; esac
 	N=${rep#*:}
+	[ "$net" = eth0-nocsum ] && offload_off "$name"
 	# shellcheck disable=SC2206  # the cell's arguments are words
 	argv=($args)
 	json= feeder_ns=0 overrun=0 rc=0 io=
@@ -272,6 +299,20 @@ while read -r name rep kind net args; do
 		say "@cell $name $rep rc=$rc instructions=${instr:-0} cpu_ns=${cpu_ns:-0} wall_ns=$((t1 - t0))" \
 			"busy_ns=$((busy1 - busy0)) tasks_ns=$((tasks1 - tasks0)) stat_idle_ticks=$((sidle1 - sidle0)) idle_ns=$((idle1 - idle0)) iowait_ns=$((iow1 - iow0)) feeder_ns=0 irq_ticks=$((irq1 - irq0)) softirq_ticks=$((si1 - si0))"
 		continue
+		;;
+	tcp)
+		# the calibration's TCP anchor: argv is the byte count (3 a pair)
+		window_open
+		bench_send_tool cpu bench_send_tool tcp 198.18.90.1 5201 "${argv[0]}" >/tmp/cpu.out 2>/tmp/prog.log
+		# what the socket still holds at close goes out after the program (timers, ACKs): inside
+		# the window, so the whole system's figure (not idle) holds every byte's sending
+		sleep 1
+		window_close
+		;;
+	convert)
+		window_open
+		bench_send_tool cpu bench_send_tool convert "${argv[0]}" >/tmp/cpu.out 2>/tmp/prog.log
+		window_close
 		;;
 	floor)
 		feed_start
@@ -323,18 +364,22 @@ while read -r name rep kind net args; do
 			"$st" >/tmp/cpu.out
 		io="syscr=$((r1 - r0)) syscw=$((w1 - w0)) live_ns=$live threads=$(ls "/proc/$iiod_pid/task" | wc -l)"
 		;;
-	zcs)
+	zcs | zcsbase)
+		# zcsbase: the other build's zcs-send (ZCS_ICOUNT_BASE), the same cell
+		prog=zcs-send
+		[ "$kind" = zcsbase ] && prog=zcs-send-base
 		feed_start
 		window_open
 		# a hung cell ends (SIGINT: zcs-send still writes its summary) after 4 times its span
 		bench_send_tool cpu timeout -s INT $((N * 4 / RATE + 60)) \
-			zcs-send -s iio -u local: -r "$RATE" -n "$N" --json -q --cpus none \
+			"$prog" -s iio -u local: -r "$RATE" -n "$N" --json -q --cpus none \
 			"${argv[@]}" "$dest:21000" >/tmp/cpu.out 2>/tmp/prog.log
 		window_close
 		feed_stop
 		json=$(grep -h '^{"type":"summary"' /tmp/cpu.out /tmp/prog.log | tail -n 1)
 		;;
 	esac
+	[ "$net" = eth0-nocsum ] && offload_on
 	read -r cpu_s rc <<<"$(cpu_of /tmp/cpu.out)"
 	[ "${rc:-1}" = 0 ] || [ "$kind" = iiod ] ||
 		while IFS= read -r line; do say "@log $name $line"; done </tmp/prog.log

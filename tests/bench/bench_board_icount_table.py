@@ -6,6 +6,9 @@ the core shares calibrated to the seed's board (one Cortex-A9 core at 100% = iio
 per sample x 11.5 MS/s).
 
 usage: bench_board_icount_table.py DIR...
+       bench_board_icount_table.py --merge DIR...   (several boots of one kernel as one table: the
+                                                    Zynq machine's qemu livelocks after a few
+                                                    minutes, so its cells run in short boots)
 
 Every cell runs at two sample counts (its REP is RUN:PAIRS); a figure per sample is the
 difference of the two runs over the difference of their counts, so every program's start-up
@@ -41,6 +44,16 @@ import sys
 BASIS = "process"
 SEED_MSPS = 11.5  # iiod on the board: 11-12 MS/s of i16 with one core at 100% (the seed)
 RATES = (20.0, 30.72)
+# ns of the guest's clock per instruction: 1 on vexpress; the Zynq machine's clock runs 1.2 ns an
+# instruction (qemu's timer at 100 MHz against the device tree's 83.33 MHz), taken from the
+# self-check loop of a known count when it reads more than 5% off 1 (set by table())
+SCALE = 1.0
+# The real board's two anchors (the seed, measured on an ADALM-PLUTO: Zynq-7010, two Cortex-A9 at
+# 667 MHz): iiod serving i16 at 11-12 MS/s with one core at 100%; zc-stream -8's send thread
+# (pinned to CPU1, send() of converted blocks over TCP) stopping at about 42.7 MB/s (42-43)
+CORE_HZ = 667e6
+IIOD_MSPS = (11.0, 12.0)
+TCP_MBPS = (42.0, 43.0)
 
 
 def parse(d):
@@ -98,11 +111,12 @@ def totals(c):
     proc = num(c, "cpu_s") * 1e9
     busy_ = busy(c, proc) - num(c, "feeder_ns")
     j = c["json"]
-    return {"system": busy_, "process": proc, "outside": busy_ - proc,
-            "notidle": num(c, "wall_ns") - num(c, "idle_ns") - num(c, "feeder_ns"),
-            "user": num(c, "user_s") * 1e9,
-            "src": j.get("src_cpu_s", float("nan")) * 1e9 if j else float("nan"),
-            "send": j.get("send_cpu_s", float("nan")) * 1e9 if j else float("nan")}
+    t = {"system": busy_, "process": proc, "outside": busy_ - proc,
+         "notidle": num(c, "wall_ns") - num(c, "idle_ns") - num(c, "feeder_ns"),
+         "user": num(c, "user_s") * 1e9,
+         "src": j.get("src_cpu_s", float("nan")) * 1e9 if j else float("nan"),
+         "send": j.get("send_cpu_s", float("nan")) * 1e9 if j else float("nan")}
+    return {k: v / SCALE for k, v in t.items()}
 
 
 # The guest's event counts over a cell (the guest's net_snap, the program's context switches,
@@ -124,6 +138,9 @@ def per_run(short, long_):
     r["host"] = f"{long_.get('host_load', '-')}, {long_.get('host_s', '-')} s"
     r["problems"] = sorted(set(checks(short, n1) + checks(long_, n2)))
     r["path"] = long_.get("path", "-")
+    j = long_["json"]
+    # samples a datagram (the kernel's cost per datagram beside per sample)
+    r["spd"] = j["samples"] / j["datagrams"] if j and j.get("datagrams") else float("nan")
     return r
 
 
@@ -158,17 +175,42 @@ def fmt(x, p=1):
 SMALL = 2.0  # a spread of two runs above this many percent is called out as not small
 
 
+def parse_merged(dirs):
+    """Several boots' reports as one: each boot's runs keep their own numbers, prefixed by the
+    boot's index, so a cell's two sample counts are always paired within one boot."""
+    kernel, cells, pauses = "?", {}, []
+    for i, d in enumerate(dirs):
+        k, cs, ps = parse(d)
+        kernel = k if k != "?" else kernel
+        for name, byrun in cs.items():
+            for run, runs in byrun.items():
+                cells.setdefault(name, {})[f"b{i}.{run}"] = runs
+        pauses += ps
+    return kernel, cells, pauses
+
+
 def table(d):
-    kernel, cells, pauses = parse(d)
+    global SCALE
+    kernel, cells, pauses = parse_merged(d) if isinstance(d, list) else parse(d)
     out = [f"\n### Linux {kernel}\n"]
+    loops = [c for cs in cells.get("selfcheck", {}).values() for c in cs]
+    # the slope of the loop's CPU ns over its two counts (its start-up cancels)
+    loops = sorted((c for c in loops if num(c, "instructions") > 0), key=lambda c: num(c, "instructions"))
+    slope = ((num(loops[-1], "cpu_ns") - num(loops[0], "cpu_ns")) /
+             (num(loops[-1], "instructions") - num(loops[0], "instructions"))
+             if len(loops) >= 2 and num(loops[-1], "instructions") > num(loops[0], "instructions") else 1.0)
+    SCALE = slope if abs(slope - 1) > 0.05 else 1.0
+    if SCALE != 1.0:
+        out.append(f"The guest's clock runs {SCALE:.4f} ns an instruction by the self-check loop: every "
+                   "figure below is its ns divided by that.")
     for k, when in (("selfcheck", "before the cells"), ("selfcheck-end", "after them")):
         for c in [c for cs in cells.get(k, {}).values() for c in cs]:
-            i, ns = num(c, "instructions"), num(c, "cpu_ns")
-            busy_ = busy(c, ns)
-            notidle = num(c, "wall_ns") - num(c, "idle_ns")
-            out.append(f"Self-check ({when}): a loop of {i:.0f} instructions read {ns:.0f} ns of its own CPU "
-                       f"({(ns / i - 1) * 100:+.2f}%) and {busy_:.0f} ns of system busy time "
-                       f"({(busy_ / i - 1) * 100:+.2f}%), {notidle:.0f} ns not idle "
+            i, ns = num(c, "instructions"), num(c, "cpu_ns") / SCALE
+            busy_ = busy(c, num(c, "cpu_ns")) / SCALE
+            notidle = (num(c, "wall_ns") - num(c, "idle_ns")) / SCALE
+            out.append(f"Self-check ({when}): a loop of {i:.0f} instructions read {ns:.0f} instructions of its own CPU "
+                       f"({(ns / i - 1) * 100:+.2f}%) and {busy_:.0f} of system busy time "
+                       f"({(busy_ / i - 1) * 100:+.2f}%), {notidle:.0f} not idle "
                        f"({(notidle / i - 1) * 100:+.2f}%).")
     if pauses:
         q = [num(p, "quiet_ns") / num(p, "wall_ns") * 100 for p in pauses]
@@ -205,8 +247,8 @@ def table(d):
     out.append(f"| cell | send path | {BASIS} (run 1, run 2; spread) | system | outside | not idle "
                "| src thread | send thread | less supply | vs iiod "
                "| core at 20 MS/s | at 30.72 | src thread at 30.72 | send thread at 30.72 "
-               "| ceiling, one core | problems |")
-    out.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+               "| ceiling, one core | send thread / datagram | problems |")
+    out.append("|---|---|---|" + "---:|" * 13 + "---|")
     order = ["iiod", "supply"] + sorted((k for k in runs if k not in ("iiod", "supply")),
                                        key=lambda k: (re.sub(r"-keyed$", "", k).split("-", 1)[1],
                                                       k.split("-")[0], k.endswith("keyed")))
@@ -235,10 +277,65 @@ def table(d):
                    f"{fmt(med(name, 'notidle'))} | "
                    f"{fmt(med(name, 'src'))} | {fmt(med(name, 'send'))} | {fmt(net)} | {fmt(ratio, 2)} | "
                    f"{fmt(share[0], 0)}% | {fmt(share[1], 0)}% | {fmt(tshare[0], 0)}% | {fmt(tshare[1], 0)}% | "
-                   f"{fmt(ceil)} MS/s | {'; '.join(probs) or 'none'} |")
+                   f"{fmt(ceil)} MS/s | {fmt(med(name, 'send') * med(name, 'spd'), 0)} | "
+                   f"{'; '.join(probs) or 'none'} |")
     out.append("\nSpread of the two runs: " + ("all within %.0f%%" % SMALL if not big else
                "NOT small (above %.0f%%): %s" % (SMALL, ", ".join(big))) + ".")
     out.append(server_runs(runs["iiod"]))
+    if "tcp-send" in runs and "tcp-convert" in runs:
+        out.append(calibration(runs, med, supply))
+    return "\n".join(out)
+
+
+def calibration(runs, med, supply):
+    """Cycles per instruction from the seed's two anchors, and each zcs-send cell's projected
+    share of a 667 MHz core per thread, as a range (a projection, not a measurement)."""
+    iiod = [r["process"] for r in runs["iiod"]]
+    # the TCP anchor: the send loop's instructions a byte less its conversion (zc-stream converted
+    # on its other thread); bench_send_tool packs p12, 3 bytes a pair.  The whole system's
+    # figure (not idle: with the ACKs' and the timers' work, which on the board lands on CPU0)
+    # gives the lower bound of the cycles an instruction, the program's own the upper (the
+    # ACK-clocked sending is charged to whichever task is current, as for iiod)
+    send_all = (med("tcp-send", "notidle") - med("tcp-convert", "notidle")) / 3
+    send_own = (med("tcp-send", "process") - med("tcp-convert", "process")) / 3
+    cpi_copy = [CORE_HZ / (m * 1e6 * i) for m in IIOD_MSPS for i in (min(iiod), max(iiod))]
+    cpi_net = [CORE_HZ / (b * 1e6 * x) for b in TCP_MBPS for x in (send_all, send_own) if x > 0]
+    if not cpi_net:
+        return "\n(no positive TCP anchor: no calibration)"
+    copy = (min(cpi_copy), max(cpi_copy))
+    net = (min(cpi_net), max(cpi_net))
+    out = ["\n#### Calibration to the seed's board (a projection)\n",
+           f"- iiod, i16: {fmt(min(iiod))}-{fmt(max(iiod))} instructions a sample here; the board ran it at "
+           f"{IIOD_MSPS[0]:g}-{IIOD_MSPS[1]:g} MS/s with one 667 MHz core at 100%: "
+           f"{fmt(copy[0], 2)}-{fmt(copy[1], 2)} cycles an instruction (copy-bound: uncached DMA reads, "
+           "two copies).",
+           f"- TCP send loop: {fmt(med('tcp-send', 'notidle') / 3, 2)} instructions a byte on the whole "
+           f"system ({fmt(med('tcp-send', 'process') / 3, 2)} its own), "
+           f"{fmt(med('tcp-convert', 'process') / 3, 2)} of them the conversion; the sending alone "
+           f"{fmt(send_all, 2)} a byte ({fmt(send_own, 2)} on the program); zc-stream -8's send thread "
+           f"stopped at {TCP_MBPS[0]:g}-{TCP_MBPS[1]:g} MB/s with its core at 100%: "
+           f"{fmt(net[0], 2)}-{fmt(net[1], 2)} cycles an instruction (network-bound).",
+           f"- Projection below: the source thread (it reads the DMA block, as iiod does) at "
+           f"{fmt(copy[0], 2)}-{fmt(copy[1], 2)} cycles an instruction, less the supply's emulated FIFO "
+           f"read; the send thread (the kernel's send path) at {fmt(net[0], 2)}-{fmt(net[1], 2)}.\n",
+           "| cell | src thread / sample | send thread / sample | src at 20 MS/s | send at 20 MS/s "
+           "| src at 30.72 | send at 30.72 | ceiling, src thread | ceiling, send thread |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    sp = med("supply", "process") if "supply" in runs else 0.0
+    for name in sorted(runs):
+        if name in ("iiod", "supply") or name.startswith(("tcp-", "iiod")):
+            continue
+        src, send = med(name, "src") - sp, med(name, "send")
+        if src != src or send != send:
+            continue
+
+        def share(x, rate, cpi):
+            return f"{x * rate * 1e6 * cpi[0] / CORE_HZ * 100:.0f}-{x * rate * 1e6 * cpi[1] / CORE_HZ * 100:.0f}%"
+
+        def ceil(x, cpi):
+            return f"{CORE_HZ / (x * cpi[1]) / 1e6:.1f}-{CORE_HZ / (x * cpi[0]) / 1e6:.1f} MS/s"
+        out.append(f"| {name} | {fmt(src)} | {fmt(send)} | {share(src, 20, copy)} | {share(send, 20, net)} | "
+                   f"{share(src, 30.72, copy)} | {share(send, 30.72, net)} | {ceil(src, copy)} | {ceil(send, net)} |")
     return "\n".join(out)
 
 
@@ -286,6 +383,9 @@ def main():
         sys.exit(__doc__)
     print("Instructions per sample (pair) on the guest: the difference of two runs of each cell "
           "(N and 3N pairs) over 2N; median of the repetitions.")
+    if sys.argv[1] == "--merge":
+        print(table(sys.argv[2:]))
+        return
     for d in sys.argv[1:]:
         try:
             print(table(d))
