@@ -52,12 +52,12 @@ setup() {
 FULL=(-Diio=enabled -During=enabled -Dzstd=enabled -Dtests=enabled -Dsoapy=enabled -Davahi=enabled
       -Dad9361=enabled -Dfec=enabled -Dopenssl=enabled)
 
-# Tests run at once by the native build.  They wait far more than they compute (paced streams,
-# consumers, timers: 0.2-0.6 of a core per test running, measured), and each runs in namespaces of
-# its own, so one more than the cores: the native suites took 561 s at 2 (300 CPU-s), 353 s at 3,
-# on 2 cores shared with other work.  The sanitized builds keep 2: their receivers need 2-5 times
-# the CPU, and at 3 the board suite's ASan'd check_board lost datagrams on loopback.
-# ZCS_TEST_JOBS overrides the native build's.
+# Tests run at once by the native and TSan builds.  They wait far more than they compute (paced
+# streams, consumers, timers: 0.2-0.6 of a core per test running, measured), and each runs in
+# namespaces of its own, so one more than the cores: the native suites took 561 s at 2 (300
+# CPU-s), 353 s at 3, TSan's 194 s at 2, 107 s at 3, on 2 cores shared with other work.  The ASan
+# and minimal builds keep 2: at 3 the board suite's ASan'd check_board lost datagrams on loopback
+# (its receivers need 2-5 times the CPU).  ZCS_TEST_JOBS overrides the 3.
 JOBS=${ZCS_TEST_JOBS:-3}
 
 run_meson_suite() { # DIR JOBS [meson test args...]
@@ -164,7 +164,7 @@ fi
 stage "TSan suites (clang): the threaded suites"
 if ! grep -q '^TSan: FAILED' "${B}ci/background-builds.log"; then
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 CK_TIMEOUT_MULTIPLIER=3 \
-		run_meson_suite "${B}tsan" 2 --timeout-multiplier 3 --suite unit --suite send --suite recv ||
+		run_meson_suite "${B}tsan" "$JOBS" --timeout-multiplier 3 --suite unit --suite send --suite recv ||
 		STAGE_FAIL=1
 else
 	echo "TSan build FAILED"; STAGE_FAIL=1
