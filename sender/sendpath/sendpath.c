@@ -78,7 +78,9 @@ int zcs_sendpath_open(struct zcs_sendpath **out, const struct zcs_sendpath_confi
 {
 	const struct zcs_train_pool *const pool = cfg->pool;
 	const int want = cfg->want;
-	char why[ZCS_PATH_KINDS][160];
+	char why[ZCS_PATH_KINDS][160], driver[32] = "";
+	int order[ZCS_PATH_KINDS];
+	size_t norder;
 	struct zcs_sendpath *sp;
 	size_t table = 1;
 	int ret = -EINVAL;
@@ -137,17 +139,26 @@ int zcs_sendpath_open(struct zcs_sendpath **out, const struct zcs_sendpath_confi
 		*out = sp;
 		return 0;
 	}
-	for (int k = 0; k < ZCS_PATH_KINDS; k++) {
+	/* the order by the driver: where copying is counted cheaper than zero-copy, gso first */
+	if (sp->egress[0] && zcs_egress_driver(sp->fd, sp->egress, driver, sizeof(driver)) < 0)
+		driver[0] = '\0';
+	norder = zcs_egress_path_order(driver, order);
+	for (size_t i = 0; i < norder; i++) {
+		const int k = order[i];
+
 		why[k][0] = '\0';
 		ret = path_setup(sp, k, why[k], sizeof(why[k]));
 		if (ret < 0)
 			continue;
 		sp->kind = k;
-		if (k == 0)
-			zcs_log(&sp->log, "send path: %s", zcs_path_name(k));
-		else
+		if (i > 0)
 			zcs_log(&sp->log, "send path: %s (%s unavailable: %s)", zcs_path_name(k),
-				zcs_path_name(k - 1), why[k - 1]);
+				zcs_path_name(order[i - 1]), why[order[i - 1]]);
+		else if (k != ZCS_PATH_URING_ZC)
+			zcs_log(&sp->log, "send path: %s (cheaper than zero-copy on %s's %s)",
+				zcs_path_name(k), sp->egress, driver);
+		else
+			zcs_log(&sp->log, "send path: %s", zcs_path_name(k));
 		*out = sp;
 		return 0;
 	}

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "sendpath.h"
+
 /* The name of the device connected UDP socket fd sends through (its SO_BINDTODEVICE, else the
  * device holding the source address connect() chose) into name (len >= IFNAMSIZ).  Returns 0 or
  * -errno (-ENODEV: no device holds that address). */
@@ -24,5 +26,15 @@ int zcs_egress_tx_csum(int fd, const char *name);
  * way; a USB-attached board's link is one cable to the PC.  Returns 1 when set, 0 when fd is not
  * IPv4 (nothing done), -errno. */
 int zcs_egress_no_check(int fd);
+
+/* The driver of device `name` (ETHTOOL_GDRVINFO, e.g. "macb", "virtio_net") into driver, len
+ * bytes.  Returns 0 or -errno (no SIOCETHTOOL, as under qemu-user). */
+int zcs_egress_driver(int fd, const char *name, char *driver, size_t len);
+
+/* The order `--send-path auto` tries the paths in on a device with checksum offload whose driver
+ * is `driver` (NULL or "": unknown), into order[]; returns how many.  Fastest first (uring-zc,
+ * msg-zc, gso, plain) but where copying is counted cheaper than zero-copy: there gso, then
+ * plain. */
+size_t zcs_egress_path_order(const char *driver, int order[ZCS_PATH_KINDS]);
 
 #endif
