@@ -176,7 +176,7 @@ cells() { # KV
 			# iiod on the NIC without checksum offload: zcs-send's plain cells' like for like
 			[ "$machine" = zynq ] && echo "iiod-nocsum $rep:$n $IKIND $nocsum"
 		done
-		if [ "$ANCHORS" = 1 ] && ((rep == 1)); then
+		if [ "$ANCHORS" = 1 ] && ((rep <= REPS)); then
 			# the calibration's second anchor: the seed's zc-stream send loop (convert a block,
 			# send() it over TCP), and the conversion alone to take out of it
 			for n in $TN $((3 * TN)); do
