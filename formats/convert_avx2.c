@@ -36,7 +36,7 @@ static inline __m256i clamp12(__m256i x)
  * (x * 2^(15-n) + 2^14) >> 15 = (x + 2^(n-1)) >> n in 32-bit precision (halves up, no overflow),
  * taken of x less one where negative (the saturating add keeps -32768, which gives the int8
  * minimum either way).  The mask comes from a compare, not vpsraw: a shift here and the multiply
- * measured 0.5x the old kernel's speed, the compare 0.85x (docs/performance.md). */
+ * measured 0.5x the old kernel's speed, the compare 0.85x (docs/measurements.md). */
 static inline __m256i round_shr(__m256i x, int n)
 {
 	const __m256i t = _mm256_adds_epi16(x, _mm256_cmpgt_epi16(_mm256_setzero_si256(), x));

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The erasure code of parity datagrams: coefficients, the sender's incremental encoder and the
  * receiver's decoder (fec.h).  GF(2^8) arithmetic on regions is gf256.c's (our own kernels:
- * docs/performance.md, "Erasure coding", says why no library's); the small matrix algebra of a
+ * docs/measurements.md, "Erasure coding", says why no library's); the small matrix algebra of a
  * decode is done here, a scalar multiply per element. */
 #include <errno.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * code over GF(2^8) that parity datagrams carry, an encoder that folds each sample datagram into
  * its block's parity as it is made, and a decoder that rebuilds a block's lost datagrams from any
  * k of its k + m.  The region arithmetic is gf256.c's (NEON on the board, SSSE3 or AVX2 on
- * x86, scalar elsewhere: docs/performance.md, "Erasure coding"); a build without the code
+ * x86, scalar elsewhere: docs/measurements.md, "Erasure coding"); a build without the code
  * (-Dfec=disabled) has the layout (proto.h) but neither coder: zcs_fec_available() says so. */
 #ifndef ZCS_FEC_H
 #define ZCS_FEC_H

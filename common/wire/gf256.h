@@ -4,7 +4,7 @@
  * byte is split in two nibbles and each nibble looked up in a 16-entry table of c's products, so
  * a SIMD byte shuffle (NEON's vtbl, SSSE3's pshufb) does 8 to 32 bytes an instruction; the
  * scalar kernel uses the same two tables.  The kernel is chosen once, at run time, by what the
- * CPU has (docs/performance.md, "Erasure coding"). */
+ * CPU has (docs/measurements.md, "Erasure coding"). */
 #ifndef ZCS_GF256_H
 #define ZCS_GF256_H
 

@@ -33,7 +33,7 @@
  * and in a pipe (FIONREAD) the kernel tells; the peer's receive buffer it does not. */
 #define ZCS_OUT_CATCHUP_BYTES (4u * 1024 * 1024)
 /* ... and not before this long after it came: SDR++ reads a burst when it connects, emptying the
- * queue, then reads slowly for 0.3-1.8 s while it starts (measured: docs/performance.md, "The
+ * queue, then reads slowly for 0.3-1.8 s while it starts (measured: docs/measurements.md, "The
  * first second after connect"); what it cannot take then is its start, skipped, not overruns. */
 #define ZCS_OUT_CATCHUP_NS (3ull * 1000000000)
 /* Writer threads look at their consumer (reconnect, commands, departures) this often. */

@@ -53,7 +53,7 @@ void *zcs_pipeline_aside_main(void *arg)
 	/* beside the source thread when that is pinned; else free: with the send thread busy on
 	 * CPU1 it runs on CPU0 mostly, but may go where there is room when CPU0's interrupts (or
 	 * other work) take that core (pinned off CPU1 it fell behind a paced 30.72 MS/s more often
-	 * on a loaded machine, docs/performance.md) */
+	 * on a loaded machine, docs/measurements.md) */
 	zcs_pipeline_pin(p, p->cfg.cpu_src, "second send");
 	while ((t = next_train(p))) {
 		int ret = 0;

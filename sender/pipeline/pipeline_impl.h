@@ -114,7 +114,7 @@ struct zcs_pipeline {
 	/* keyed: the source thread seals the first seal_src datagrams of each train, the send
 	 * thread the rest of them (both read auth's salt only), and metadata and the end of stream
 	 * (it alone writes meta_seq).  One thread alone cannot tag a fast stream on the board
-	 * (docs/performance.md, "Keyed streams"), and the send thread mostly waits.  Each thread
+	 * (docs/measurements.md, "Keyed streams"), and the send thread mostly waits.  Each thread
 	 * tags with a tagger of its own (its cache and MAC context are not shared). */
 	bool keyed;
 	size_t trailer;               /* bytes of a sample datagram's trailer, 0 unkeyed */

@@ -29,7 +29,7 @@
  * to that much, never early, as a radio's samples can never leave before they were taken.
  * Sleeping for each train woke both threads once per train, 1400 times a second at 30.72 MS/s of
  * p12 (a 64 KB train is 0.7 ms of it), and the wake-ups, not the samples, were most of a paced
- * tone's cost (docs/performance.md, "The board's budget").  5 ms bursts are gentler than a
+ * tone's cost (docs/measurements.md, "The board's budget").  5 ms bursts are gentler than a
  * radio's: the board's DMA hands over 50 ms blocks. */
 #define PACE_BATCH_NS (5 * 1000000ULL)
 

@@ -6,7 +6,7 @@
  * sender does to that datagram anyway (memcpy of its payload bytes, packing its 472 pairs to
  * p12).  Prints ns per datagram, ns per byte, the ratio to memcpy and the rate of p12 samples one
  * core could tag; asserts nothing.  "bench_auth OP N" runs one operation N times and prints
- * nothing, for counting instructions under qemu-arm (docs/performance.md, "Keyed streams"): the
+ * nothing, for counting instructions under qemu-arm (docs/measurements.md, "Keyed streams"): the
  * operation "train" is a whole train of TRAIN datagrams. */
 #include <stdint.h>
 #include <stdio.h>

@@ -10,7 +10,7 @@
 # The operation "train" is a whole train of 44 datagrams sealed as zcs-send seals them (each
 # thread's half of the one-time keys made in one keystream call): its counts are divided by 44,
 # so every row is per datagram.
-# docs/performance.md ("Keyed streams") projects the board from it.
+# docs/measurements.md ("Keyed streams") projects the board from it.
 # usage: bench_auth_arm.sh ARMHF_BENCH_AUTH [OP...]   (an armhf build of tests/bench/bench_auth.c;
 #        static, or QEMU_LD_PREFIX set to its sysroot; OPs of memcpy pack seal train verify, all
 #        by default; BENCH_AUTH_FUNCS: the OPs given a per-function table, default train, "" none)

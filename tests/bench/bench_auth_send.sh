@@ -4,7 +4,7 @@
 # --json summary) per GB of p12 samples, unpaced tone over loopback to a socket that never reads
 # (the kernel drops what overflows it, so no receiver's work is counted), keyed and unkeyed runs
 # interleaved, the cheapest of ZCS_BENCH_REPS (default 3) kept for each.  Prints a table; never
-# fails on timings (docs/performance.md, "Keyed streams").
+# fails on timings (docs/measurements.md, "Keyed streams").
 # usage: bench_auth_send.sh ZCS-SEND   (ZCS_BENCH_SAMPLES, default 30M)
 set -euo pipefail
 send=$1

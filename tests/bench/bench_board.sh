@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# The board's budget (docs/performance.md, "The board's budget"): the sender's CPU per sample,
+# The board's budget (docs/measurements.md, "The board's budget"): the sender's CPU per sample,
 # paced at a radio's rates, reading the emulated board (tests/board/fakeboard.sh: real libiio
 # local:, feed_iq pacing the FIFO like the DMA), side by side in one run: the floor (only reading
 # the board through libiio), Debian's iiod serving it over TCP to iio_readdev, SoapyRemote's server
@@ -212,7 +212,7 @@ for rms in "${rates[@]}"; do
 	fb_attr "$FB_LPC/in_voltage_sampling_frequency" "$r"
 	# The DMA hands over whole blocks, waking the reader once each; a FIFO fed in small writes
 	# wakes a waiting reader for every write, a cost that is the emulation's, not the board's
-	# (docs/performance.md, "The board's budget").
+	# (docs/measurements.md, "The board's budget").
 	chunk=${ZCS_BENCH_CHUNK:-$(awk -v r="$r" 'BEGIN { c = int(r / 200); print (c > 65536 ? 65536 : c) }')}
 	fakeboard_feed --rate "$r" --overrun-ms 200 --chunk "$chunk"
 	feeder=${FB_PIDS[-1]}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The board's budget counted in ARM instructions (docs/performance.md, "The board's budget,
+# The board's budget counted in ARM instructions (docs/measurements.md, "The board's budget,
 # counted on the board's kernels"): Debian's armhf 6.1 and 5.10 booted under qemu-system-arm
 # -M vexpress-a9 -icount shift=0,sleep=on -smp 1, where the guest's clock advances 1 ns per
 # executed instruction while it runs, so the guest's own CPU accounting counts instructions
@@ -34,7 +34,7 @@
 #   ZCS_ICOUNT_IIOD      resident (default): one iiod started before the cells, once its avahi
 #                        thread has given up, measured by its CPU clock over each client; spawn:
 #                        an iiod started for each run (the first method: its count then holds
-#                        avahi's retries over its life, unsteady; docs/performance.md)
+#                        avahi's retries over its life, unsteady; docs/measurements.md)
 #   ZCS_ICOUNT_RATE      the pace in pairs/s, feeder and zcs-send -r (default 2083334)
 #   ZCS_ICOUNT_REPS      runs of every cell (default 2)
 #   ZCS_ICOUNT_LOOP      the self-check's iterations (default 1e8: 2e8 instructions, then twice that)

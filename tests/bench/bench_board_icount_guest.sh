@@ -143,7 +143,7 @@ feed_stop() { # -> overrun (pairs)
 # (/proc/net/dev), the NICs' interrupts (the virtio lines of /proc/interrupts: no sysfs here to
 # tell which is which; only eth0 carries a cell's traffic, eth1 only the plain cells'), the
 # NET_RX/NET_TX softirqs and the system's context switches.  What a server's cost per sample
-# follows when it is not a constant of its own work (iiod's TCP: docs/performance.md).
+# follows when it is not a constant of its own work (iiod's TCP: docs/measurements.md).
 net_snap() {
 	awk '
 	FILENAME == "/proc/net/snmp" || FILENAME == "/proc/net/netstat" {

@@ -4,7 +4,7 @@
  * lose and still be restored), as ns per block and as the ratio to a memcpy of the block's K
  * datagrams.  Asserts nothing but that each decode restores the bytes.  "bench_fec OP K M N" runs
  * one operation N times and prints nothing, for counting instructions under qemu-arm
- * (bench_fec_arm.sh; docs/performance.md, "Erasure coding"). */
+ * (bench_fec_arm.sh; docs/measurements.md, "Erasure coding"). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
 # tables' set-up cancel out).  The log goes through a FIFO to the counter, never to a file: one
 # run of start-up and a jerasure 32:4 block logs about 15 M lines (over a GB).
 # usage: bench_fec_arm.sh ARMHF_BENCH_FEC [OP...]   (QEMU_LD_PREFIX and LD_LIBRARY_PATH as its
-#        libraries need; docs/performance.md, "Erasure coding")
+#        libraries need; docs/measurements.md, "Erasure coding")
 set -euo pipefail
 exe=$1
 shift

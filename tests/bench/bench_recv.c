@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Receiver capacity (docs/performance.md, "Receiver capacity"): zcs-recv (p12 -> cs16 into
+/* Receiver capacity (docs/measurements.md, "Receiver capacity"): zcs-recv (p12 -> cs16 into
  * file:/dev/null) against a bare recvmmsg loop (bench_recv_bare), fed over loopback by a paced
  * generator pinned to CPU0 while the receiver is pinned to CPU1.  Prints tables; never fails on
  * a figure, only when a run cannot be made at all. */

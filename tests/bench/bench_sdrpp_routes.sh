@@ -11,7 +11,7 @@
 # (under Xvfb's software GL that one takes what CPU it gets, stream or not).  zcs-recv's own
 # counters (--json) say whether the stream arrived whole and whether SDR++ kept up (overruns and
 # skipped of its output, in all and in the first second after SDR++ connected:
-# docs/performance.md, "The first second after connect"); on the module route, its log's samples
+# docs/measurements.md, "The first second after connect"); on the module route, its log's samples
 # "not read" (SDR++ fell behind).  A benchmark: nothing asserted.
 #
 # usage: bench_sdrpp_routes.sh SDRPP ZCS_SEND ZCS_RECV[,ZCS_RECV...] SOAPY_MODULE_DIR [ROUTES]

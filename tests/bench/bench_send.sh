@@ -2,7 +2,7 @@
 # Sender cost: CPU seconds per GB of p12 samples sent over a veth pair between two network
 # namespaces (MTU 1500; TSO, GSO and GRO off, like the board's macb), zcs-send on each send path
 # against a TCP loop (convert, then send(), as zc-stream does) and one sendto per datagram, all
-# in one run, measuring the SEND side only (docs/performance.md, "Sender cost", says how).
+# in one run, measuring the SEND side only (docs/measurements.md, "Sender cost", says how).
 # Prints a table; never fails on timings.
 # usage: bench_send.sh ZCS-SEND BENCH_SEND_TOOL   (root; ZCS_BENCH_MB sets the volume, default 1000,
 # ZCS_BENCH_REPS the passes over every method, default 3: each row is its cheapest pass, since

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# soak.sh: the soak of issue 22 part 6 (docs/performance.md, "Soak").  A keyed zcs-send multicasts
+# soak.sh: the soak of issue 22 part 6 (docs/measurements.md, "Soak").  A keyed zcs-send multicasts
 # p12 to two zcs-recv in their own namespaces, one of them behind zcs-impair (drops, reorders and
 # duplicates), for MINUTES; the sender is restarted every RUN-MINUTES, each receiver's consumer is
 # killed and reattached, the sender is retuned through the control channel every 10 s.  At the
