@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
@@ -111,6 +112,28 @@ struct zcs_rx {
 	/* the once-only news about keys */
 	bool said_unkeyed, said_bad_key, said_unverified;
 };
+
+/* A held datagram (rx_hold.h) into a free buffer of the pool, parsed again to point into it:
+ * 1 with *bi, 0 when no buffer takes it (none free, or it is longer than a buffer: the caller
+ * counts it as it must), -1 when it no longer parses (the buffer goes back).  Here, not in
+ * rx.c: the start's and the liveness hold's files use it, and rx.c calls them. */
+static inline int zcs_rx_unhold(struct zcs_rx *rx, const uint8_t *data, uint32_t len,
+				struct zcs_dgram *dg, uint32_t *bi)
+{
+	uint32_t hb;
+
+	if (rx->nfree == 0 || len > rx->buf_size)
+		return 0;
+	hb = rx->free_list[--rx->nfree];
+	rx->bufs[hb].data = rx->bufs[hb].own;
+	memcpy(rx->bufs[hb].own, data, len);
+	if (zcs_proto_parse(rx->bufs[hb].own, len, dg) < 0) {
+		rx->free_list[rx->nfree++] = hb;
+		return -1;
+	}
+	*bi = hb;
+	return 1;
+}
 
 /* How long the stream followed has certainly been silent (rx.h, zcs_rx_silence_ns). */
 static inline uint64_t zcs_rx_silence(const struct zcs_rx *rx)

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The datagrams of a run awaiting the board (see rx_pending.h): the hold's store (rx_hold.c)
  * filled and emptied for the stream-following unit's verdicts. */
-#include <string.h>
 
 #include "rx_pending.h"
 
@@ -46,22 +45,14 @@ bool zcs_rx_pending_next(struct zcs_rx *rx, uint64_t gen, uint32_t *bi, size_t *
 		return false;
 	}
 	while (zcs_rx_hold_pop(&rx->hold, &rec, &data)) {
-		uint32_t hb;
+		/* verified and parsed when it came; never short of a buffer: the window holds at
+		 * most its capacity, and the pool has more */
+		const int got = zcs_rx_unhold(rx, data, rec.len, dg, bi);
 
-		/* never short: the window holds at most its capacity, and the pool has more */
-		if (rx->nfree == 0 || rec.len > rx->buf_size) {
+		if (got == 0)
 			zcs_follow_pend_drop(&rx->fs, gen, rec.seq, rec.samples);
+		if (got <= 0)
 			continue;
-		}
-		hb = rx->free_list[--rx->nfree];
-		rx->bufs[hb].data = rx->bufs[hb].own;
-		memcpy(rx->bufs[hb].own, data, rec.len);
-		/* verified and parsed when it came: parsed again only to point into this buffer */
-		if (zcs_proto_parse(rx->bufs[hb].own, rec.len, dg) < 0) {
-			rx->free_list[rx->nfree++] = hb;
-			continue;
-		}
-		*bi = hb;
 		*len = rec.len;
 		return true;
 	}

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The datagrams kept before an unkeyed stream's start is confirmed (see rx_start.h): the hold's
  * store (rx_hold.c) filled and emptied for the stream-following unit's verdicts. */
-#include <string.h>
 
 #include "rx_start.h"
 
@@ -72,27 +71,19 @@ bool zcs_rx_start_next(struct zcs_rx *rx, uint64_t lo, uint64_t hi, uint32_t *bi
 		return false;
 	}
 	while (zcs_rx_hold_pop(&rx->hold, &rec, &data)) {
-		uint32_t hb;
+		int got;
 
 		if (rec.seq - lo > hi - lo) {
 			/* not the stream's: a claim its start did not confirm */
 			rx->fs.st.unconfirmed++;
 			continue;
 		}
-		/* never short: the window holds at most its capacity, and the pool has more */
-		if (rx->nfree == 0 || rec.len > rx->buf_size) {
+		/* never short of a buffer: the window holds at most its capacity, the pool more */
+		got = zcs_rx_unhold(rx, data, rec.len, dg, bi);
+		if (got == 0)
 			zcs_follow_start_give_up(&rx->fs, rec.seq, rec.samples, true);
+		if (got <= 0)
 			continue;
-		}
-		hb = rx->free_list[--rx->nfree];
-		rx->bufs[hb].data = rx->bufs[hb].own;
-		memcpy(rx->bufs[hb].own, data, rec.len);
-		/* parsed when it came: parsed again only to point into this buffer */
-		if (zcs_proto_parse(rx->bufs[hb].own, rec.len, dg) < 0) {
-			rx->free_list[rx->nfree++] = hb;
-			continue;
-		}
-		*bi = hb;
 		*len = rec.len;
 		return true;
 	}
