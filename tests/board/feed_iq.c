@@ -297,8 +297,16 @@ static int run(struct feed *f)
 			if (f->rate > 0) {
 				const double due = (now_s() - t0) * f->rate - (double)sent;
 
-				/* --chunk: a DMA completes whole blocks, one wake-up of the reader each */
-				if (due < (f->whole ? (double)f->chunk : 1.0)) {
+				/* --chunk: a DMA completes whole blocks, one wake-up of the reader each;
+				 * otherwise at least 1 ms of samples a write (no DMA is finer): a pair at
+				 * a time would spin on a core, with two attribute reads a pair */
+				double least = f->rate / 1000.0;
+
+				if (least < 1.0)
+					least = 1.0;
+				if (least > (double)f->chunk || f->whole)
+					least = (double)f->chunk;
+				if (due < least) {
 					sleep_ms(1);
 					continue;
 				}
