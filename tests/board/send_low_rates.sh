@@ -111,7 +111,9 @@ for n in range(1, 5):
     rate, count, t0 = recs[n]
     span = (recs[n + 1][2] - t0) / 1e9
     measured = count / span
-    assert abs(measured / rate - 1) < 0.2, "rec-%d: announced %d S/s, %d samples in %.3f s = %.0f S/s" % (
+    # within a factor of 2 either way: a wrong announcement is a factor of 4 or 8 off, and the
+    # feeder's pace on a loaded machine (tests and builds on both cores) was seen 21% off
+    assert 0.5 < measured / rate < 2, "rec-%d: announced %d S/s, %d samples in %.3f s = %.0f S/s" % (
         n, rate, count, span, measured)
     print("ok: rec-%d: announced %d S/s, %d samples in %.3f s of the stream's clock (%.0f S/s)" % (
         n, rate, count, span, measured))
