@@ -18,8 +18,19 @@ NS=zcs-nocsum-$$
 TX=$NS-tx RX=$NS-rx
 DIR=$(mktemp -d)
 RPID=
+# gone PID: PID ended by SIGKILL if need be, waited for at most 5 s (a process stuck in the
+# kernel does not die until its call returns: it is left behind, and the test goes on)
+gone() {
+	kill -9 "$1" 2>/dev/null
+	for _ in $(seq 100); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -0 "$1" 2>/dev/null && { echo "  | pid $1 survives SIGKILL: left behind"; return; }
+	wait "$1" 2>/dev/null
+}
 cleanup() {
-	[ -n "$RPID" ] && kill "$RPID" 2>/dev/null && wait "$RPID" 2>/dev/null
+	[ -n "$RPID" ] && gone "$RPID"
 	ip netns del "$TX" 2>/dev/null
 	ip netns del "$RX" 2>/dev/null
 	rm -rf "$DIR"
@@ -72,20 +83,50 @@ for line in open(sys.argv[1], errors="replace"):
 print(s.get(sys.argv[2], "missing") if s else "no-summary")' "$1" "$2"
 }
 
+# where PID: what a process that should have moved is doing, from /proc (a log's evidence)
+where() {
+	local t
+	echo "  | pid $1: $(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null)"
+	for t in /proc/"$1"/task/*; do
+		echo "  | task ${t##*/} ($(cat "$t/comm" 2>/dev/null)):" \
+			"$(grep '^State' "$t/status" 2>/dev/null | tr -s '\t ' ' '), in $(cat "$t/wchan" 2>/dev/null)"
+		sed 's/^/  |   /' "$t/stack" 2>/dev/null
+	done
+}
+
+# start_recv OUT LOG: zcs-recv in the receiver's namespace, its pid in RPID once its start-up line
+# is out.  nsenter joins the network namespace alone: the receiver needs no sysfs of its own, so
+# none of `ip netns exec`'s mounts stands between the shell and zcs-recv.  Its stdout goes nowhere
+# (it writes the file): a receiver left behind must not hold the test's output open.  Up to 30 s
+# on a loaded machine; if it never started, where it stands is printed and it is ended.
+start_recv() {
+	nsenter --net="/run/netns/$RX" -- "$RECV" --json -F cs16 -o "file:$1" --exit-on-eos \
+		"198.18.78.2:$PORT" >/dev/null 2>"$2" &
+	RPID=$!
+	for _ in $(seq 600); do
+		grep -q 'listening on' "$2" && return 0
+		kill -0 "$RPID" 2>/dev/null || break
+		sleep 0.05
+	done
+	grep -q 'listening on' "$2" && return 0
+	sed 's/^/  | /' "$2"
+	if kill -0 "$RPID" 2>/dev/null; then
+		where "$RPID"
+		gone "$RPID"
+	else
+		wait "$RPID"
+		echo "  | it exited $?"
+	fi
+	RPID=
+	return 1
+}
+
 # one PATH FORMAT: one stream, every check
 one() {
 	local path=$1 fmt=$2 out=$DIR/out.$1.$2 rlog=$DIR/recv.$1.$2 slog=$DIR/send.$1.$2
 	local fails0=$FAILS zero0 all0 zero all
 	zero0=$(counted zero) all0=$(counted every)
-	ip netns exec "$RX" "$RECV" --json -F cs16 -o "file:$out" --exit-on-eos \
-		"198.18.78.2:$PORT" 2>"$rlog" &
-	RPID=$!
-	for _ in $(seq 200); do
-		grep -q 'listening on' "$rlog" && break
-		kill -0 "$RPID" 2>/dev/null || break
-		sleep 0.05
-	done
-	grep -q 'listening on' "$rlog" || { fail "$path $fmt: zcs-recv did not start"; cat "$rlog"; return; }
+	start_recv "$out" "$rlog" || { fail "$path $fmt: zcs-recv did not start"; return; }
 	ip netns exec "$TX" "$SEND" --json -q --cpus none -s tone -f "$fmt" -r "$RATE" \
 		--tone "$TONE" --amplitude "$AMP" --seed "$SEED" -n "$N" --send-path "$path" \
 		"198.18.78.2:$PORT" >"$slog" 2>&1 || fail "$path $fmt: zcs-send exited $?"
@@ -95,10 +136,12 @@ one() {
 		sleep 0.05
 	done
 	if kill -0 "$RPID" 2>/dev/null; then
-		kill "$RPID"
 		fail "$path $fmt: zcs-recv did not end at the end of stream"
+		where "$RPID"
+		gone "$RPID"
+	else
+		wait "$RPID" || fail "$path $fmt: zcs-recv exited $?"
 	fi
-	wait "$RPID" || fail "$path $fmt: zcs-recv exited $?"
 	RPID=
 	local want
 	case $OFFLOAD:$path in
