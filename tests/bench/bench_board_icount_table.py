@@ -6,9 +6,8 @@ the core shares calibrated to the seed's board (one Cortex-A9 core at 100% = iio
 per sample x 11.5 MS/s).
 
 usage: bench_board_icount_table.py DIR...
-       bench_board_icount_table.py --merge DIR...   (several boots of one kernel as one table: the
-                                                    Zynq machine's qemu livelocks after a few
-                                                    minutes, so its cells run in short boots)
+       bench_board_icount_table.py --merge DIR...   (several boots of one kernel as one table,
+                                                    e.g. the cells of another rate or a rerun)
 
 Every cell runs at two sample counts (its REP is RUN:PAIRS); a figure per sample is the
 difference of the two runs over the difference of their counts, so every program's start-up
@@ -150,10 +149,9 @@ def checks(c, n):
     if num(c, "overrun") > 0:
         problems.append(f"feeder overrun {c['overrun']}")
     if j:
-        sent = j.get("datagrams", 0) + j.get("meta_sent", 0) + 1
-        if c.get("name", "").endswith("-fec"):
-            # 32:4's parity: every block of 32 (the end of stream folded into the last) has 4
-            sent += 4 * -(-(j.get("datagrams", 0) + 1) // 32)
+        # the samples', the parity's (--fec, as the summary counts them, with two send threads
+        # too), the metadata and the end of stream
+        sent = j.get("datagrams", 0) + j.get("parity", 0) + j.get("meta_sent", 0) + 1
         if j.get("dropped_datagrams", 0) or j.get("send_errors", 0):
             problems.append(f"dropped {j.get('dropped_datagrams')} errors {j.get('send_errors')}")
         if "got" in c and int(c["got"]) != sent:
