@@ -117,11 +117,12 @@ int zcs_egress_driver(int fd, const char *name, char *driver, size_t len)
 	return 0;
 }
 
-/* Drivers where copying a 1472-byte datagram into a GSO train costs less than sending it
+/* Drivers where copying a 1472-byte datagram into a GSO train costs no more than sending it
  * zero-copy: the Zynq GEM's macb, where the kernel's send path alone, counted in ARM instructions
- * on Linux 6.1, is 4,673 a datagram for GSO with copy against 5,074 with MSG_ZEROCOPY (on the
- * model's virtio NIC 3,186 against 3,272, where zcs-send's uring-zc is still the cheapest:
- * docs/board.md section 8). */
+ * on Linux 6.1, is 4,673 a datagram for GSO with copy against 5,074 with MSG_ZEROCOPY, and
+ * zcs-send counted whole there spends 9.7 a p12 sample on its send thread on gso as on uring-zc
+ * (10.7 on msg-zc); on the model's virtio NIC uring-zc is still the cheapest (docs/board.md
+ * section 8). */
 static const char *const copy_cheaper[] = { "macb" };
 
 size_t zcs_egress_path_order(const char *driver, int order[ZCS_PATH_KINDS])
