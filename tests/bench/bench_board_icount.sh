@@ -282,6 +282,13 @@ zynq_boot() { # DIR INITRD
 	for node in $drop; do
 		fdtput -r "$dtb" "${uart0%/serial@*}/$node" || die "fdtput -r of $node"
 	done
+	# the TWD said always-on (qemu's keeps counting in idle): without the TTCs there is no
+	# broadcast timer, and a TWD that may stop leaves the kernel at the periodic tick, where
+	# hrtimers (the profile's sampler among them) fire only at the tick.  The board itself has
+	# its TTCs and runs tickless
+	[ "${ZCS_ICOUNT_CLOCK:-gtimer}" = ttc ] ||
+		fdtput -t s "$dtb" "${uart0%/serial@*}/timer@f8f00600" always-on "" ||
+		die "fdtput of the TWD's always-on"
 	QEMU_AUDIO_DRV=none timeout 14400 ip netns exec "$ns" "${ZCS_ICOUNT_QEMU:-qemu-system-arm}" \
 		-M xilinx-zynq-a9 -m 1024 -icount "shift=0,sleep=${ZCS_ICOUNT_SLEEP:-on}" -smp 1 \
 		-kernel "$zynq_dir/zImage" -dtb "$dtb" -initrd "$2" \

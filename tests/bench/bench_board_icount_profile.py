@@ -189,7 +189,7 @@ KERNEL_GROUPS = [
      r"^_raw_spin_unlock_irq|^_raw_read_unlock_irq|^_raw_write_unlock_irq|^raw_spin_rq_unlock_irq"),
     ("io_uring", r"^_*io_(?!schedule)|^io_uring|^tctx_|^task_work"),
     ("zero-copy notifications", r"zerocopy|zcopy|^io_notif|^mm_account_pinned|ubuf|msg_zerocopy"),
-    ("virtio-net xmit and completions", r"virtnet|start_xmit|free_old_xmit|virtqueue|vring|^vm_notify|"
+    ("NIC xmit and completions (virtio-net, macb)", r"virtnet|start_xmit|free_old_xmit|virtqueue|vring|^vm_notify|^macb_|^gem_|"
                                         r"^vm_interrupt|\[virtio|^virtio_"),
     ("UDP/IP output", r"^_*udp|^_*ip_|^_*ip4|^_*inet_|^dst_|^neigh|^_*fib|^rt_|^ip_route|^__mkroute|"
                       r"^sk_dst|^raw_v4|^nf_|^_*nf_|icmp"),
@@ -243,7 +243,7 @@ KTHREAD_RE = re.compile(r"^(ksoftirqd|kworker|rcu|migration|kthreadd|cpuhp|irq/|
 def kernel_group(fn):
     base = fn.split(" ")[0]
     if fn.endswith("]") and "[virtio" in fn:
-        return "virtio-net xmit and completions"
+        return "NIC xmit and completions (virtio-net, macb)"
     for g, rx in KERNEL_RES:
         if rx.search(base):
             return g
@@ -425,7 +425,8 @@ def cell_tables(cell, runs, ksyms, elf_of, counted, datagrams):
         return f"\n{cell}: one run only ({', '.join(runs)}): no difference\n"
     n1, n2 = min(parsed), max(parsed)
     r1, r2 = parsed[n1], parsed[n2]
-    p = r2.period or 1
+    # the sampler's period is of the guest's clock: in instructions on the Zynq machine, less
+    p = round((r2.period or 1) / counts.SCALE)
     a1, a2 = attribute(r1, ksyms, elf_of), attribute(r2, ksyms, elf_of)
     d = difference(a1, a2)
     dn = n2 - n1
@@ -489,6 +490,8 @@ def counted_figures(d):
     """From the count tables' own reading of the report: each cell's process figure a sample
     (median of its runs) and datagrams a pair."""
     _, cells, _ = counts.parse(d)
+    # the guest's clock (1.2 ns an instruction on the Zynq machine): the figures as instructions
+    counts.set_scale(cells)
     fig, dg = {}, {}
     for name, byrun in cells.items():
         if name.startswith("selfcheck"):
@@ -543,11 +546,11 @@ def loop_check(cell, runs, cells, ksyms, elf_of):
         loop = sum(v for k, v in a.items() if k[0].startswith("program:"))
         c = next((c for c in cells.get(cell, {}).get(rep.split(":")[0], [])), None)
         i = counts.num(c, "instructions") if c else float("nan")
-        want = i / r.period if r.period else float("nan")
+        want = i * counts.SCALE / r.period if r.period else float("nan")
         top = max(((k[3], v) for k, v in a.items() if k[0].startswith("program:")), key=lambda x: x[1],
                   default=("-", 0))
         out.append(f"Self-check under the sampler: a loop of {i:.0f} instructions drew {loop} samples of "
-                   f"every {r.period} (expected {want:.0f}: {(loop / want - 1) * 100 if want else 0:+.2f}%); "
+                   f"every {r.period} ns (expected {want:.0f}: {(loop / want - 1) * 100 if want else 0:+.2f}%); "
                    f"{top[1]} of them in {top[0]}; {r.totals.get('samples', '?')} samples in all over the "
                    f"window.")
     return "\n".join(out)

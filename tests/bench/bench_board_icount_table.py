@@ -191,17 +191,23 @@ def parse_merged(dirs):
     return kernel, cells, pauses
 
 
-def table(d):
+def set_scale(cells):
+    """SCALE from the self-check loop's two counts: the slope of its CPU ns over its instructions
+    (its start-up cancels), when it reads more than 5% off 1."""
     global SCALE
-    kernel, cells, pauses = parse_merged(d) if isinstance(d, list) else parse(d)
-    out = [f"\n### Linux {kernel}\n"]
     loops = [c for cs in cells.get("selfcheck", {}).values() for c in cs]
-    # the slope of the loop's CPU ns over its two counts (its start-up cancels)
     loops = sorted((c for c in loops if num(c, "instructions") > 0), key=lambda c: num(c, "instructions"))
     slope = ((num(loops[-1], "cpu_ns") - num(loops[0], "cpu_ns")) /
              (num(loops[-1], "instructions") - num(loops[0], "instructions"))
              if len(loops) >= 2 and num(loops[-1], "instructions") > num(loops[0], "instructions") else 1.0)
     SCALE = slope if abs(slope - 1) > 0.05 else 1.0
+    return loops
+
+
+def table(d):
+    kernel, cells, pauses = parse_merged(d) if isinstance(d, list) else parse(d)
+    out = [f"\n### Linux {kernel}\n"]
+    loops = set_scale(cells)
     if SCALE != 1.0:
         out.append(f"The guest's clock runs {SCALE:.4f} ns an instruction by the self-check loop: every "
                    "figure below is its ns divided by that.")

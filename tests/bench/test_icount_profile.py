@@ -134,7 +134,7 @@ class TestPlaces(unittest.TestCase):
         self.assertEqual(prof.kernel_group("udp_sendmsg"), "UDP/IP output")
         self.assertEqual(prof.kernel_group("io_issue_sqe"), "io_uring")
         self.assertNotEqual(prof.kernel_group("io_schedule"), "io_uring")
-        self.assertEqual(prof.kernel_group("start_xmit [virtio_net]"), "virtio-net xmit and completions")
+        self.assertEqual(prof.kernel_group("start_xmit [virtio_net]"), "NIC xmit and completions (virtio-net, macb)")
         self.assertEqual(prof.kernel_group("pipe_read"), "pipe (the emulation's FIFO)")
         self.assertTrue(prof.kernel_group("_raw_spin_unlock_irqrestore").startswith("irqs back on"))
         self.assertEqual(prof.kernel_group("vector_swi"), "system call entry and return")
@@ -159,7 +159,7 @@ class TestAttribute(unittest.TestCase):
         self.assertEqual(a[("program:zcs-send", "send thread", "UDP/IP output", "udp_sendmsg")], 4)
         self.assertEqual(a[("program:zcs-send", "source thread", "pipe (the emulation's FIFO)", "pipe_read")], 2)
         self.assertEqual(a[("idle", "-", "idle loop", "default_idle_call")], 1000)
-        self.assertEqual(a[("irq and softirq on idle", "-", "virtio-net xmit and completions",
+        self.assertEqual(a[("irq and softirq on idle", "-", "NIC xmit and completions (virtio-net, macb)",
                             "start_xmit [virtio_net]")], 7)
         self.assertEqual(a[("feeder (feed_iq, charged to no one)", "-", "pipe (the emulation's FIFO)",
                             "pipe_read")], 9)
