@@ -284,8 +284,8 @@ zynq_boot() { # DIR INITRD
 	done
 	# the TWD said always-on (qemu's keeps counting in idle): without the TTCs there is no
 	# broadcast timer, and a TWD that may stop leaves the kernel at the periodic tick, where
-	# hrtimers (the profile's sampler among them) fire only at the tick.  The board itself has
-	# its TTCs and runs tickless
+	# hrtimers (the profile's sampler among them) fire only at the tick.  A board's kernel, with
+	# its TTCs as the broadcast timer, can run tickless
 	[ "${ZCS_ICOUNT_CLOCK:-gtimer}" = ttc ] ||
 		fdtput -t s "$dtb" "${uart0%/serial@*}/timer@f8f00600" always-on "" ||
 		die "fdtput of the TWD's always-on"
