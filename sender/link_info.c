@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* The stream's rate on the wire and the link it leaves by (link_info.h): ETHTOOL_GDRVINFO names
- * the driver (a USB gadget's u_ether says "g_ether"), ETHTOOL_GSET the speed, SIOCGIFMTU the MTU,
- * egress.h the device and its checksum offload.  Every figure says where it came from. */
+/* The stream's rate on the wire and the link it leaves by (link_info.h): ETHTOOL_GSET the speed,
+ * SIOCGIFMTU the MTU, egress.h the device, its driver's name (a USB gadget's u_ether says
+ * "g_ether") and its checksum offload.  Every figure says where it came from. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -38,7 +38,7 @@ static int ethtool(int fd, const char *ifname, void *cmd)
 	struct ifreq ifr;
 
 	memset(&ifr, 0, sizeof(ifr));
-	strncpy(ifr.ifr_name, ifname, IFNAMSIZ - 1);
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
 	ifr.ifr_data = cmd;
 	/* reads only: no privilege needed */
 	return ioctl(fd, SIOCETHTOOL, &ifr) < 0 ? -errno : 0;
@@ -123,7 +123,6 @@ static uint64_t gadget_bus_bps(const char **from)
 
 int zcs_link_probe(int fd, uint64_t speed_bps, struct zcs_link *l)
 {
-	struct ethtool_drvinfo di = { .cmd = ETHTOOL_GDRVINFO };
 	struct ethtool_cmd ec = { .cmd = ETHTOOL_GSET };
 	struct ifreq ifr;
 	unsigned flags = 0;
@@ -143,10 +142,10 @@ int zcs_link_probe(int fd, uint64_t speed_bps, struct zcs_link *l)
 		l->mtu = (unsigned)ifr.ifr_mtu;
 	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0)
 		flags = (unsigned short)ifr.ifr_flags;
-	if (ethtool(fd, l->ifname, &di) == 0) {
-		memcpy(l->driver, di.driver, sizeof(l->driver) - 1);
-		l->driver[sizeof(l->driver) - 1] = '\0';
-	}
+	/* egress.h asks the kernel for the driver's name as the send path's order does; "" when
+	 * the kernel does not say */
+	if (zcs_egress_driver(fd, l->ifname, l->driver, sizeof(l->driver)) < 0)
+		l->driver[0] = '\0';
 	l->kind = kind_of(l->ifname, l->driver, flags);
 	ret = zcs_egress_tx_csum(fd, l->ifname);
 	l->tx_csum = ret < 0 ? -1 : ret;
