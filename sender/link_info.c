@@ -142,10 +142,9 @@ int zcs_link_probe(int fd, uint64_t speed_bps, struct zcs_link *l)
 		l->mtu = (unsigned)ifr.ifr_mtu;
 	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0)
 		flags = (unsigned short)ifr.ifr_flags;
-	/* egress.h asks the kernel for the driver's name as the send path's order does; "" when
-	 * the kernel does not say */
-	if (zcs_egress_driver(fd, l->ifname, l->driver, sizeof(l->driver)) < 0)
-		l->driver[0] = '\0';
+	/* the driver's name as the send path's order asks it; left "" (the memset above) when the
+	 * kernel does not say */
+	(void)zcs_egress_driver(fd, l->ifname, l->driver, sizeof(l->driver));
 	l->kind = kind_of(l->ifname, l->driver, flags);
 	ret = zcs_egress_tx_csum(fd, l->ifname);
 	l->tx_csum = ret < 0 ? -1 : ret;

@@ -18,8 +18,7 @@
 #                        run on the GEM with its TX checksum offload off (ethtool -K eth0 tx off:
 #                        the USB gadget's case); its guest clock runs 1.2 ns an instruction (the
 #                        A9 global timer's, qemu's 100 MHz against the device tree's 83.3), which
-#                        the tables take out
-#                        by the self-check loop
+#                        the tables take out by the self-check loop
 #   ZCS_ICOUNT_KERNELS   "6.1 5.10" (default) or one of them
 #   ZCS_ICOUNT_CELLS     an extended regex: only the zcs-send cells whose name matches (the
 #                        self-check, iiod and the supply always run: the table is relative to
@@ -48,10 +47,11 @@
 #                        the NIC without checksum offload), named NAME-base, for a change counted
 #                        like for like in one boot
 #   ZCS_ICOUNT_SLEEP     -icount's sleep= on the Zynq (default on); ZCS_ICOUNT_CLOCK=ttc the
-#                        TTCs for the global timer (zynq_boot says why not); ZCS_ICOUNT_MONITOR a qemu -monitor (e.g.
-#                        unix:/tmp/mon.sock,server,nowait); ZCS_ICOUNT_APPEND the kernel's extra
-#                        arguments (default init_on_alloc=0, as ADI's kernels); ZCS_ICOUNT_STALL
-#                        the seconds of a silent guest before it is ended (default 300)
+#                        TTCs for the global timer (zynq_boot says why not); ZCS_ICOUNT_MONITOR a
+#                        qemu -monitor (e.g. unix:/tmp/mon.sock,server,nowait); ZCS_ICOUNT_APPEND
+#                        the kernel's extra arguments (default init_on_alloc=0, as ADI's kernels);
+#                        ZCS_ICOUNT_STALL the seconds of a silent guest before it is ended
+#                        (default 300)
 #   ZCS_ICOUNT_QEMU      the qemu-system-arm of the Zynq machine (default the host's, Debian 12's
 #                        7.2): another version's, to see that the counts are the guest's
 #   ZCS_ICOUNT_PROFILE   1: also where the instructions go, per thread and function, in the cells
@@ -259,12 +259,12 @@ got() { # packets counted on both taps so far
 nocsum=eth1
 [ "$machine" = zynq ] && nocsum=eth0-nocsum
 
-# The board's own machine: the Zynq-7000 (one A9: -icount counts one CPU), its GEM on tap0, the kernel of
-# tests/bench/zynq_kernel.sh.  Its device tree as the ZC702's, with uart0 (qemu's first serial)
-# switched on as ttyPS1 for the guest's report beside the console on uart1 (ttyPS0), and a seed
-# for the CRNG in /chosen (the kernel trusts it: RANDOM_TRUST_BOOTLOADER): zcs-send's start
-# (getrandom) waits for the CRNG, which under -icount gathers no jitter, and the machine has no
-# virtio bus for a virtio-rng.  No power-off there: the guest's end is its @done line.
+# The board's own machine: the Zynq-7000 (one A9: -icount counts one CPU), its GEM on tap0, the
+# kernel of tests/bench/zynq_kernel.sh.  Its device tree as the ZC702's, with uart0 (qemu's first
+# serial) switched on as ttyPS1 for the guest's report beside the console on uart1 (ttyPS0), and
+# a seed for the CRNG in /chosen (the kernel trusts it: RANDOM_TRUST_BOOTLOADER): zcs-send's
+# start (getrandom) waits for the CRNG, which under -icount gathers no jitter, and the machine
+# has no virtio bus for a virtio-rng.  No power-off there: the guest's end is its @done line.
 zynq_boot() { # DIR INITRD
 	local dir=$1 dtb=$work/zynq.dtb uart0
 	cp "$zynq_dir/zynq-zc702.dtb" "$dtb"
@@ -272,23 +272,25 @@ zynq_boot() { # DIR INITRD
 	fdtput -t s "$dtb" "$uart0" status okay && fdtput -t s "$dtb" /aliases serial1 "$uart0" &&
 		fdtput -t bx "$dtb" /chosen rng-seed $(od -An -tx1 -N64 /dev/urandom) || die "fdtput on $dtb"
 	# the guest's clocks from the A9's own timers (the global timer the clock, the TWD the
-	# ticks), the Cadence TTCs taken out: qemu's TTC model livelocks under -icount (7.2 and 10.0:
-	# the vCPU thread, holding the big lock, re-arms the TTC's timer without end, by perf; most
-	# likely a next event rounded to 0 ns ahead, which a clock that stands still between
-	# instructions never passes; the process then answers nothing, not even SIGTERM).  ZCS_ICOUNT_CLOCK=ttc: the TTCs kept, the global timer taken out
-	# (the first set-up, which ran one zcs-send a boot at most)
-	local node drop="timer@f8001000 timer@f8002000"
-	[ "${ZCS_ICOUNT_CLOCK:-gtimer}" = ttc ] && drop=timer@f8f00200
-	for node in $drop; do
-		fdtput -r "$dtb" "${uart0%/serial@*}/$node" || die "fdtput -r of $node"
-	done
-	# the TWD said always-on (qemu's keeps counting in idle): without the TTCs there is no
-	# broadcast timer, and a TWD that may stop leaves the kernel at the periodic tick, where
-	# hrtimers (the profile's sampler among them) fire only at the tick.  A board's kernel, with
-	# its TTCs as the broadcast timer, can run tickless
-	[ "${ZCS_ICOUNT_CLOCK:-gtimer}" = ttc ] ||
-		fdtput -t s "$dtb" "${uart0%/serial@*}/timer@f8f00600" always-on "" ||
-		die "fdtput of the TWD's always-on"
+	# ticks), the Cadence TTCs taken out: qemu's TTC model livelocks under -icount (the vCPU
+	# thread, holding the big lock, re-arms the TTC's timer without end, by perf on 10.0; 7.2
+	# hangs the same way with the TTCs and not without; most likely a next event rounded to 0 ns
+	# ahead, which a clock that stands still between instructions never passes; the process then
+	# answers nothing, not even SIGTERM).  The TWD is said always-on (qemu's keeps counting in
+	# idle): without the TTCs there is no broadcast timer, and a TWD that may stop leaves the
+	# kernel at the periodic tick, where hrtimers (the profile's sampler among them) fire only at
+	# the tick; a board's kernel, with its TTCs as the broadcast timer, can run tickless.
+	# ZCS_ICOUNT_CLOCK=ttc: the TTCs kept, the global timer taken out (the first set-up, which
+	# ran one zcs-send a boot at most)
+	local mpcore=${uart0%/serial@*} node
+	if [ "${ZCS_ICOUNT_CLOCK:-gtimer}" = ttc ]; then
+		fdtput -r "$dtb" "$mpcore/timer@f8f00200" || die "fdtput -r of the global timer"
+	else
+		for node in timer@f8001000 timer@f8002000; do
+			fdtput -r "$dtb" "$mpcore/$node" || die "fdtput -r of $node"
+		done
+		fdtput -t s "$dtb" "$mpcore/timer@f8f00600" always-on "" || die "fdtput of the TWD's always-on"
+	fi
 	QEMU_AUDIO_DRV=none timeout 14400 ip netns exec "$ns" "${ZCS_ICOUNT_QEMU:-qemu-system-arm}" \
 		-M xilinx-zynq-a9 -m 1024 -icount "shift=0,sleep=${ZCS_ICOUNT_SLEEP:-on}" -smp 1 \
 		-kernel "$zynq_dir/zImage" -dtb "$dtb" -initrd "$2" \

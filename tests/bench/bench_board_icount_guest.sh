@@ -47,9 +47,11 @@ offload_off() {
 # the offload back, checked: a cell after it without the offload would count another path (UDP
 # GSO needs it: zcs-send leaves gso for plain on EIO)
 offload_on() {
+	local k
 	ethtool -K eth0 tx on >/dev/null 2>&1 || say "@error ethtool -K eth0 tx on"
-	ethtool -k eth0 | grep -q '^tx-checksumming: on' && ethtool -k eth0 | grep -q '^scatter-gather: on' ||
-		say "@error eth0's offloads not back: $(ethtool -k eth0 2>&1 | grep -E '^(tx-checksumming|scatter-gather)' | tr '\n\t' '  ')"
+	k=$(ethtool -k eth0 2>&1 | grep -E '^(tx-checksumming|scatter-gather):')
+	[ "$(grep -c ': on' <<<"$k")" = 2 ] ||
+		say "@error eth0's offloads not back: $(tr '\n\t' '  ' <<<"$k")"
 }
 if [ "${MACHINE:-vexpress}" = zynq ]; then
 	zynq_nics

@@ -180,6 +180,8 @@ def user_place(run, pid, ip, elf_of):
     return "?", "?"
 
 
+# The NIC driver's own group, also where a virtio module's symbol names it
+NIC_GROUP = "NIC xmit and completions (virtio-net, macb)"
 # The kernel's functions by what they do, first match wins (names of Linux 6.1; a pattern
 # covers the function's own helpers).  Irq-off code is seen where interrupts come back on
 # (the skid): the hard-irq handlers mostly under "irq", the scheduler's switch under "scheduler".
@@ -189,8 +191,8 @@ KERNEL_GROUPS = [
      r"^_raw_spin_unlock_irq|^_raw_read_unlock_irq|^_raw_write_unlock_irq|^raw_spin_rq_unlock_irq"),
     ("io_uring", r"^_*io_(?!schedule)|^io_uring|^tctx_|^task_work"),
     ("zero-copy notifications", r"zerocopy|zcopy|^io_notif|^mm_account_pinned|ubuf|msg_zerocopy"),
-    ("NIC xmit and completions (virtio-net, macb)", r"virtnet|start_xmit|free_old_xmit|virtqueue|vring|^vm_notify|^macb_|^gem_|"
-                                        r"^vm_interrupt|\[virtio|^virtio_"),
+    (NIC_GROUP, r"virtnet|start_xmit|free_old_xmit|virtqueue|vring|^vm_notify|^macb_|^gem_|"
+                r"^vm_interrupt|\[virtio|^virtio_"),
     ("UDP/IP output", r"^_*udp|^_*ip_|^_*ip4|^_*inet_|^dst_|^neigh|^_*fib|^rt_|^ip_route|^__mkroute|"
                       r"^sk_dst|^raw_v4|^nf_|^_*nf_|icmp"),
     ("TCP", r"^_*tcp"),
@@ -243,7 +245,7 @@ KTHREAD_RE = re.compile(r"^(ksoftirqd|kworker|rcu|migration|kthreadd|cpuhp|irq/|
 def kernel_group(fn):
     base = fn.split(" ")[0]
     if fn.endswith("]") and "[virtio" in fn:
-        return "NIC xmit and completions (virtio-net, macb)"
+        return NIC_GROUP
     for g, rx in KERNEL_RES:
         if rx.search(base):
             return g
@@ -425,7 +427,8 @@ def cell_tables(cell, runs, ksyms, elf_of, counted, datagrams):
         return f"\n{cell}: one run only ({', '.join(runs)}): no difference\n"
     n1, n2 = min(parsed), max(parsed)
     r1, r2 = parsed[n1], parsed[n2]
-    # the sampler's period is of the guest's clock: in instructions on the Zynq machine, less
+    # the sampler's period is in ns of the guest's clock: instructions, once divided by its
+    # ns an instruction (1.2 on the Zynq machine)
     p = round((r2.period or 1) / counts.SCALE)
     a1, a2 = attribute(r1, ksyms, elf_of), attribute(r2, ksyms, elf_of)
     d = difference(a1, a2)
