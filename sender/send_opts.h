@@ -29,7 +29,7 @@ struct zcs_send_opts {
 	int path;                     /* enum zcs_path_kind */
 	int cpu_src, cpu_send;        /* -1 = leave */
 	bool cpus_given;
-	unsigned send_threads;        /* --send-threads N: 1, or 2 (every other train from a second) */
+	unsigned send_threads;        /* --send-threads N: 1, or 2 (a share of the trains from a second) */
 	bool json;
 	bool quiet;
 	const char *dest;

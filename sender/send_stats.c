@@ -32,12 +32,13 @@ static double send_span(const struct zcs_pipeline_stats *s, double elapsed)
 void zcs_send_stats_line(char *buf, size_t len, const struct zcs_pipeline_stats *n,
 			 const struct zcs_pipeline_stats *p, double dt)
 {
-	char send2[32] = "";
+	char send2[48] = "";
 
-	/* --send-threads 2: the second send thread's share beside the first's */
+	/* --send-threads 2: the second send thread's CPU beside the first's, and its share of the
+	 * trains now */
 	if (n->two_senders)
-		snprintf(send2, sizeof(send2), " send2 %.0f%%",
-			 cpu_pct(n->send2_cpu_ns, p->send2_cpu_ns, dt));
+		snprintf(send2, sizeof(send2), " send2 %.0f%% (%.0f%% of trains)",
+			 cpu_pct(n->send2_cpu_ns, p->send2_cpu_ns, dt), 100 * n->send2_share);
 	snprintf(buf, len,
 		 "%7.3f MS/s %7.2f MB/s  dgrams %" PRIu64 "  path %s  zc %" PRIu64 "/%" PRIu64
 		 " copied %" PRIu64 "  errors %" PRIu64 "  refused %" PRIu64 "  discont %" PRIu64
@@ -93,6 +94,7 @@ void zcs_send_stats_json(char *buf, size_t len, const struct zcs_pipeline_stats 
 		R("send2_cpu_s", (double)n->send2_cpu_ns / 1e9, 4);
 		R("send2_cpu_pct", cpu_pct(n->send2_cpu_ns, base->send2_cpu_ns, cpu_dt), 1);
 		U("send2_trains", n->send2_trains);
+		R("send2_share", n->send2_share, 3);
 	}
 	if (final)
 		R("send_s", span, 6);

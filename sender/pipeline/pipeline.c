@@ -3,10 +3,12 @@
  * thread); the threads themselves live in pipeline_source.c, pipeline_send.c and
  * pipeline_aside.c, what steers them in pipeline_threads.c. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "err.h"
@@ -92,6 +94,11 @@ static int open_aside(struct zcs_pipeline *p, const struct zcs_sendpath_config *
 	sc2.why = "as the first";
 	sc2.done = train_done_aside;
 	sc2.log = (struct zcs_log){ aside_log, p };
+	/* the cores' load, for the share of trains; without it the second gets half of them */
+	p->stat_fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+	if (p->stat_fd < 0)
+		zcs_log(&p->cfg.log, "/proc/stat: %s: the second send thread gets every other train",
+			strerror(errno));
 	return zcs_sendpath_open(&p->sp2, &sc2, err, errlen);
 }
 
@@ -109,11 +116,14 @@ int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_con
 	p->cfg = *cfg;
 	p->full_db.fd = p->free_db.fd = p->ext_db.fd = -1;
 	p->aside_db.fd = p->aside_done_db.fd = -1;
+	p->stat_fd = -1;
 	p->spread = cfg->fd2 >= 0;
 	atomic_init(&p->stop, false);
 	atomic_init(&p->aside_end, false);
 	atomic_init(&p->aside_done, false);
 	atomic_init(&p->aside_sent, 0);
+	atomic_init(&p->aside_cpu, -1);
+	atomic_init(&p->spread_share, ZCS_SPREAD_ONE / 2);
 	atomic_init(&p->source_done, false);
 	atomic_init(&p->send_done, false);
 	if ((ret = zcs_pipeline_tune_init(p)) < 0) {
@@ -290,6 +300,7 @@ void zcs_pipeline_stats(struct zcs_pipeline *p, struct zcs_pipeline_stats *o)
 		o->bytes -= a.dropped_bytes;
 		o->trains -= a.dropped_trains;
 		o->send2_trains = atomic_load(&p->aside_sent) - a.dropped_trains;
+		o->send2_share = (double)atomic_load(&p->spread_share) / ZCS_SPREAD_ONE;
 	}
 	o->start_ns = ZCS_GET(s->start_ns);
 	o->end_ns = ZCS_GET(s->end_ns);
@@ -335,6 +346,8 @@ void zcs_pipeline_destroy(struct zcs_pipeline *p)
 	zcs_doorbell_close(&p->aside_done_db);
 	zcs_ring_free(&p->aside);
 	zcs_ring_free(&p->free2);
+	if (p->stat_fd >= 0)
+		close(p->stat_fd);
 	zcs_compress_close(&p->z);
 	zcs_doorbell_close(&p->full_db);
 	zcs_doorbell_close(&p->free_db);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* The second send thread (zcs-send --send-threads 2): sends the trains the send thread hands it,
- * one at a time, on a socket of its own, so the kernel's per-datagram work (most of a sending
- * core's time on the board) spreads over two cores.  Everything that orders the stream stays
+/* The second send thread (zcs-send --send-threads 2): sends the trains the send thread hands it
+ * (a share that balances the two cores' load, spread.h), one at a time, on a socket of its own,
+ * so the kernel's per-datagram work (most of a sending core's time on the board) spreads over
+ * two cores.  Everything that orders the stream stays
  * with the send thread: the sealing, the parity, the metadata and the end of stream; this thread
  * only hands each train to the kernel, says so, and gives its slot back to the source once the
  * kernel is done with it. */
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -88,6 +90,8 @@ void *zcs_pipeline_aside_main(void *arg)
 			}
 		}
 		publish(p);
+		/* where it ran, for the share of trains it gets (spread.h) */
+		atomic_store(&p->aside_cpu, sched_getcpu());
 		atomic_fetch_add(&p->aside_sent, 1);
 		zcs_doorbell_ring(&p->aside_done_db);
 	}

@@ -13,6 +13,7 @@
 #include "formats.h"
 #include "pipeline.h"
 #include "ring.h"
+#include "spread.h"
 #include "train.h"
 
 /* 64 slots of up to 64 KB: 4 MB, about 45 ms of p12 at 30.72 MS/s, enough to ride out a
@@ -131,9 +132,9 @@ struct zcs_pipeline {
 	uint8_t *fec_pend;
 	size_t fec_pend_stride, fec_pend_max, fec_npend;
 	size_t *fec_pend_len;
-	/* --send-threads 2 (pipeline_aside.c): the send thread hands every other train to a second
-	 * send thread, which sends it on a socket of its own (cfg.fd2, the same local address and
-	 * destination).  No datagram goes out a receiver's window (less a train) past the oldest
+	/* --send-threads 2 (pipeline_aside.c): the send thread hands trains to a second send
+	 * thread (as many as balance the two cores' load, spread.h), which sends them on a socket
+	 * of its own (cfg.fd2, the same local address and destination).  No datagram goes out a receiver's window (less a train) past the oldest
 	 * train the second has not yet handed to the kernel, so the window takes the trains in any
 	 * order they meet (pipeline_send.c, hand_aside).  Metadata, parity and the end of stream
 	 * wait until it has handed every train it got to the kernel. */
@@ -154,6 +155,12 @@ struct zcs_pipeline {
 	/* what it published: its path's counters and its thread's CPU time at the end */
 	struct zcs_sendpath_stats aside_pub;
 	uint64_t aside_cpu_ns;
+	/* the share of trains it gets follows the two cores' load (spread.h): the CPU it ran its
+	 * last train on (-1: none yet), /proc/stat (-1: unreadable, half the trains then), and the
+	 * share now, for the statistics */
+	atomic_int aside_cpu;
+	int stat_fd;
+	atomic_uint spread_share;
 };
 
 /* Source-thread side of a retune: called before each pair is packed, at stream index pos.

@@ -2,8 +2,9 @@
 /* The send thread: sends trains in order on the running send path, metadata before the first
  * train, again after the first few, on every change and at least every 500 ms, and the
  * end-of-stream datagram last.  With a second send thread (pipeline_aside.c) it hands that one
- * every other train and keeps the order: see struct zcs_pipeline. */
+ * a share of the trains (spread.h) and keeps the order: see struct zcs_pipeline. */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,6 +25,9 @@
 #define SPREAD_WINDOW_TRAINS 3
 /* Zero-copy completions still owed at exit are waited for this long. */
 #define DRAIN_NS (2 * ZCS_NS_PER_SEC)
+/* The cores' load is read this often for the second send thread's share: a second holds a
+ * hundred of the kernel's ticks, so a reading is good to about 1%. */
+#define SPREAD_READ_NS ZCS_NS_PER_SEC
 
 struct send_state {
 	struct zcs_pipeline *p;
@@ -37,7 +41,8 @@ struct send_state {
 	uint64_t ref_sample, ref_time_ns; /* first sample of the last train and its wall clock */
 	uint64_t samples, datagrams, bytes, trains, metas, parity;
 	bool aside_ok;            /* the rate lets a second send thread take trains */
-	bool aside_turn;          /* the next train goes to the second send thread */
+	struct zcs_spread spread; /* which trains it takes */
+	uint64_t next_spread_ns;  /* when the cores' load is read next */
 	uint64_t aside_handed;    /* trains handed to it */
 	/* the first seq of each train handed to it, by its count mod the slots (fewer than that
 	 * are ever out), and how far past the oldest one not yet sent a train may go out */
@@ -236,7 +241,8 @@ static void flush(struct send_state *s)
 	aside_wait(s, true, 0);
 }
 
-/* --send-threads 2: the second send thread gets every other train.  No datagram goes out (by
+/* --send-threads 2: the second send thread gets the share of trains spread.h sets.  No
+ * datagram goes out (by
  * either thread) aside_lead or more past the first of the oldest train the second has not yet
  * handed to the kernel, so a receiver's window takes the trains in whatever order they meet; and
  * the send thread's own trains before it go first (on uring-zc they may only be queued: that
@@ -249,7 +255,7 @@ static bool hand_aside(struct send_state *s, struct zcs_train *t)
 
 	/* a second thread whose path failed gets none: the send thread sends them itself until
 	 * the stop it asked for ends the stream */
-	if (!s->aside_ok || ZCS_GET(p->aside_err) || !(s->aside_turn = !s->aside_turn))
+	if (!s->aside_ok || ZCS_GET(p->aside_err) || !zcs_spread_pick(&s->spread))
 		return false;
 	if (!p->send_err && (ret = zcs_sendpath_flush(p->sp)) < 0)
 		failed(p, ret);
@@ -259,6 +265,27 @@ static bool hand_aside(struct send_state *s, struct zcs_train *t)
 	s->aside_handed++;
 	zcs_doorbell_ring(&p->aside_db);
 	return true;
+}
+
+/* --send-threads 2: once a second, the load of this thread's core and of the one the second
+ * send thread last ran on moves the share of trains it gets towards equal load (spread.h).  On
+ * one core (or before the second has sent a train, or without /proc/stat) the share stays. */
+static void spread_read(struct send_state *s)
+{
+	struct zcs_pipeline *const p = s->p;
+	const uint64_t now = zcs_mono_ns();
+	struct zcs_cpu_load load[2];
+	int cpus[2];
+
+	if (!s->aside_ok || p->stat_fd < 0 || now < s->next_spread_ns)
+		return;
+	s->next_spread_ns = now + SPREAD_READ_NS;
+	cpus[0] = sched_getcpu();
+	cpus[1] = atomic_load(&p->aside_cpu);
+	if (cpus[0] < 0 || cpus[1] < 0 || zcs_cpu_load_read(p->stat_fd, cpus, load, 2) < 0)
+		return;
+	if (zcs_spread_balance(&s->spread, cpus[0], &load[0], cpus[1], &load[1]))
+		atomic_store(&p->spread_share, s->spread.share);
 }
 
 /* The reorder window protocol.md ("Receiver parameters") recommends for a stream of this rate,
@@ -377,6 +404,7 @@ void *zcs_pipeline_send_main(void *arg)
 	struct send_state s = { .p = p, .meta_version = 1, .format = p->cfg.format,
 				.spd = p->fmt[p->cfg.format].spd };
 
+	zcs_spread_init(&s.spread);
 	zcs_pipeline_info_now(p, &s.info);
 	spread_set(&s);
 	if (p->spread && !s.aside_ok)
@@ -439,6 +467,7 @@ void *zcs_pipeline_send_main(void *arg)
 		fec_fold(&s, t);
 		if (!hand_aside(&s, t))
 			send_train(&s, t);
+		spread_read(&s);
 		/* the start's repeats: after the train, which the metadata's next_seq then follows */
 		if (s.trains <= START_META_LAST_TRAIN && (s.trains & (s.trains - 1)) == 0)
 			send_meta(&s, false);

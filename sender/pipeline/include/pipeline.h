@@ -18,8 +18,9 @@ struct zcs_pipeline_config {
 	struct zcs_source *src;       /* opened; the pipeline reads it from its source thread */
 	int fd;                       /* connected UDP socket */
 	/* -1, or a second one bound to fd's local address and connected to its destination: a
-	 * second send thread sends every other train on it (zcs-send --send-threads 2), so the
-	 * kernel's send work spreads over two cores.  Receivers see one stream from one address */
+	 * second send thread sends a share of the trains on it (zcs-send --send-threads 2), as many
+	 * as balance the two cores' load, so the kernel's send work spreads over two cores.
+	 * Receivers see one stream from one address */
 	int fd2;
 	int format;                   /* enum zcs_wire_format */
 	size_t udp_payload;           /* largest datagram (header included) */
@@ -60,6 +61,7 @@ struct zcs_pipeline_stats {
 	uint64_t send_cpu_ns;
 	uint64_t send2_cpu_ns;        /* the second send thread's, 0 without one */
 	uint64_t send2_trains;        /* of trains, those the second send thread sent */
+	double send2_share;           /* of trains, the share it gets now (0 to 1) */
 	bool two_senders;             /* trains go out from two send threads */
 	size_t samples_per_dgram;
 	size_t dgrams_per_train;
