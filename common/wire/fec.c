@@ -37,7 +37,7 @@ int zcs_fec_enc_init(struct zcs_fec_enc *e, unsigned k, unsigned m, size_t max_d
 	e->k = k;
 	e->m = m;
 	e->cap = zcs_fec_padded(max_dgram - ZCS_FEC_SKIP);
-	e->mem = aligned_alloc(ZCS_FEC_ALIGN, e->cap * (m + 1));
+	e->mem = aligned_alloc(ZCS_FEC_ALIGN, e->cap * m + ZCS_FEC_ALIGN);
 	if (!e->mem)
 		return -ENOMEM;
 	e->scratch = e->mem + e->cap * m;
@@ -63,21 +63,31 @@ void zcs_fec_enc_free(struct zcs_fec_enc *e)
 unsigned zcs_fec_enc_add(struct zcs_fec_enc *e, const uint8_t *dg, size_t len)
 {
 #if ZCS_HAVE_FEC
+	const uint8_t *const shard = dg + ZCS_FEC_SKIP;
 	const size_t slen = len - ZCS_FEC_SKIP;
-	const size_t plen = zcs_fec_padded(slen);
+	const size_t whole = slen & ~(size_t)(ZCS_GF256_STEP - 1);
+	const struct zcs_gf256_tab *const tab = &e->tab[e->count * e->m];
+	uint8_t *parity[ZCS_FEC_MAX_M];
 
 	if (e->count == 0) {
 		e->block_seq = zcs_get_le64(dg + 8);
 		e->shard_len = 0;
 		memset(e->mem, 0, e->cap * e->m);
 	}
-	/* into aligned memory, zero-padded: a datagram in a train lies at any offset, and the
-	 * padding is the code's (a short datagram counts as zeros up to shard_len) */
-	memcpy(e->scratch, dg + ZCS_FEC_SKIP, slen);
-	memset(e->scratch + slen, 0, plen - slen);
 	for (unsigned i = 0; i < e->m; i++)
-		zcs_gf256_muladd_tab(e->mem + e->cap * i, e->scratch, &e->tab[e->count * e->m + i],
-				     plen);
+		parity[i] = e->mem + e->cap * i;
+	/* the whole steps straight from the datagram, wherever it lies in its train (the kernels
+	 * read src at any address), into every parity shard in one pass */
+	zcs_gf256_muladd_rows(parity, shard, tab, e->m, whole);
+	/* the last, partial step through scratch, zero-padded: the padding is the code's (a short
+	 * datagram counts as zeros up to shard_len), and the steps past it would add nothing */
+	if (whole < slen) {
+		memcpy(e->scratch, shard + whole, slen - whole);
+		memset(e->scratch + (slen - whole), 0, ZCS_GF256_STEP - (slen - whole));
+		for (unsigned i = 0; i < e->m; i++)
+			parity[i] += whole;
+		zcs_gf256_muladd_rows(parity, e->scratch, tab, e->m, ZCS_GF256_STEP);
+	}
 	if (slen > e->shard_len)
 		e->shard_len = slen;
 	return ++e->count;

@@ -42,8 +42,8 @@ static inline size_t zcs_fec_padded(size_t len)
 struct zcs_fec_enc {
 	unsigned k, m;            /* the stream's K:M */
 	size_t cap;               /* bytes of each shard buffer (the largest datagram, padded) */
-	uint8_t *mem;             /* m parity shards of cap bytes, then the scratch shard */
-	uint8_t *scratch;
+	uint8_t *mem;             /* m parity shards of cap bytes, then the scratch */
+	uint8_t *scratch;         /* a datagram's last partial step, zero-padded */
 	struct zcs_gf256_tab *tab;/* the coefficients' nibble tables, made once: datagram j's
 				   * into parity shard i is tab[j * m + i] */
 	unsigned count;           /* datagrams of the open block so far */

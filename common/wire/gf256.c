@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* GF(2^8) regions (gf256.h): the tables, the scalar and x86 kernels, the choice at run time.
- * NEON's kernel is gf256_neon.c, compiled with NEON's flags. */
+ * NEON's kernels are gf256_neon.c, compiled with NEON's flags. */
 #include <pthread.h>
 #include <string.h>
 
@@ -20,7 +20,18 @@ static uint8_t gf_exp[512];
 static uint8_t gf_log[256];
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 static zcs_gf256_kernel_fn chosen;
+static zcs_gf256_rows_fn chosen_rows;
 static unsigned chosen_index;
+
+/* The rows kernel of a kernel without a fused one: a row at a time (the fused pass is NEON's,
+ * for the board, where the encoder's cost is the send thread's budget). */
+#define ROWS_BY_ROW(name, kernel)                                                             \
+	static void name(uint8_t *const dst[], const uint8_t *src,                            \
+			 const struct zcs_gf256_tab *tab, unsigned rows, size_t len)          \
+	{                                                                                     \
+		for (unsigned r = 0; r < rows; r++)                                           \
+			kernel(dst[r], src, tab[r].lo, tab[r].hi, len);                       \
+	}
 
 static void scalar(uint8_t *dst, const uint8_t *src, const uint8_t lo[16], const uint8_t hi[16],
 		   size_t len)
@@ -28,6 +39,7 @@ static void scalar(uint8_t *dst, const uint8_t *src, const uint8_t lo[16], const
 	for (size_t n = 0; n < len; n++)
 		dst[n] ^= lo[src[n] & 15] ^ hi[src[n] >> 4];
 }
+ROWS_BY_ROW(scalar_rows, scalar)
 
 #if ZCS_SIMD_X86
 /* through void *: the loads and stores are unaligned ones, whatever the pointer's type says */
@@ -87,23 +99,26 @@ __attribute__((target("avx2"))) static void avx2(uint8_t *dst, const uint8_t *sr
 		st32(dst + n, _mm256_xor_si256(d, _mm256_xor_si256(l, h)));
 	}
 }
+ROWS_BY_ROW(ssse3_rows, ssse3)
+ROWS_BY_ROW(avx2_rows, avx2)
 #endif
 
 struct kernel {
 	const char *name;
 	zcs_gf256_kernel_fn fn;
+	zcs_gf256_rows_fn rows;
 };
 
 /* widest first: the first usable one is chosen */
 static const struct kernel kernels[] = {
 #if ZCS_SIMD_X86
-	{ "avx2", avx2 },
-	{ "ssse3", ssse3 },
+	{ "avx2", avx2, avx2_rows },
+	{ "ssse3", ssse3, ssse3_rows },
 #endif
 #if ZCS_SIMD_NEON
-	{ "neon", zcs_gf256_neon },
+	{ "neon", zcs_gf256_neon, zcs_gf256_neon_rows },
 #endif
-	{ "scalar", scalar },
+	{ "scalar", scalar, scalar_rows },
 };
 #define N_KERNELS (sizeof(kernels) / sizeof(kernels[0]))
 
@@ -139,6 +154,7 @@ static void setup(void)
 	for (unsigned i = 0; i < N_KERNELS; i++)
 		if (zcs_gf256_kernel_usable(i)) {
 			chosen = kernels[i].fn;
+			chosen_rows = kernels[i].rows;
 			chosen_index = i;
 			break;
 		}
@@ -185,11 +201,18 @@ void zcs_gf256_muladd_with(unsigned i, uint8_t *dst, const uint8_t *src, uint8_t
 	kernels[i].fn(dst, src, t.lo, t.hi, len);
 }
 
-void zcs_gf256_muladd_tab(uint8_t *dst, const uint8_t *src, const struct zcs_gf256_tab *t,
-			  size_t len)
+void zcs_gf256_muladd_rows_with(unsigned i, uint8_t *const dst[], const uint8_t *src,
+				const struct zcs_gf256_tab *tab, unsigned rows, size_t len)
 {
-	/* t came from zcs_gf256_tab_init, whose products ran setup: the kernel is chosen */
-	chosen(dst, src, t->lo, t->hi, len);
+	kernels[i].rows(dst, src, tab, rows, len);
+}
+
+void zcs_gf256_muladd_rows(uint8_t *const dst[], const uint8_t *src,
+			   const struct zcs_gf256_tab *tab, unsigned rows, size_t len)
+{
+	/* tab came from zcs_gf256_tab_init, whose products ran setup: the kernel is chosen (no
+	 * pthread_once here, which the send thread would pay every datagram) */
+	chosen_rows(dst, src, tab, rows, len);
 }
 
 void zcs_gf256_muladd(uint8_t *dst, const uint8_t *src, uint8_t c, size_t len)

@@ -32,25 +32,34 @@ struct zcs_gf256_tab {
 	uint8_t lo[16], hi[16];
 };
 void zcs_gf256_tab_init(struct zcs_gf256_tab *t, uint8_t c);
-/* zcs_gf256_muladd with t made for c by zcs_gf256_tab_init (c != 0 or not: a zero table adds
- * nothing). */
-void zcs_gf256_muladd_tab(uint8_t *dst, const uint8_t *src, const struct zcs_gf256_tab *t,
-			  size_t len);
+/* dst[r] ^= c_r * src for r < rows, over len bytes (a multiple of ZCS_GF256_STEP), tab[r] made
+ * for c_r by zcs_gf256_tab_init (c_r != 0 or not: a zero table adds nothing).  One region into
+ * several (the encoder's datagram into its m parity shards): NEON reads src and splits its
+ * nibbles once for up to 4 rows.  src may lie at any address; no dst[r] overlaps src. */
+void zcs_gf256_muladd_rows(uint8_t *const dst[], const uint8_t *src,
+			   const struct zcs_gf256_tab *tab, unsigned rows, size_t len);
 
 /* The kernels this build has, for tests and benchmarks: kernel i's name (NULL past the last),
  * and whether this CPU runs it. */
 const char *zcs_gf256_kernel_name(unsigned i);
 int zcs_gf256_kernel_usable(unsigned i);
-/* zcs_gf256_muladd through kernel i (usable). */
+/* zcs_gf256_muladd and zcs_gf256_muladd_rows through kernel i (usable). */
 void zcs_gf256_muladd_with(unsigned i, uint8_t *dst, const uint8_t *src, uint8_t c, size_t len);
+void zcs_gf256_muladd_rows_with(unsigned i, uint8_t *const dst[], const uint8_t *src,
+				const struct zcs_gf256_tab *tab, unsigned rows, size_t len);
 /* The kernel zcs_gf256_muladd uses. */
 const char *zcs_gf256_kernel(void);
 
 /* What a kernel gets: c's nibble tables (struct zcs_gf256_tab). */
 typedef void (*zcs_gf256_kernel_fn)(uint8_t *dst, const uint8_t *src, const uint8_t lo[16],
 				    const uint8_t hi[16], size_t len);
+/* And its rows kernel (zcs_gf256_muladd_rows). */
+typedef void (*zcs_gf256_rows_fn)(uint8_t *const dst[], const uint8_t *src,
+				  const struct zcs_gf256_tab *tab, unsigned rows, size_t len);
 void zcs_gf256_neon(uint8_t *dst, const uint8_t *src, const uint8_t lo[16], const uint8_t hi[16],
 		    size_t len);
+void zcs_gf256_neon_rows(uint8_t *const dst[], const uint8_t *src, const struct zcs_gf256_tab *tab,
+			 unsigned rows, size_t len);
 
 #ifdef __cplusplus
 }

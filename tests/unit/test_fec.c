@@ -3,7 +3,9 @@
  * bitwise GF(2^8) written here from docs/protocol.md, the spec's parity example byte for byte,
  * every way a block can lose up to m of its k + m (rebuilt exactly) and more (refused), parity
  * headers' round trip and every rejection; the GF(2^8) region kernels (gf256.c), each one this
- * CPU runs (under qemu-arm: NEON), against the bitwise product for every coefficient. */
+ * CPU runs (under qemu-arm: NEON), against the bitwise product for every coefficient, their rows
+ * kernels (one region into several) against it too, and the encoder's parity against a
+ * reference made a row and a datagram at a time. */
 #include <check.h>
 #include <errno.h>
 #include <stdio.h>
@@ -355,6 +357,137 @@ START_TEST(test_gf256_kernels)
 }
 END_TEST
 
+static uint32_t xorshift(uint32_t *x)
+{
+	*x ^= *x << 13, *x ^= *x >> 17, *x ^= *x << 5;
+	return *x;
+}
+
+/* One try of kernel i's rows kernel: `rows` rows of len bytes, trial t choosing which rows' c is
+ * 0 and 1 and the offsets; fails the test when a row is wrong or a byte around one changed. */
+static void rows_trial(unsigned i, unsigned rows, size_t len, unsigned t, uint32_t *x)
+{
+	enum { ROWS = 5, MAX = 46 * ZCS_GF256_STEP, GUARD = 16, SPAN = MAX + 2 * GUARD + 3 };
+	static uint8_t src[MAX + 3], dst[ROWS][SPAN], want[ROWS][SPAN];
+	const uint8_t *const s = src + t % 3;
+	/* the rows whose c is 0 and 1, in turn (or past the last: none) */
+	const unsigned zero = t % (rows + 2), one = (t + 1) % (rows + 2);
+	struct zcs_gf256_tab tab[ROWS];
+	uint8_t *d[ROWS], c[ROWS];
+
+	ck_assert_uint_le(rows, ROWS);
+	ck_assert_uint_le(len, MAX);
+	for (size_t n = 0; n < sizeof(src); n++)
+		src[n] = (uint8_t)xorshift(x);
+	for (unsigned r = 0; r < rows; r++) {
+		c[r] = r == zero ? 0 : r == one ? 1 : (uint8_t)xorshift(x);
+		zcs_gf256_tab_init(&tab[r], c[r]);
+		for (size_t n = 0; n < SPAN; n++)
+			dst[r][n] = want[r][n] = (uint8_t)xorshift(x);
+		d[r] = dst[r] + GUARD + (r + t) % 4;
+		for (size_t n = 0; n < len; n++)
+			want[r][GUARD + (r + t) % 4 + n] ^= ref_mul(c[r], s[n]);
+	}
+	zcs_gf256_muladd_rows_with(i, d, s, tab, rows, len);
+	for (unsigned r = 0; r < rows; r++)
+		if (memcmp(dst[r], want[r], SPAN) != 0)
+			ck_abort_msg("kernel %s's rows, %u rows, %zu bytes: row %u (c %u) wrong",
+				     zcs_gf256_kernel_name(i), rows, len, r, c[r]);
+}
+
+/* Every kernel's rows kernel, 1 to 5 rows (NEON's passes: 1, 2, 2 + 1, 4, 4 + 1), random
+ * coefficients with 0 and 1 among them, lengths of 1 to 46 steps, src and every row at odd
+ * offsets: each row's dst ^= c_r * src byte for byte as the bitwise product says, and not a byte
+ * around any row touched. */
+START_TEST(test_gf256_rows)
+{
+	static const size_t steps[] = { 1, 2, 3, 7, 46 };
+	const unsigned nsteps = sizeof(steps) / sizeof(steps[0]);
+	uint32_t x = 88172645u;
+	unsigned tested = 0;
+
+	for (unsigned i = 0; zcs_gf256_kernel_name(i); i++) {
+		if (!zcs_gf256_kernel_usable(i))
+			continue;
+		tested++;
+		for (unsigned rows = 1; rows <= 5; rows++)
+			for (unsigned t = 0; t < 4 * nsteps; t++)
+				rows_trial(i, rows, steps[t % nsteps] * ZCS_GF256_STEP, t, &x);
+		printf("gf256: kernel %s's rows checked\n", zcs_gf256_kernel_name(i));
+	}
+	ck_assert_uint_ge(tested, 1);
+}
+END_TEST
+
+/* The encoder's parity of k datagrams (lengths of every remainder modulo 32: under one step,
+ * whole steps, and between; in a buffer at odd offsets, as in a train) against a reference
+ * made with zcs_gf256_muladd, a parity row and a datagram at a time from zero-padded,
+ * aligned copies: the whole steps read in place and the last one through scratch change no byte
+ * of it. */
+static void encoder_parity(unsigned k, unsigned m, uint32_t seed)
+{
+	enum { MAXD = 1472 };
+	const size_t cap = zcs_fec_padded(MAXD);
+	uint8_t *const dg = malloc((size_t)k * (MAXD + 3));
+	uint8_t *const ref = aligned_alloc(ZCS_FEC_ALIGN, cap * m);
+	uint8_t *const copy = aligned_alloc(ZCS_FEC_ALIGN, cap);
+	uint8_t *const buf = malloc(PHDR + MAXD);
+	size_t len[ZCS_FEC_MAX_K], longest = 0;
+	struct zcs_fec_enc e;
+	uint32_t x = seed;
+
+	ck_assert_ptr_nonnull(dg);
+	ck_assert_ptr_nonnull(ref);
+	ck_assert_ptr_nonnull(copy);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_int_eq(zcs_fec_enc_init(&e, k, m, MAXD), 0);
+	memset(ref, 0, cap * m);
+	for (unsigned j = 0; j < k; j++) {
+		uint8_t *const p = dg + (size_t)j * (MAXD + 3) + j % 4;
+
+		x = x * 1103515245u + 12345u;
+		/* the bench's datagram (1438 bytes of shard), a header only, the largest, others */
+		len[j] = j == 0 ? HDR + 474 * 3 : j == 1 ? HDR : j == 2 ? MAXD :
+			 HDR + (x >> 8) % (MAXD - HDR + 1);
+		for (size_t n = 0; n < len[j]; n++) {
+			x = x * 1103515245u + 12345u;
+			p[n] = (uint8_t)(x >> 24);
+		}
+		zcs_put_le64(p + 8, 500 + j);
+		ck_assert_uint_eq(zcs_fec_enc_add(&e, p, len[j]), j + 1);
+		memset(copy, 0, cap);
+		memcpy(copy, p + ZCS_FEC_SKIP, len[j] - ZCS_FEC_SKIP);
+		for (unsigned i = 0; i < m; i++)
+			zcs_gf256_muladd(ref + cap * i, copy, zcs_fec_coef(i, j), cap);
+		if (len[j] - ZCS_FEC_SKIP > longest)
+			longest = len[j] - ZCS_FEC_SKIP;
+	}
+	ck_assert_uint_eq(e.shard_len, longest);
+	for (unsigned i = 0; i < m; i++) {
+		ck_assert_uint_eq(zcs_fec_enc_parity(&e, i, 3, buf), PHDR + longest);
+		if (memcmp(buf + PHDR, ref + cap * i, longest) != 0)
+			ck_abort_msg("encoder %u:%u, parity %u: not the reference's", k, m, i);
+	}
+	zcs_fec_enc_close(&e);
+	zcs_fec_enc_free(&e);
+	free(buf);
+	free(copy);
+	free(ref);
+	free(dg);
+}
+
+START_TEST(test_encoder_parity)
+{
+	if (!zcs_fec_available())
+		return;
+	for (unsigned m = 1; m <= 8; m++)
+		encoder_parity(32, m, 11 + m);
+	encoder_parity(3, 32, 21);
+	encoder_parity(128, 5, 22);
+	printf("fec: encoder's parity checked, kernel %s\n", zcs_gf256_kernel());
+}
+END_TEST
+
 static Suite *fec_suite(void)
 {
 	Suite *s = suite_create("fec");
@@ -364,6 +497,8 @@ static Suite *fec_suite(void)
 	tcase_add_test(tc, test_coefficients);
 	tcase_add_test(tc, test_gf256_field);
 	tcase_add_test(tc, test_gf256_kernels);
+	tcase_add_test(tc, test_gf256_rows);
+	tcase_add_test(tc, test_encoder_parity);
 	tcase_add_test(tc, test_spec_example);
 	tcase_add_test(tc, test_round_trips);
 	tcase_add_test(tc, test_encoder_limits);
