@@ -504,8 +504,13 @@ static int parse_one(struct zcs_send_opts *o, int c, const char *arg, unsigned *
 		o->cpus_given = true;
 		return parse_cpus(o, arg, err, errlen);
 	case OPT_SEND_THREADS:
+		o->send_threads_auto = strcmp(arg, "auto") == 0;
+		if (o->send_threads_auto) {
+			o->send_threads = ZCS_SEND_MAX_SEND_THREADS;
+			return 0;
+		}
 		if ((ret = zcs_cli_parse_u64(arg, 1, ZCS_SEND_MAX_SEND_THREADS, &v)) < 0)
-			return zcs_err(err, errlen, -EINVAL, "--send-threads '%s': %s: 1 or %d",
+			return zcs_err(err, errlen, -EINVAL, "--send-threads '%s': %s: 1, %d or auto",
 				       arg, zcs_cli_why(ret), ZCS_SEND_MAX_SEND_THREADS);
 		o->send_threads = (unsigned)v;
 		return 0;

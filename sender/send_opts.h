@@ -30,6 +30,8 @@ struct zcs_send_opts {
 	int cpu_src, cpu_send;        /* -1 = leave */
 	bool cpus_given;
 	unsigned send_threads;        /* --send-threads N: 1, or 2 (a share of the trains from a second) */
+	bool send_threads_auto;       /* --send-threads auto: 2, the second taking trains only when
+				       * the send thread's core is busy (spread.h) */
 	bool json;
 	bool quiet;
 	const char *dest;

@@ -419,7 +419,7 @@ static int create_pipeline(struct send *s)
 		.pace_rate = s->src.paced_by_device || o->unpaced ? 0 : s->src.info.sample_rate,
 		.zstd_level = o->zstd_level, .path = o->path,
 		.fec_k = o->fec_k, .fec_m = o->fec_m,
-		.cpu_src = o->cpu_src, .cpu_send = o->cpu_send,
+		.cpu_src = o->cpu_src, .cpu_send = o->cpu_send, .spread_auto = o->send_threads_auto,
 		.stream_id = s->stream_id, .sender_name = s->hostname,
 		.source_name = o->src.kind, .log = { log_line, NULL },
 		.key = o->key_path ? &s->key : NULL, .run_start_ns = zcs_wall_ns(), .run = s->run,

@@ -123,6 +123,7 @@ int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_con
 	atomic_init(&p->aside_done, false);
 	atomic_init(&p->aside_sent, 0);
 	atomic_init(&p->aside_cpu, -1);
+	atomic_init(&p->src_cpu, -1);
 	atomic_init(&p->spread_share, ZCS_SPREAD_ONE / 2);
 	atomic_init(&p->source_done, false);
 	atomic_init(&p->send_done, false);

@@ -159,6 +159,7 @@ struct zcs_pipeline {
 	 * last train on (-1: none yet), /proc/stat (-1: unreadable, half the trains then), and the
 	 * share now, for the statistics */
 	atomic_int aside_cpu;
+	atomic_int src_cpu;           /* the CPU the source thread read its last block on */
 	int stat_fd;
 	atomic_uint spread_share;
 };

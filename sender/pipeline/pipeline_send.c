@@ -28,6 +28,10 @@
 /* The cores' load is read this often for the second send thread's share: a second holds a
  * hundred of the kernel's ticks, so a reading is good to about 1%. */
 #define SPREAD_READ_NS ZCS_NS_PER_SEC
+/* --send-threads auto: the second send thread takes trains only as far as keeps the send
+ * thread's core under this share of its time (and balances the two above it): the headroom the
+ * board's projections ask of a core (docs/board.md, section 8). */
+#define SPREAD_AUTO_FLOOR (ZCS_SPREAD_ONE * 6 / 10)
 
 struct send_state {
 	struct zcs_pipeline *p;
@@ -268,8 +272,9 @@ static bool hand_aside(struct send_state *s, struct zcs_train *t)
 }
 
 /* --send-threads 2: once a second, the load of this thread's core and of the one the second
- * send thread last ran on moves the share of trains it gets towards equal load (spread.h).  On
- * one core (or before the second has sent a train, or without /proc/stat) the share stays. */
+ * send thread last ran on (before its first train, the source thread's, where it is pinned or
+ * mostly runs) moves the share of trains it gets towards equal load (spread.h); with auto,
+ * towards none while this core has room.  On one core (or without /proc/stat) the share stays. */
 static void spread_read(struct send_state *s)
 {
 	struct zcs_pipeline *const p = s->p;
@@ -282,9 +287,12 @@ static void spread_read(struct send_state *s)
 	s->next_spread_ns = now + SPREAD_READ_NS;
 	cpus[0] = sched_getcpu();
 	cpus[1] = atomic_load(&p->aside_cpu);
+	if (cpus[1] < 0)
+		cpus[1] = atomic_load(&p->src_cpu);
 	if (cpus[0] < 0 || cpus[1] < 0 || zcs_cpu_load_read(p->stat_fd, cpus, load, 2) < 0)
 		return;
-	if (zcs_spread_balance(&s->spread, cpus[0], &load[0], cpus[1], &load[1]))
+	if (zcs_spread_balance(&s->spread, cpus[0], &load[0], cpus[1], &load[1],
+			       p->cfg.spread_auto ? SPREAD_AUTO_FLOOR : 0))
 		atomic_store(&p->spread_share, s->spread.share);
 }
 
@@ -404,10 +412,12 @@ void *zcs_pipeline_send_main(void *arg)
 	struct send_state s = { .p = p, .meta_version = 1, .format = p->cfg.format,
 				.spd = p->fmt[p->cfg.format].spd };
 
-	zcs_spread_init(&s.spread);
+	/* auto: none until this core is busy; 2: half until the cores' load says otherwise */
+	zcs_spread_init(&s.spread, p->cfg.spread_auto ? 0 : ZCS_SPREAD_ONE / 2);
+	atomic_store(&p->spread_share, s.spread.share);
 	zcs_pipeline_info_now(p, &s.info);
 	spread_set(&s);
-	if (p->spread && !s.aside_ok)
+	if (p->spread && !s.aside_ok && !p->cfg.spread_auto)
 		zcs_log(&p->cfg.log, "at %llu S/s one send thread sends: a receiver's reorder window "
 			"(5 ms of the stream) holds fewer than %d trains",
 			(unsigned long long)s.info.sample_rate, SPREAD_WINDOW_TRAINS);

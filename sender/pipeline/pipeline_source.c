@@ -2,6 +2,7 @@
 /* The source thread: reads blocks from the source and converts each straight into the datagrams
  * of a train slot (the samples' only copy), writes the headers, paces, and hands trains on. */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,9 @@ static int next_block(struct src_state *s, uint64_t left)
 			zcs_pipeline_tune_rebuilt(p, s->read_end);
 		s->read_end += (uint64_t)n;
 		atomic_store(&p->read_end, s->read_end);
+		/* where the second send thread goes too (spread.h: the core whose load it shares) */
+		if (p->spread)
+			atomic_store(&p->src_cpu, sched_getcpu());
 		s->events |= ev;
 		if ((ev & ZCS_SRC_RETUNED) && src->ops->poll_info) {
 			pthread_mutex_lock(&p->tune_mu);

@@ -15,10 +15,10 @@
  * balance never overshoots while the trains' work is under two cores. */
 #define GAIN_SHIFT 2
 
-void zcs_spread_init(struct zcs_spread *sp)
+void zcs_spread_init(struct zcs_spread *sp, unsigned share)
 {
 	memset(sp, 0, sizeof(*sp));
-	sp->share = ZCS_SPREAD_ONE / 2;
+	sp->share = share < ZCS_SPREAD_ONE ? share : ZCS_SPREAD_ONE;
 }
 
 bool zcs_spread_pick(struct zcs_spread *sp)
@@ -40,7 +40,7 @@ static int64_t busy_over(const struct zcs_cpu_load *a, const struct zcs_cpu_load
 }
 
 bool zcs_spread_balance(struct zcs_spread *sp, int cpu_first, const struct zcs_cpu_load *first,
-			int cpu_second, const struct zcs_cpu_load *second)
+			int cpu_second, const struct zcs_cpu_load *second, unsigned floor)
 {
 	const bool same = sp->have && sp->cpu_first == cpu_first && sp->cpu_second == cpu_second;
 	int64_t a = -1, b = -1, share;
@@ -54,9 +54,14 @@ bool zcs_spread_balance(struct zcs_spread *sp, int cpu_first, const struct zcs_c
 	sp->first = *first;
 	sp->second = *second;
 	sp->have = cpu_first != cpu_second;
-	if (!sp->have || a < 0 || b < 0 || a == b)
+	if (!sp->have || a < 0 || b < 0)
 		return false;
-	/* the send thread's core the busier: more trains aside; the other the busier: fewer */
+	/* the send thread's core the busier: more trains aside; the other the busier, or the
+	 * first under the floor: fewer */
+	if (b < (int64_t)floor)
+		b = floor;
+	if (a == b)
+		return false;
 	share = (int64_t)sp->share + (a - b) / (1 << GAIN_SHIFT);
 	if (share < 0)
 		share = 0;

@@ -30,18 +30,20 @@ struct zcs_spread {
 	bool have;
 };
 
-/* Starts at half the trains. */
-void zcs_spread_init(struct zcs_spread *sp);
+/* Starts at `share` (of ZCS_SPREAD_ONE) of the trains. */
+void zcs_spread_init(struct zcs_spread *sp, unsigned share);
 /* Whether the next train goes to the second send thread: `share` of every ZCS_SPREAD_ONE trains,
  * as evenly spaced as whole trains allow. */
 bool zcs_spread_pick(struct zcs_spread *sp);
 /* A reading of the core the send thread runs on (cpu_first, its load `first`) and the core the
- * second send thread ran on last (cpu_second, `second`), both from their boot: moves the share
- * towards equal load over the interval since the last reading of the same two cores.  Returns
+ * second send thread runs on (cpu_second, `second`), both from their boot: moves the share
+ * towards equal load over the interval since the last reading of the same two cores, or, while
+ * the first core is less busy than `floor` (of ZCS_SPREAD_ONE; 0: always balance), towards none
+ * (--send-threads auto: a core with room sends alone, without the second's wake-ups).  Returns
  * true when it moved the share.  A share may reach 0 or all the trains (one core already carries
  * the other's interrupts and more). */
 bool zcs_spread_balance(struct zcs_spread *sp, int cpu_first, const struct zcs_cpu_load *first,
-			int cpu_second, const struct zcs_cpu_load *second);
+			int cpu_second, const struct zcs_cpu_load *second, unsigned floor);
 
 /* CPU `cpu`'s line of /proc/stat's text (NUL-terminated): 0, -ENOENT when the text has no line
  * for it, -EINVAL when that line is not one. */

@@ -336,8 +336,11 @@ def calibration(runs, med, supply):
            f"read; the send threads (the kernel's send path) at the bound, {fmt(net[0], 2)}-"
            f"{fmt(net[-1], 2)}.\n",
            "With `--send-threads 2` (cells `-2t`) the second send thread shares the source "
-           "thread's core: `src` there is the source thread plus the second send thread, the "
-           "two together that core's share.\n",
+           "thread's core (CPU0) and takes the share of the trains that balances the two cores' "
+           "load (counted here at half the trains, which a one-CPU count cannot balance): `src` is "
+           "the source thread plus the second send thread, `send` the first send thread's, each "
+           "core's share projected at that balance, the second's share of the trains in brackets "
+           "(the first keeps what only it does: the rest of the sealing, the parity).\n",
            "| cell | src thread / sample | send thread / sample | src at 20 MS/s | send at 20 MS/s "
            "| src at 30.72 | send at 30.72 | ceiling, src thread | ceiling, send thread |",
            "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
@@ -356,10 +359,26 @@ def calibration(runs, med, supply):
             hi = (x * cpi[1] + x2 * (cpi2 or cpi)[1]) * rate * 1e6 / CORE_HZ * 100
             return f"{lo:.0f}-{hi:.0f}%"
         if send2 == send2:
-            # the source thread's core carries the second send thread too
-            out.append(f"| {name} | {fmt(src)} + {fmt(send2)} | {fmt(send)} | "
-                       f"{share(src, 20, copy, send2, net)} | {share(send, 20, net)} | "
-                       f"{share(src, 30.72, copy, send2, net)} | {share(send, 30.72, net)} | - | - |")
+            # counted at half the trains: the trains' send work is twice the second's, the
+            # first's own the rest.  The share x of trains on CPU0 that evens the cycles, at
+            # each end of the calibration's range (clamped: a core may take none or all)
+            trains, own = 2 * send2, send - send2
+            xs = []
+            for k in (0, 1):
+                x = ((own + trains) * net[k] - src * copy[k]) / (2 * trains * net[k])
+                xs.append(min(1.0, max(0.0, x)))
+
+            def core(rate, cpu0):
+                v = []
+                for k in (0, 1):
+                    c0 = src * copy[k] + xs[k] * trains * net[k]
+                    c1 = (own + (1 - xs[k]) * trains) * net[k]
+                    v.append((c0 if cpu0 else c1) * rate * 1e6 / CORE_HZ * 100)
+                return f"{min(v):.0f}-{max(v):.0f}%"
+            out.append(f"| {name} (second: {xs[1] * 100:.0f}-{xs[0] * 100:.0f}% of trains) | "
+                       f"{fmt(src)} + {fmt(send2)} | {fmt(send)} | "
+                       f"{core(20, True)} | {core(20, False)} | "
+                       f"{core(30.72, True)} | {core(30.72, False)} | - | - |")
             continue
 
         def ceil(x, cpi):

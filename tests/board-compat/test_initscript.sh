@@ -123,6 +123,8 @@ n=$(count_dgrams 1.5)
 echo "datagrams in 1.5 s: $n"
 [ "$n" -gt 0 ] || fail "no datagrams from the service"
 wait_for syslog_has 'zcs-send: starting:' || fail "no start line in syslog"
+# the shipped config's SEND_THREADS=auto reaches zcs-send
+syslog_has 'zcs-send: starting:.* --send-threads auto' || fail "no --send-threads auto in the start line"
 wait_for syslog_has 'MS/s.*dgrams' || fail "no statistics line in syslog"
 grep 'zcs-send' "$tmp/messages" | tail -3
 

@@ -49,7 +49,7 @@ expect "--cpus '1'" -s tone --cpus 1 $d
 expect "--cpus 'a,b'" -s tone --cpus a,b $d
 expect "bad send CPU '4000'" -s tone --cpus 0,4000 $d
 expect "--cpus: CPU1000 is not available" -s tone --cpus 0,1000 $d
-expect "--send-threads '3': out of range: 1 or 2" -s tone --send-threads 3 $d
+expect "--send-threads '3': out of range: 1, 2 or auto" -s tone --send-threads 3 $d
 expect "--send-threads '0'" -s tone --send-threads 0 $d
 expect "--file-type 'wav'" -s file:/dev/null --file-type wav $d
 expect "--file-type 'native'" -s file:/dev/null --file-type native $d

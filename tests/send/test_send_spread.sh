@@ -5,7 +5,9 @@
 # send thread's, beside the source, --cpus 0,1) is busier than CPU1 (the send thread's), then the
 # other way round.  The second thread's share of the trains falls to nothing in the first case
 # and rises to all of them in the second; the stream reaches zcs-recv byte for byte as the
-# unpaced reference, nothing lost.  A /proc/stat without the cores' lines leaves it half.
+# paced one-thread reference, nothing lost.  With --send-threads auto a send core under 60% busy keeps
+# every train and one at 100% hands some over.  A /proc/stat without the cores' lines leaves
+# the share at half.
 # The reference is paced too: unpaced, the stream outruns the hash behind zcs-recv's pipe, which
 # then drops what it cannot take (counted as overruns).
 # usage: test_send_spread.sh ZCS-SEND ZCS-RECV
@@ -107,10 +109,25 @@ fake 0 100
 run cpu1-busy "${TONE[@]}" --send-threads 2 --cpus 0,1
 kill "$FAKER"
 wait "$FAKER" 2>/dev/null
-FAKER=
 share=$(field "$TMP/cpu1-busy.slog" send2_share)
 "$PY" -c "import sys; sys.exit(0 if float('$share') == 1 else 1)" ||
 	fail "cpu1-busy: the second thread's share is $share, not 1"
+
+# --send-threads auto: a send core under 60% busy keeps every train (CPU1 40%, CPU0 10%); one at
+# 100% hands trains to the second (the source thread's core at 0%)
+fake 10 40
+run auto-idle "${TONE[@]}" --send-threads auto --cpus 0,1
+kill "$FAKER"
+wait "$FAKER" 2>/dev/null
+[ "$(field "$TMP/auto-idle.slog" send2_trains)" = 0 ] ||
+	fail "auto-idle: the second thread sent $(field "$TMP/auto-idle.slog" send2_trains) trains"
+fake 0 100
+run auto-busy "${TONE[@]}" --send-threads auto --cpus 0,1
+kill "$FAKER"
+wait "$FAKER" 2>/dev/null
+FAKER=
+[ "$(field "$TMP/auto-busy.slog" send2_trains)" -gt 0 ] ||
+	fail "auto-busy: the second thread sent no train"
 
 # a /proc/stat without the cores' lines: every other train
 umount /proc/stat

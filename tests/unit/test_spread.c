@@ -83,7 +83,7 @@ START_TEST(pick_spaces_the_share)
 		struct zcs_spread sp;
 		unsigned aside = 0, run = 0, longest = 0;
 
-		zcs_spread_init(&sp);
+		zcs_spread_init(&sp, ZCS_SPREAD_ONE / 2);
 		sp.share = shares[i];
 		for (unsigned n = 0; n < 4 * ZCS_SPREAD_ONE; n++) {
 			const bool a = zcs_spread_pick(&sp);
@@ -106,7 +106,7 @@ START_TEST(starts_at_half)
 	struct zcs_spread sp;
 	unsigned aside = 0;
 
-	zcs_spread_init(&sp);
+	zcs_spread_init(&sp, ZCS_SPREAD_ONE / 2);
 	ck_assert_uint_eq(sp.share, ZCS_SPREAD_ONE / 2);
 	for (int n = 0; n < 10; n++)
 		aside += zcs_spread_pick(&sp);
@@ -124,23 +124,23 @@ START_TEST(balance_moves_towards_the_idler_core)
 	struct zcs_spread sp;
 	struct zcs_cpu_load a = at(1000, 2000), b = at(1000, 2000);
 
-	zcs_spread_init(&sp);
+	zcs_spread_init(&sp, ZCS_SPREAD_ONE / 2);
 	/* the first reading only sets the origin */
-	ck_assert(!zcs_spread_balance(&sp, 1, &a, 0, &b));
+	ck_assert(!zcs_spread_balance(&sp, 1, &a, 0, &b, 0));
 	ck_assert_uint_eq(sp.share, ZCS_SPREAD_ONE / 2);
 	/* the send thread's core 80% busy, the other 40%: more trains aside */
 	a = at(1080, 2100), b = at(1040, 2100);
-	ck_assert(zcs_spread_balance(&sp, 1, &a, 0, &b));
+	ck_assert(zcs_spread_balance(&sp, 1, &a, 0, &b, 0));
 	ck_assert_uint_gt(sp.share, ZCS_SPREAD_ONE / 2);
 	/* the other core the busier (its interrupts): fewer */
 	const unsigned up = sp.share;
 	a = at(1120, 2200), b = at(1130, 2200);
-	ck_assert(zcs_spread_balance(&sp, 1, &a, 0, &b));
+	ck_assert(zcs_spread_balance(&sp, 1, &a, 0, &b, 0));
 	ck_assert_uint_lt(sp.share, up);
 	/* equal: stays */
 	const unsigned now = sp.share;
 	a = at(1170, 2300), b = at(1180, 2300);
-	ck_assert(!zcs_spread_balance(&sp, 1, &a, 0, &b));
+	ck_assert(!zcs_spread_balance(&sp, 1, &a, 0, &b, 0));
 	ck_assert_uint_eq(sp.share, now);
 }
 END_TEST
@@ -150,23 +150,23 @@ START_TEST(balance_holds_without_an_interval)
 	struct zcs_spread sp;
 	struct zcs_cpu_load a = at(100, 1000), b = at(100, 1000);
 
-	zcs_spread_init(&sp);
-	zcs_spread_balance(&sp, 1, &a, 0, &b);
+	zcs_spread_init(&sp, ZCS_SPREAD_ONE / 2);
+	zcs_spread_balance(&sp, 1, &a, 0, &b, 0);
 	/* no tick passed */
-	ck_assert(!zcs_spread_balance(&sp, 1, &a, 0, &b));
+	ck_assert(!zcs_spread_balance(&sp, 1, &a, 0, &b, 0));
 	/* the second send thread moved to another core: a new origin, no move */
 	a = at(200, 1100), b = at(100, 1100);
-	ck_assert(!zcs_spread_balance(&sp, 1, &a, 2, &b));
+	ck_assert(!zcs_spread_balance(&sp, 1, &a, 2, &b, 0));
 	/* both on one core: nothing to balance */
 	a = at(300, 1200);
-	ck_assert(!zcs_spread_balance(&sp, 1, &a, 1, &a));
+	ck_assert(!zcs_spread_balance(&sp, 1, &a, 1, &a, 0));
 	a = at(400, 1300);
-	ck_assert(!zcs_spread_balance(&sp, 1, &a, 1, &a));
+	ck_assert(!zcs_spread_balance(&sp, 1, &a, 1, &a, 0));
 	/* counters that went back (a core offlined and onlined) */
 	a = at(500, 1400), b = at(100, 1400);
-	zcs_spread_balance(&sp, 1, &a, 0, &b);
+	zcs_spread_balance(&sp, 1, &a, 0, &b, 0);
 	a = at(10, 100);
-	ck_assert(!zcs_spread_balance(&sp, 1, &a, 0, &b));
+	ck_assert(!zcs_spread_balance(&sp, 1, &a, 0, &b, 0));
 	ck_assert_uint_eq(sp.share, ZCS_SPREAD_ONE / 2);
 }
 END_TEST
@@ -176,18 +176,18 @@ START_TEST(balance_clamps)
 	struct zcs_spread sp;
 	struct zcs_cpu_load a = at(0, 0), b = at(0, 0);
 
-	zcs_spread_init(&sp);
-	zcs_spread_balance(&sp, 1, &a, 0, &b);
+	zcs_spread_init(&sp, ZCS_SPREAD_ONE / 2);
+	zcs_spread_balance(&sp, 1, &a, 0, &b, 0);
 	for (int i = 1; i <= 10; i++) {
 		a = at(100 * (uint64_t)i, 100 * (uint64_t)i);
 		b = at(0, 100 * (uint64_t)i);
-		zcs_spread_balance(&sp, 1, &a, 0, &b);
+		zcs_spread_balance(&sp, 1, &a, 0, &b, 0);
 	}
 	ck_assert_uint_eq(sp.share, ZCS_SPREAD_ONE);
 	for (int i = 11; i <= 20; i++) {
 		a = at(1000, 100 * (uint64_t)i);
 		b = at(100 * (uint64_t)(i - 10), 100 * (uint64_t)i);
-		zcs_spread_balance(&sp, 1, &a, 0, &b);
+		zcs_spread_balance(&sp, 1, &a, 0, &b, 0);
 	}
 	ck_assert_uint_eq(sp.share, 0);
 }
@@ -196,17 +196,31 @@ END_TEST
 /* The board as a model: the trains' send work W (of one core) splits by the share, the source
  * thread S and the interrupts I on the second's core (CPU0).  The share settles where both cores
  * carry the same, from half. */
+static double settle_floor(double W, double S, double I, unsigned share0, unsigned floor,
+			   double *first);
+
 static void settle(double W, double S, double I)
+{
+	double l1;
+	const double l0 = settle_floor(W, S, I, ZCS_SPREAD_ONE / 2, 0, &l1);
+
+	ck_assert_msg(l0 - l1 < 0.03 && l1 - l0 < 0.03, "W %.2f S %.2f I %.2f: cores at %.3f and %.3f",
+		      W, S, I, l0, l1);
+}
+
+/* The model's run from share0 with the floor: CPU0's load at the end (CPU1's in *first). */
+static double settle_floor(double W, double S, double I, unsigned share0, unsigned floor,
+			   double *first)
 {
 	struct zcs_spread sp;
 	double busy0 = 0, busy1 = 0, t = 0;
 	struct zcs_cpu_load a, b;
 	double l0 = 0, l1 = 0;
 
-	zcs_spread_init(&sp);
+	zcs_spread_init(&sp, share0);
 	a = at(0, 0);
 	b = at(0, 0);
-	zcs_spread_balance(&sp, 1, &a, 0, &b);
+	zcs_spread_balance(&sp, 1, &a, 0, &b, floor);
 	for (int i = 0; i < 30; i++) {
 		const double s = (double)sp.share / ZCS_SPREAD_ONE;
 
@@ -221,10 +235,10 @@ static void settle(double W, double S, double I)
 		t += 100;
 		a = at((uint64_t)busy1, (uint64_t)t);
 		b = at((uint64_t)busy0, (uint64_t)t);
-		zcs_spread_balance(&sp, 1, &a, 0, &b);
+		zcs_spread_balance(&sp, 1, &a, 0, &b, floor);
 	}
-	ck_assert_msg(l0 - l1 < 0.03 && l1 - l0 < 0.03, "W %.2f S %.2f I %.2f: cores at %.3f and %.3f",
-		      W, S, I, l0, l1);
+	*first = l1;
+	return l0;
 }
 
 START_TEST(balance_settles_with_cpu0s_interrupts)
@@ -235,6 +249,40 @@ START_TEST(balance_settles_with_cpu0s_interrupts)
 	settle(1.0, 0.3, 0.3);
 	settle(1.8, 0.1, 0.1);
 	settle(0.5, 0.1, 0.0);
+}
+END_TEST
+
+/* --send-threads auto (a floor of 60%): a send core with room keeps every train; one past the
+ * floor hands away what keeps it there while the other core has room, and balances past that */
+START_TEST(auto_takes_trains_only_past_the_floor)
+{
+	const unsigned floor = ZCS_SPREAD_ONE * 6 / 10;
+	double l0, l1;
+
+	/* p12 at 20 MS/s on one thread: 0.5 of a core, under the floor: nothing moves */
+	l0 = settle_floor(0.5, 0.2, 0.0, 0, floor, &l1);
+	ck_assert_msg(l1 > 0.49 && l0 < 0.21, "cores at %.3f and %.3f", l0, l1);
+	/* 0.9 of a core: the send core brought down to the floor, the rest on CPU0 */
+	l0 = settle_floor(0.9, 0.2, 0.1, 0, floor, &l1);
+	ck_assert_msg(l1 < 0.63 && l1 > 0.57 && l0 > 0.55, "cores at %.3f and %.3f", l0, l1);
+	/* more than both floors hold: balanced */
+	l0 = settle_floor(1.3, 0.3, 0.1, 0, floor, &l1);
+	ck_assert_msg(l0 - l1 < 0.03 && l1 - l0 < 0.03, "cores at %.3f and %.3f", l0, l1);
+	/* a share left from a busy spell goes back to none when the rate falls */
+	l0 = settle_floor(0.4, 0.1, 0.0, ZCS_SPREAD_ONE / 2, floor, &l1);
+	ck_assert_msg(l1 > 0.39 && l0 < 0.11, "cores at %.3f and %.3f", l0, l1);
+}
+END_TEST
+
+START_TEST(init_share)
+{
+	struct zcs_spread sp;
+
+	zcs_spread_init(&sp, 0);
+	for (int n = 0; n < 100; n++)
+		ck_assert(!zcs_spread_pick(&sp));
+	zcs_spread_init(&sp, 5 * ZCS_SPREAD_ONE);
+	ck_assert_uint_eq(sp.share, ZCS_SPREAD_ONE);
 }
 END_TEST
 
@@ -251,6 +299,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, balance_holds_without_an_interval);
 	tcase_add_test(tc, balance_clamps);
 	tcase_add_test(tc, balance_settles_with_cpu0s_interrupts);
+	tcase_add_test(tc, auto_takes_trains_only_past_the_floor);
+	tcase_add_test(tc, init_share);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -33,6 +33,8 @@ struct zcs_pipeline_config {
 	int path;                     /* enum zcs_path_kind (ZCS_PATH_AUTO to probe) */
 	int cpu_src, cpu_send;        /* CPU to pin each thread to, -1 = leave; the second send
 				       * thread goes where the source thread does */
+	bool spread_auto;             /* with fd2: the second send thread takes trains only while
+				       * the send thread's core is busy (zcs-send --send-threads auto) */
 	uint32_t stream_id;
 	const char *sender_name;      /* host name for the metadata */
 	const char *source_name;      /* "tone", "iio", ... for the metadata */
