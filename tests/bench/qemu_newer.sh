@@ -17,14 +17,8 @@ root=$cache/root
 wrapper=$cache/qemu-system-arm
 suite=${ZCS_QEMU10_SUITE:-trixie}
 
-# The first Debian mirror apt is configured with (deb822 or one-line sources).
-mirror() {
-	local m
-	m=$(grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources | awk '{print $2}' |
-		grep -v security | head -1)
-	[ -n "$m" ] || m=$(grep -hs '^deb ' /etc/apt/sources.list | awk '{print $2}' | head -1)
-	echo "${m:?no Debian mirror in /etc/apt}"
-}
+# shellcheck source=../tools/debian_mirror.sh
+. "$(dirname "$0")/../tools/debian_mirror.sh"
 
 command -v debootstrap >/dev/null || { echo "qemu_newer: needs debootstrap" >&2; exit 1; }
 mkdir -p "$cache"
@@ -34,7 +28,7 @@ mkdir -p "$cache"
 		echo "qemu_newer: installing $suite's qemu-system-arm into $root once" >&2
 		rm -rf "$root.tmp"
 		debootstrap --variant=minbase --include=qemu-system-arm "$suite" "$root.tmp" \
-			"$(mirror)" >"$cache/debootstrap.log" 2>&1 ||
+			"$(debian_mirror)" >"$cache/debootstrap.log" 2>&1 ||
 			{ tail -20 "$cache/debootstrap.log" >&2; exit 1; }
 		rm -rf "$root"
 		mv "$root.tmp" "$root"

@@ -25,14 +25,8 @@ nspawn_pid=
 
 say() { echo "nspawn: $*"; }
 
-# The first Debian mirror apt is configured with (deb822 or one-line sources).
-mirror() {
-	local m
-	m=$(grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources | awk '{print $2}' |
-		grep -v security | head -1)
-	[ -n "$m" ] || m=$(grep -hs '^deb ' /etc/apt/sources.list | awk '{print $2}' | head -1)
-	echo "${m:?no Debian mirror in /etc/apt}"
-}
+# shellcheck source=../tools/debian_mirror.sh
+. "$(dirname "$0")/../tools/debian_mirror.sh"
 
 # The cached root, made once (under a lock: two runs at once make it once).
 ensure_base() {
@@ -42,7 +36,7 @@ ensure_base() {
 		[ -x "$base/lib/systemd/systemd" ] && exit 0
 		say "making $base once (debootstrap bookworm)"
 		rm -rf "$base.tmp"
-		debootstrap --variant=minbase --include="$include" bookworm "$base.tmp" "$(mirror)" \
+		debootstrap --variant=minbase --include="$include" bookworm "$base.tmp" "$(debian_mirror)" \
 			>"$cache/debootstrap.log" 2>&1 || { tail -20 "$cache/debootstrap.log"; exit 1; }
 		mv "$base.tmp" "$base"
 	) 9>"$cache/lock"
