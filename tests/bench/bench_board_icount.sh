@@ -54,6 +54,7 @@
 #                        (default 300)
 #   ZCS_ICOUNT_QEMU      the qemu-system-arm of the Zynq machine (default the host's, Debian 12's
 #                        7.2): another version's, to see that the counts are the guest's
+#                        (tests/bench/qemu_newer.sh installs Debian 13's 10.0 beside it)
 #   ZCS_ICOUNT_PROFILE   1: also where the instructions go, per thread and function, in the cells
 #                        of ZCS_ICOUNT_PROFILE_CELLS (tests/bench/bench_board_icount_profile.sh);
 #                        vexpress only so far: on the Zynq machine the sampler's timer fires at

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# A newer qemu-system-arm for the Zynq machine of bench_board_icount.sh: Debian 12's qemu 7.2
-# livelocks on -M xilinx-zynq-a9 -icount within a boot's first zcs-send run (docs/board.md,
-# section 8), so the full run takes Debian 13's qemu 10.0.  It is installed once per machine into
+# A newer qemu-system-arm for the Zynq machine of bench_board_icount.sh (ZCS_ICOUNT_QEMU): Debian
+# 13's qemu 10.0 beside Debian 12's 7.2, to see that the counts are the guest's, not qemu's
+# (docs/board.md, section 8, ran its sixth boot on it).  It is installed once per machine into
 # a debootstrap'd root in /var/cache/zcs-qemu10 (ZCS_QEMU10_CACHE; ~360 MB, a few minutes) and run
 # from there by a wrapper with that root's own loader and libraries, the host untouched.  The
 # last line printed is the wrapper's path, for ZCS_ICOUNT_QEMU:
