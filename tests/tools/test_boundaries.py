@@ -33,6 +33,7 @@ INSIDES = {
     'tests/unit/test_out_queue.c': 'receiver/outputs',
     'tests/send/test_sendpath_fail.c': 'sender/sendpath',
     'tests/send/test_pipeline_tune_clock.c': 'sender/pipeline',
+    'tests/unit/test_spread.c': 'sender/pipeline',
 }
 
 
