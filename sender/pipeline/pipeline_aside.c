@@ -2,10 +2,9 @@
 /* The second send thread (zcs-send --send-threads 2): sends the trains the send thread hands it
  * (a share that balances the two cores' load, spread.h), one at a time, on a socket of its own,
  * so the kernel's per-datagram work (most of a sending core's time on the board) spreads over
- * two cores.  Everything that orders the stream stays
- * with the send thread: the sealing, the parity, the metadata and the end of stream; this thread
- * only hands each train to the kernel, says so, and gives its slot back to the source once the
- * kernel is done with it. */
+ * two cores.  Everything that orders the stream stays with the send thread: the sealing, the
+ * parity, the metadata and the end of stream; this thread only hands each train to the kernel,
+ * says so, and gives its slot back to the source once the kernel is done with it. */
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>

@@ -245,13 +245,12 @@ static void flush(struct send_state *s)
 	aside_wait(s, true, 0);
 }
 
-/* --send-threads 2: the second send thread gets the share of trains spread.h sets.  No
- * datagram goes out (by
- * either thread) aside_lead or more past the first of the oldest train the second has not yet
- * handed to the kernel, so a receiver's window takes the trains in whatever order they meet; and
- * the send thread's own trains before it go first (on uring-zc they may only be queued: that
- * costs the batching of sends).  Parity, metadata and the end of stream wait for every train
- * handed to it (fec_send, flush).  Returns false when t is the send thread's own. */
+/* --send-threads 2: the second send thread gets the share of trains spread.h sets.  No datagram
+ * goes out (by either thread) aside_lead or more past the first of the oldest train the second
+ * has not yet handed to the kernel, so a receiver's window takes the trains in whatever order
+ * they meet; and the send thread's own trains before it go first (on uring-zc they may only be
+ * queued: that costs the batching of sends).  Parity, metadata and the end of stream wait for
+ * every train handed to it (fec_send, flush).  Returns false when t is the send thread's own. */
 static bool hand_aside(struct send_state *s, struct zcs_train *t)
 {
 	struct zcs_pipeline *const p = s->p;
