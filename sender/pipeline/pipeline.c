@@ -94,11 +94,11 @@ static int open_aside(struct zcs_pipeline *p, const struct zcs_sendpath_config *
 	sc2.why = "as the first";
 	sc2.done = train_done_aside;
 	sc2.log = (struct zcs_log){ aside_log, p };
-	/* the cores' load, for the share of trains; without it the second gets half of them */
+	/* the cores' load, for the share of trains; without it the share stays where it starts */
 	p->stat_fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
 	if (p->stat_fd < 0)
-		zcs_log(&p->cfg.log, "/proc/stat: %s: the second send thread gets every other train",
-			strerror(errno));
+		zcs_log(&p->cfg.log, "/proc/stat: %s: the second send thread gets %s", strerror(errno),
+			p->cfg.spread_auto ? "no trains" : "every other train");
 	return zcs_sendpath_open(&p->sp2, &sc2, err, errlen);
 }
 
@@ -124,7 +124,8 @@ int zcs_pipeline_create(struct zcs_pipeline **out, const struct zcs_pipeline_con
 	atomic_init(&p->aside_sent, 0);
 	atomic_init(&p->aside_cpu, -1);
 	atomic_init(&p->src_cpu, -1);
-	atomic_init(&p->spread_share, ZCS_SPREAD_ONE / 2);
+	/* auto: none until the send core is busy; 2: half until the cores' load says otherwise */
+	atomic_init(&p->spread_share, cfg->spread_auto ? 0 : ZCS_SPREAD_ONE / 2);
 	atomic_init(&p->source_done, false);
 	atomic_init(&p->send_done, false);
 	if ((ret = zcs_pipeline_tune_init(p)) < 0) {

@@ -134,10 +134,11 @@ struct zcs_pipeline {
 	size_t *fec_pend_len;
 	/* --send-threads 2 (pipeline_aside.c): the send thread hands trains to a second send
 	 * thread (as many as balance the two cores' load, spread.h), which sends them on a socket
-	 * of its own (cfg.fd2, the same local address and destination).  No datagram goes out a receiver's window (less a train) past the oldest
-	 * train the second has not yet handed to the kernel, so the window takes the trains in any
-	 * order they meet (pipeline_send.c, hand_aside).  Metadata, parity and the end of stream
-	 * wait until it has handed every train it got to the kernel. */
+	 * of its own (cfg.fd2, the same local address and destination).  No datagram goes out a
+	 * receiver's window (less a train) past the oldest train the second has not yet handed to
+	 * the kernel, so the window takes the trains in any order they meet (pipeline_send.c,
+	 * hand_aside).  Metadata, parity and the end of stream wait until it has handed every
+	 * train it got to the kernel. */
 	bool spread;
 	struct zcs_sendpath *sp2;
 	struct zcs_ring aside;        /* send thread -> second send thread */
@@ -156,8 +157,8 @@ struct zcs_pipeline {
 	struct zcs_sendpath_stats aside_pub;
 	uint64_t aside_cpu_ns;
 	/* the share of trains it gets follows the two cores' load (spread.h): the CPU it ran its
-	 * last train on (-1: none yet), /proc/stat (-1: unreadable, half the trains then), and the
-	 * share now, for the statistics */
+	 * last train on (-1: none yet), /proc/stat (-1: unreadable, the share stays where it
+	 * started), and the share now (where the send thread starts it, and for the statistics) */
 	atomic_int aside_cpu;
 	atomic_int src_cpu;           /* the CPU the source thread read its last block on */
 	int stat_fd;

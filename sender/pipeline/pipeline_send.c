@@ -411,9 +411,7 @@ void *zcs_pipeline_send_main(void *arg)
 	struct send_state s = { .p = p, .meta_version = 1, .format = p->cfg.format,
 				.spd = p->fmt[p->cfg.format].spd };
 
-	/* auto: none until this core is busy; 2: half until the cores' load says otherwise */
-	zcs_spread_init(&s.spread, p->cfg.spread_auto ? 0 : ZCS_SPREAD_ONE / 2);
-	atomic_store(&p->spread_share, s.spread.share);
+	zcs_spread_init(&s.spread, atomic_load(&p->spread_share));
 	zcs_pipeline_info_now(p, &s.info);
 	spread_set(&s);
 	if (p->spread && !s.aside_ok && !p->cfg.spread_auto)

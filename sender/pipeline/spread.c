@@ -125,14 +125,15 @@ int zcs_cpu_load_read(int fd, const int *cpus, struct zcs_cpu_load *out, unsigne
 	/* the per-CPU lines come first: this holds those of a few dozen CPUs */
 	char buf[8192];
 	const ssize_t got = pread(fd, buf, sizeof(buf) - 1, 0);
+	char *nl;
 	int ret = 0;
 
 	if (got < 0)
 		return -errno;
 	buf[got] = '\0';
 	/* a line the buffer cut is not read as a shorter one */
-	if ((size_t)got == sizeof(buf) - 1 && strrchr(buf, '\n'))
-		strrchr(buf, '\n')[1] = '\0';
+	if ((size_t)got == sizeof(buf) - 1 && (nl = strrchr(buf, '\n')))
+		nl[1] = '\0';
 	for (unsigned i = 0; i < n && ret == 0; i++)
 		ret = zcs_cpu_load_parse(buf, cpus[i], &out[i]);
 	return ret;

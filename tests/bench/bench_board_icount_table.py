@@ -375,7 +375,7 @@ def calibration(runs, med, supply):
                     c1 = (own + (1 - xs[k]) * trains) * net[k]
                     v.append((c0 if cpu0 else c1) * rate * 1e6 / CORE_HZ * 100)
                 return f"{min(v):.0f}-{max(v):.0f}%"
-            out.append(f"| {name} (second: {xs[1] * 100:.0f}-{xs[0] * 100:.0f}% of trains) | "
+            out.append(f"| {name} (second: {min(xs) * 100:.0f}-{max(xs) * 100:.0f}% of trains) | "
                        f"{fmt(src)} + {fmt(send2)} | {fmt(send)} | "
                        f"{core(20, True)} | {core(20, False)} | "
                        f"{core(30.72, True)} | {core(30.72, False)} | - | - |")

@@ -97,37 +97,34 @@ run ref "${TONE[@]}" --cpus none
 printf '%-64s' "" > "$TMP/stat"
 mount --bind "$TMP/stat" /proc/stat || { echo "SKIP: cannot bind a file over /proc/stat"; exit 77; }
 
+# run_faked BUSY0 BUSY1 NAME SEND-ARGS...: run NAME with /proc/stat saying CPU0 and CPU1 that busy
+run_faked() {
+	fake "$1" "$2"
+	shift 2
+	run "$@"
+	kill "$FAKER"
+	wait "$FAKER" 2>/dev/null
+	FAKER=
+}
+
 # CPU0 all busy, CPU1 idle: the second thread's share falls to nothing within the 5 s (the
 # first reading, a second in, sets the origin; each one after moves the share by a quarter)
-fake 100 0
-run cpu0-busy "${TONE[@]}" --send-threads 2 --cpus 0,1
-kill "$FAKER"
-wait "$FAKER" 2>/dev/null
+run_faked 100 0 cpu0-busy "${TONE[@]}" --send-threads 2 --cpus 0,1
 share=$(field "$TMP/cpu0-busy.slog" send2_share)
 "$PY" -c "import sys; sys.exit(0 if float('$share') == 0 else 1)" ||
 	fail "cpu0-busy: the second thread's share is $share, not 0"
 
-fake 0 100
-run cpu1-busy "${TONE[@]}" --send-threads 2 --cpus 0,1
-kill "$FAKER"
-wait "$FAKER" 2>/dev/null
+run_faked 0 100 cpu1-busy "${TONE[@]}" --send-threads 2 --cpus 0,1
 share=$(field "$TMP/cpu1-busy.slog" send2_share)
 "$PY" -c "import sys; sys.exit(0 if float('$share') == 1 else 1)" ||
 	fail "cpu1-busy: the second thread's share is $share, not 1"
 
 # --send-threads auto: a send core under 60% busy keeps every train (CPU1 40%, CPU0 10%); one at
 # 100% hands trains to the second (the source thread's core at 0%)
-fake 10 40
-run auto-idle "${TONE[@]}" --send-threads auto --cpus 0,1
-kill "$FAKER"
-wait "$FAKER" 2>/dev/null
+run_faked 10 40 auto-idle "${TONE[@]}" --send-threads auto --cpus 0,1
 [ "$(field "$TMP/auto-idle.slog" send2_trains)" = 0 ] ||
 	fail "auto-idle: the second thread sent $(field "$TMP/auto-idle.slog" send2_trains) trains"
-fake 0 100
-run auto-busy "${TONE[@]}" --send-threads auto --cpus 0,1
-kill "$FAKER"
-wait "$FAKER" 2>/dev/null
-FAKER=
+run_faked 0 100 auto-busy "${TONE[@]}" --send-threads auto --cpus 0,1
 [ "$(field "$TMP/auto-busy.slog" send2_trains)" -gt 0 ] ||
 	fail "auto-busy: the second thread sent no train"
 
